@@ -1,0 +1,5 @@
+import sys
+
+from creepnet.cli.main import main
+
+sys.exit(main())
