@@ -1,0 +1,47 @@
+"""`creepnet verify FILE…`: a verdict with reasons for each log (exit 0 valid, 1 invalid, 2 usage)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from creepnet.cli.options import UsageError, fail, read_file
+from creepnet.protocol.verify import Verdict, verify_log_bytes
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("verify", help="verify game logs offline, rules and crypto included")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="game log files")
+    parser.add_argument("--json", action="store_true", help="one JSON verdict per line")
+    parser.set_defaults(func=run)
+
+
+def render(name: str, verdict: Verdict) -> str:
+    if not verdict.valid:
+        assert verdict.error is not None
+        return f"{name}: INVALID\n  {verdict.error.describe()}"
+    state = "finished" if verdict.finished else "unfinished"
+    lines = [f"{name}: valid, {verdict.events} events, {state}"]
+    if verdict.outcome:
+        lines.append(f"  outcome: {verdict.outcome}")
+    lines.extend(f"  {note}" for note in verdict.notes)
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    worst = 0
+    for name in args.files:
+        try:
+            data = read_file(name)
+        except UsageError as exc:
+            fail(str(exc))
+            worst = 2
+            continue
+        verdict = verify_log_bytes(data)
+        if args.json:
+            print(json.dumps({"file": name, **verdict.to_json()}))
+        else:
+            print(render(name, verdict))
+        if not verdict.valid:
+            worst = max(worst, 1)
+    return worst

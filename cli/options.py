@@ -1,0 +1,46 @@
+"""Options and helpers shared by the subcommands (home folder, errors)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import platformdirs
+
+
+def add_home_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="folder for the identity and game logs (default: $CREEPNET_HOME or the user data dir)",
+    )
+
+
+def home_dir(args: argparse.Namespace) -> Path:
+    if getattr(args, "home", None):
+        return Path(args.home)
+    if os.environ.get("CREEPNET_HOME"):
+        return Path(os.environ["CREEPNET_HOME"])
+    return Path(platformdirs.user_data_dir("creepnet", appauthor=False))
+
+
+def fail(message: str, code: int = 2) -> int:
+    """Print a one-line error for the user and return the exit code."""
+    print(f"creepnet: error: {message}", file=sys.stderr)
+    return code
+
+
+def read_file(path: str) -> bytes:
+    """Read a file, turning OS errors into a one-line message (raised as UsageError)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+class UsageError(Exception):
+    """A problem with the command line or the files it names: exit code 2."""

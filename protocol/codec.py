@@ -1,0 +1,186 @@
+"""Canonical msgpack: one value, exactly one valid encoding.
+
+Allowed values: None, bool, int (-2**63 .. 2**64-1), str, bytes, list and dict with str keys.
+Canonical form: map keys sorted by their UTF-8 bytes, no duplicates, smallest integer and
+length encodings, bin for bytes and str for text, no floats and no ext types.
+
+The decoder enforces hard limits before allocating, then re-encodes what it decoded and demands
+the same bytes: that single check rejects every non-minimal form msgpack allows (wide ints,
+str8 for a short string, map16 for a small map, ...), so signed and hashed bytes are well defined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+INT_MIN = -(2**63)
+INT_MAX = 2**64 - 1
+
+
+class CodecError(ValueError):
+    """Bytes or a value that are not canonical creepnet msgpack; the message says why."""
+
+
+class StreamError(CodecError):
+    """A malformed value inside a stream: ``index`` values and ``offset`` bytes precede it."""
+
+    def __init__(self, message: str, index: int, offset: int) -> None:
+        super().__init__(message)
+        self.index = index
+        self.offset = offset
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Hard bounds on what one decoded value may hold."""
+
+    max_size: int = 1 << 20  # bytes of one encoded value (one event or one frame)
+    max_str: int = 16 << 10
+    max_bin: int = 1 << 20
+    max_array: int = 16384
+    max_map: int = 256
+    max_depth: int = 16
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def encode(value: Any) -> bytes:
+    """Encode a value canonically; raise CodecError for anything outside the allowed shapes."""
+    try:
+        return msgpack.packb(_canonical(value, 0, DEFAULT_LIMITS.max_depth), use_bin_type=True)
+    except (OverflowError, ValueError) as exc:
+        raise CodecError(f"cannot encode: {exc}") from exc
+
+
+def _canonical(value: Any, depth: int, max_depth: int) -> Any:
+    """A copy of value with every map's keys in canonical order; rejects disallowed types."""
+    if depth > max_depth:
+        raise CodecError(f"nesting deeper than {max_depth}")
+    if value is None or isinstance(value, (bool, str, bytes)):
+        return value
+    if isinstance(value, int):
+        if not INT_MIN <= value <= INT_MAX:
+            raise CodecError(f"integer out of range: {value}")
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_canonical(item, depth + 1, max_depth) for item in value]
+    if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str):
+                raise CodecError(f"map key must be str, not {type(key).__name__}")
+        # Python orders str by code point, which is also the order of their UTF-8 bytes.
+        return {key: _canonical(value[key], depth + 1, max_depth) for key in sorted(value)}
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    raise CodecError(f"type not allowed: {type(value).__name__}")
+
+
+def _pairs_hook(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
+    previous = None
+    for key, _ in pairs:
+        if not isinstance(key, str):
+            raise CodecError(f"map key must be str, not {type(key).__name__}")
+        if previous is not None and key <= previous:
+            reason = "duplicate map key" if key == previous else "map keys not sorted"
+            raise CodecError(f"{reason}: {key!r}")
+        previous = key
+    return dict(pairs)
+
+
+def _ext_hook(code: int, data: bytes) -> Any:
+    raise CodecError(f"ext type {code} not allowed")
+
+
+def _check_shape(value: Any, depth: int, max_depth: int) -> None:
+    """Reject what msgpack can decode but we never encode (floats) and over-deep nesting."""
+    if depth > max_depth:
+        raise CodecError(f"nesting deeper than {max_depth}")
+    if isinstance(value, float):
+        raise CodecError("floats are not allowed")
+    if isinstance(value, list):
+        for item in value:
+            _check_shape(item, depth + 1, max_depth)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _check_shape(item, depth + 1, max_depth)
+
+
+def _unpacker_options(limits: Limits) -> dict[str, Any]:
+    return dict(
+        raw=False,
+        use_list=True,
+        strict_map_key=False,  # our hook gives the clearer error for non-str keys
+        object_pairs_hook=_pairs_hook,
+        ext_hook=_ext_hook,
+        max_str_len=limits.max_str,
+        max_bin_len=limits.max_bin,
+        max_array_len=limits.max_array,
+        max_map_len=limits.max_map,
+        max_ext_len=0,
+    )
+
+
+def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """Decode exactly one canonical value occupying all of data, or raise CodecError."""
+    if len(data) > limits.max_size:
+        raise CodecError(f"input of {len(data)} bytes exceeds the limit of {limits.max_size}")
+    try:
+        value = msgpack.unpackb(data, **_unpacker_options(limits))
+    except CodecError:
+        raise
+    except msgpack.ExtraData:
+        raise CodecError("trailing bytes after the value") from None
+    except UnicodeDecodeError:
+        raise CodecError("invalid UTF-8 in a string") from None
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        raise CodecError(f"malformed msgpack: {exc}") from None
+    _check_shape(value, 0, limits.max_depth)
+    if msgpack.packb(value, use_bin_type=True) != data:
+        raise CodecError("not the canonical encoding (non-minimal int, length or type)")
+    return value
+
+
+@dataclass(frozen=True)
+class Split:
+    """A byte stream cut into complete values, and whatever incomplete bytes follow them."""
+
+    items: list[bytes]
+    tail: bytes
+
+
+def split_stream(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Split:
+    """Cut concatenated msgpack values into their byte ranges without trusting their content.
+
+    Only the last value may be incomplete (a torn write); it is returned as ``tail``.
+    Malformed bytes raise CodecError naming the offset.  Each item still needs ``decode``.
+    """
+    unpacker = msgpack.Unpacker(max_buffer_size=max(len(data), 1), **_unpacker_options(limits))
+    unpacker.feed(data)
+    items: list[bytes] = []
+    start = 0
+    try:
+        for _ in _iterate(unpacker):
+            end = unpacker.tell()
+            if end - start > limits.max_size:
+                raise CodecError(f"value at offset {start} exceeds {limits.max_size} bytes")
+            items.append(data[start:end])
+            start = end
+    except CodecError as exc:
+        raise StreamError(f"at offset {start}: {exc}", len(items), start) from None
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        message = f"at offset {start}: malformed msgpack: {exc}"
+        raise StreamError(message, len(items), start) from None
+    return Split(items, data[start:])
+
+
+def _iterate(unpacker: msgpack.Unpacker) -> Iterator[Any]:
+    while True:
+        try:
+            yield unpacker.unpack()
+        except msgpack.OutOfData:
+            return

@@ -1,0 +1,155 @@
+"""The signed event envelope: one canonical msgpack map per event.
+
+Fields: ``v`` protocol version, ``game`` game id, ``seq`` position in the chain, ``prev`` id of the
+previous event (32 zero bytes for the genesis), ``author`` Ed25519 public key, ``type``, ``body``,
+``sig``.  The signature covers ``SIGNING_DOMAIN`` followed by the canonical encoding of the map
+without ``sig``; the event id is SHA-256 of the full canonical bytes, signature included.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from creepnet.protocol import codec
+from creepnet.protocol.identity import (
+    PUBLIC_KEY_SIZE,
+    SIGNATURE_SIZE,
+    Identity,
+    fingerprint,
+    verify_signature,
+)
+
+PROTOCOL_VERSION = 1
+SIGNING_DOMAIN = b"creepnet/event/v1\x00"
+GAME_ID_SIZE = 16
+EVENT_ID_SIZE = 32
+GENESIS_PREV = bytes(EVENT_ID_SIZE)
+MAX_TYPE_LENGTH = 32
+FIELDS = frozenset({"v", "game", "seq", "prev", "author", "type", "body", "sig"})
+
+
+class EventError(ValueError):
+    """Bytes that are not a well-formed event envelope; the message says why."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """A decoded, well-formed event.  ``raw`` is its canonical bytes; ``id`` their SHA-256."""
+
+    game: bytes
+    seq: int
+    prev: bytes
+    author: bytes
+    type: str
+    body: dict[str, Any]
+    sig: bytes
+    raw: bytes
+    id: bytes
+    signed: bytes  # what the signature covers: SIGNING_DOMAIN + canonical map without sig
+    version: int = PROTOCOL_VERSION
+
+    @property
+    def author_fingerprint(self) -> str:
+        return fingerprint(self.author)
+
+    def signed_bytes(self) -> bytes:
+        return self.signed
+
+    def signature_valid(self) -> bool:
+        return verify_signature(self.author, self.signed_bytes(), self.sig)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-friendly view: bytes as hex."""
+        return {
+            "seq": self.seq,
+            "id": self.id.hex(),
+            "prev": self.prev.hex(),
+            "game": self.game.hex(),
+            "author": self.author.hex(),
+            "author_fingerprint": self.author_fingerprint,
+            "type": self.type,
+            "body": _jsonable(self.body),
+            "sig": self.sig.hex(),
+            "v": self.version,
+        }
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, list):
+        return [_jsonable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _jsonable(item) for key, item in value.items()}
+    return value
+
+
+def sign_event(
+    identity: Identity, *, game: bytes, seq: int, prev: bytes, type: str, body: dict[str, Any]
+) -> Event:
+    """Build and sign an event; the result is exactly what ``parse_event`` returns for its bytes."""
+    unsigned = {
+        "v": PROTOCOL_VERSION,
+        "game": game,
+        "seq": seq,
+        "prev": prev,
+        "author": identity.public_key,
+        "type": type,
+        "body": body,
+    }
+    sig = identity.sign(SIGNING_DOMAIN + codec.encode(unsigned))
+    return parse_event(codec.encode({**unsigned, "sig": sig}))
+
+
+def parse_event(raw: bytes) -> Event:
+    """Strictly decode and shape-check one event; the signature is NOT checked here."""
+    try:
+        value = codec.decode(raw)
+    except codec.CodecError as exc:
+        raise EventError(f"undecodable event: {exc}") from None
+    if not isinstance(value, dict):
+        raise EventError("an event must be a map")
+    if set(value) != FIELDS:
+        missing = sorted(FIELDS - set(value))
+        extra = sorted(set(value) - FIELDS)
+        raise EventError(f"wrong fields (missing {missing}, unexpected {extra})")
+    if value["v"] != PROTOCOL_VERSION:
+        raise EventError(f"unsupported protocol version {value['v']!r}")
+    _expect_bytes(value, "game", GAME_ID_SIZE)
+    _expect_bytes(value, "prev", EVENT_ID_SIZE)
+    _expect_bytes(value, "author", PUBLIC_KEY_SIZE)
+    _expect_bytes(value, "sig", SIGNATURE_SIZE)
+    seq = value["seq"]
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+        raise EventError("seq must be a non-negative integer")
+    kind = value["type"]
+    if not isinstance(kind, str) or not 0 < len(kind) <= MAX_TYPE_LENGTH:
+        raise EventError(f"type must be a short non-empty string, not {kind!r}")
+    if not isinstance(value["body"], dict):
+        raise EventError("body must be a map")
+    return Event(
+        game=value["game"],
+        seq=seq,
+        prev=value["prev"],
+        author=value["author"],
+        type=kind,
+        body=value["body"],
+        sig=value["sig"],
+        raw=raw,
+        id=hashlib.sha256(raw).digest(),
+        # The decoder proved the map canonical and keeps its key order, so packing it again
+        # without ``sig`` gives the canonical unsigned map with no second canonicalising walk.
+        signed=SIGNING_DOMAIN + msgpack.packb(
+            {key: item for key, item in value.items() if key != "sig"}, use_bin_type=True
+        ),
+        version=value["v"],
+    )
+
+
+def _expect_bytes(value: dict[str, Any], field: str, size: int) -> None:
+    if not isinstance(value[field], bytes) or len(value[field]) != size:
+        raise EventError(f"{field} must be {size} bytes")

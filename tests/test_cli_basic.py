@@ -1,0 +1,80 @@
+"""`creepnet id`, `log` and `verify` as a user runs them: output and exit codes."""
+
+import json
+
+from creepnet.cli.main import main
+from creepnet.protocol.event import sign_event
+from creepnet.protocol.identity import Identity
+from creepnet.protocol.log import EventLog
+
+
+def write_log(path, length=3):
+    who = Identity.from_seed(b"\x07" * 32)
+    log = EventLog()
+    for seq in range(length):
+        log.append(sign_event(who, game=b"g" * 16, seq=seq, prev=log.head, type="note", body={"n": seq}))
+    path.write_bytes(log.to_bytes())
+    return who
+
+
+def test_id_creates_then_shows(tmp_path, capsys):
+    assert main(["id", "--home", str(tmp_path)]) == 0
+    first = capsys.readouterr().out
+    assert "created a new identity" in first
+    assert main(["id", "--home", str(tmp_path), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert not shown["created"] and shown["fingerprint"] in first
+
+
+def test_id_uses_creepnet_home(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CREEPNET_HOME", str(tmp_path / "h"))
+    assert main(["id"]) == 0
+    assert (tmp_path / "h" / "identity.key").exists()
+
+
+def test_verify_valid_log(tmp_path, capsys):
+    write_log(tmp_path / "game.log")
+    assert main(["verify", str(tmp_path / "game.log")]) == 0
+    out = capsys.readouterr().out
+    assert "valid, 3 events" in out
+
+
+def test_verify_invalid_log_names_seq_reason_and_author(tmp_path, capsys):
+    write_log(tmp_path / "game.log")
+    data = bytearray((tmp_path / "game.log").read_bytes())
+    last_sig = data.rindex(b"sig") + 5  # past the key and the bin8 header: the signature
+    data[last_sig + 10] ^= 0xFF
+    (tmp_path / "bad.log").write_bytes(bytes(data))
+    assert main(["verify", str(tmp_path / "bad.log")]) == 1
+    assert "seq 2: bad signature" in capsys.readouterr().out
+    assert main(["verify", "--json", str(tmp_path / "bad.log")]) == 1
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["valid"] is False and verdict["error"]["seq"] == 2
+
+
+def test_verify_unreadable_file_is_a_usage_error(tmp_path, capsys):
+    assert main(["verify", str(tmp_path / "missing.log")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_log_prints_one_line_per_event_and_json(tmp_path, capsys):
+    who = write_log(tmp_path / "game.log")
+    assert main(["log", str(tmp_path / "game.log")]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3 and who.fingerprint in lines[0] and "n=2" in lines[2]
+    assert main(["log", "--json", str(tmp_path / "game.log")]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert [row["seq"] for row in rows] == [0, 1, 2]
+
+
+def test_no_command_prints_help_and_usage_code(capsys):
+    assert main([]) == 2
+    assert "usage" in capsys.readouterr().out
+
+
+def test_verify_names_the_seq_of_a_malformed_event(tmp_path, capsys):
+    write_log(tmp_path / "game.log")
+    data = (tmp_path / "game.log").read_bytes()
+    (tmp_path / "bad.log").write_bytes(data + b"\xc1")
+    assert main(["verify", str(tmp_path / "bad.log")]) == 1
+    assert "seq 3: malformed event" in capsys.readouterr().out

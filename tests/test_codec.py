@@ -1,0 +1,140 @@
+"""Canonical msgpack: round-trips of every allowed shape, rejection of every other form."""
+
+import struct
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from creepnet.protocol.codec import CodecError, Limits, decode, encode, split_stream
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.text(max_size=40)
+    | st.binary(max_size=40)
+)
+values = st.recursive(
+    scalars,
+    lambda children: st.lists(children, max_size=5)
+    | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values)
+def test_every_allowed_value_round_trips(value):
+    data = encode(value)
+    assert decode(data) == value
+    assert encode(decode(data)) == data
+
+
+@given(st.dictionaries(st.text(max_size=6), st.integers(0, 9), min_size=2, max_size=8))
+def test_key_order_does_not_change_the_encoding(mapping):
+    reversed_mapping = dict(reversed(list(mapping.items())))
+    assert encode(mapping) == encode(reversed_mapping)
+
+
+def test_keys_sort_by_utf8_bytes():
+    data = encode({"é": 1, "z": 2, "a": 3})
+    keys = list(msgpack.unpackb(data, raw=False).keys())
+    assert keys == sorted(keys, key=lambda k: k.encode())
+
+
+def raw_map(pairs: list[tuple[bytes, bytes]]) -> bytes:
+    return bytes([0x80 | len(pairs)]) + b"".join(k + v for k, v in pairs)
+
+
+def fixstr(text: str) -> bytes:
+    data = text.encode()
+    return bytes([0xA0 | len(data)]) + data
+
+
+@pytest.mark.parametrize(
+    "data, reason",
+    [
+        (raw_map([(fixstr("b"), b"\x01"), (fixstr("a"), b"\x02")]), "not sorted"),
+        (raw_map([(fixstr("a"), b"\x01"), (fixstr("a"), b"\x02")]), "duplicate"),
+        (b"\xcc\x05", "canonical"),  # uint8 for a fixint
+        (b"\xd1\x00\x01", "canonical"),  # int16 for 1
+        (b"\xcd\x00\xff", "canonical"),  # uint16 for 255
+        (b"\xd9\x02hi", "canonical"),  # str8 for a 2-byte string
+        (b"\xdc\x00\x01\x01", "canonical"),  # array16 for one element
+        (b"\xde\x00\x01\xa1a\x01", "canonical"),  # map16 for one pair
+        (b"\xcb" + struct.pack(">d", 1.5), "float"),
+        (b"\xca" + struct.pack(">f", 1.5), "float"),
+        (b"\xd4\x01\x00", "ext"),
+        (b"\xd6\xff\x00\x00\x00\x01", "ext"),  # the msgpack timestamp
+        (raw_map([(b"\x01", b"\x02")]), "key must be str"),
+        (raw_map([(b"\xc4\x01k", b"\x02")]), "key must be str"),
+        (b"\xa2\xff\xfe", "UTF-8"),
+        (b"\x01\x02", "trailing"),
+        (b"\xdb\xff\xff\xff\xff", "malformed"),  # str32 declaring 4 GiB
+        (b"\xc6\x7f\xff\xff\xff", "malformed"),  # bin32 declaring 2 GiB
+        (b"\xdd\xff\xff\xff\xff", "malformed"),  # array32 declaring 4G items
+        (b"\xdf\xff\xff\xff\xff", "malformed"),  # map32 declaring 4G pairs
+        (b"", "malformed"),
+        (b"\xc1", "malformed"),  # the never-used type byte
+    ],
+)
+def test_non_canonical_and_hostile_forms_are_rejected(data, reason):
+    with pytest.raises(CodecError, match=reason):
+        decode(data)
+
+
+def test_bin_is_required_for_bytes_and_str_for_text():
+    assert encode(b"ab")[0] == 0xC4
+    assert encode("ab")[0] == 0xA2
+    assert decode(b"\xc4\x02ab") == b"ab"
+    assert decode(b"\xa2ab") == "ab"
+
+
+def test_deep_nesting_is_rejected():
+    deep = b"\x91" * 40 + b"\x00"
+    with pytest.raises(CodecError, match="deeper"):
+        decode(deep)
+    value: list = [0]
+    for _ in range(40):
+        value = [value]
+    with pytest.raises(CodecError, match="deeper"):
+        encode(value)
+
+
+def test_extremely_deep_nesting_does_not_crash():
+    with pytest.raises(CodecError):
+        decode(b"\x91" * 100_000 + b"\x00", Limits(max_size=1 << 20))
+
+
+def test_oversize_input_is_rejected_before_decoding():
+    with pytest.raises(CodecError, match="exceeds"):
+        decode(encode(b"x" * 2000), Limits(max_size=1000))
+
+
+def test_limits_bound_declared_lengths():
+    limits = Limits(max_str=10, max_bin=10, max_array=3, max_map=2)
+    for value in ("x" * 11, b"x" * 11, [1, 2, 3, 4], {"a": 1, "b": 2, "c": 3}):
+        with pytest.raises(CodecError):
+            decode(encode(value), limits)
+
+
+@pytest.mark.parametrize("value", [1.5, {1: 2}, {b"k": 1}, 2**64, -(2**63) - 1, object(), {"a": {3}}])
+def test_encoder_refuses_disallowed_values(value):
+    with pytest.raises(CodecError):
+        encode(value)
+
+
+def test_split_stream_finds_boundaries_and_torn_tail():
+    items = [encode({"n": i, "pad": b"x" * i}) for i in range(5)]
+    data = b"".join(items)
+    split = split_stream(data)
+    assert split.items == items and split.tail == b""
+    torn = split_stream(data + items[0][:3])
+    assert torn.items == items and torn.tail == items[0][:3]
+
+
+def test_split_stream_rejects_garbage():
+    with pytest.raises(CodecError, match="offset"):
+        split_stream(encode(1) + b"\xc1\x00")

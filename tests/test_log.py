@@ -1,0 +1,168 @@
+"""Signed events and the log: tampering of any kind is detected and explained."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from creepnet.protocol import codec
+from creepnet.protocol.event import GENESIS_PREV, EventError, parse_event, sign_event
+from creepnet.protocol.identity import Identity
+from creepnet.protocol.log import (
+    EquivocationProof,
+    EventLog,
+    Rejection,
+    find_equivocation,
+    load_log,
+    split_log,
+)
+from creepnet.protocol.verify import verify_log_bytes
+
+ALICE = Identity.from_seed(bytes(range(32)))
+BOB = Identity.from_seed(bytes(range(1, 33)))
+
+
+def build_log(game: bytes = b"G" * 16, length: int = 4) -> EventLog:
+    log = EventLog()
+    for seq in range(length):
+        author = ALICE if seq % 2 == 0 else BOB
+        log.append(
+            sign_event(author, game=game, seq=seq, prev=log.head, type="note", body={"n": seq})
+        )
+    return log
+
+
+LOG = build_log()
+DATA = LOG.to_bytes()
+
+
+def test_signed_event_round_trips_and_verifies():
+    event = LOG.events[1]
+    again = parse_event(event.raw)
+    assert again == event
+    assert again.signature_valid()
+    assert again.author == BOB.public_key
+    assert LOG.events[0].prev == GENESIS_PREV
+    assert LOG.events[2].prev == LOG.events[1].id
+
+
+def test_signature_is_domain_separated():
+    event = LOG.events[0]
+    bare = codec.encode({k: v for k, v in codec.decode(event.raw).items() if k != "sig"})
+    assert event.signed_bytes().endswith(bare) and event.signed_bytes() != bare
+    assert ALICE.sign(bare) != event.sig
+
+
+def test_valid_log_verifies():
+    verdict = verify_log_bytes(DATA)
+    assert verdict.valid and verdict.events == 4 and verdict.game == b"G" * 16
+
+
+def test_every_single_byte_flip_is_detected():
+    for position in range(len(DATA)):
+        tampered = bytearray(DATA)
+        tampered[position] ^= 0x01
+        assert not verify_log_bytes(bytes(tampered)).valid, position
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_random_byte_changes_are_detected(data):
+    position = data.draw(st.integers(0, len(DATA) - 1))
+    mask = data.draw(st.integers(1, 255))
+    tampered = bytearray(DATA)
+    tampered[position] ^= mask
+    verdict = verify_log_bytes(bytes(tampered))
+    assert not verdict.valid and verdict.error is not None and verdict.error.reason
+
+
+def events_bytes(order):
+    return b"".join(LOG.events[i].raw for i in order)
+
+
+@pytest.mark.parametrize(
+    "order, kind",
+    [([0, 1, 3], "sequence"), ([0, 1, 1, 2, 3], "sequence"), ([0, 2, 1, 3], "sequence"), ([1, 2, 3], "sequence")],
+)
+def test_dropped_duplicated_reordered_events_fail(order, kind):
+    verdict = verify_log_bytes(events_bytes(order))
+    assert not verdict.valid and verdict.error.kind == kind
+
+
+def test_event_from_another_game_fails_without_blaming_its_signer():
+    other = build_log(game=b"H" * 16)
+    data = LOG.events[0].raw + other.events[1].raw
+    verdict = verify_log_bytes(data)
+    assert not verdict.valid and verdict.error.kind == "game"
+    assert verdict.error.author is None and "replay" in verdict.error.reason
+
+
+def test_event_with_right_seq_but_wrong_prev_fails():
+    forged = sign_event(BOB, game=b"G" * 16, seq=1, prev=b"\x01" * 32, type="note", body={})
+    verdict = verify_log_bytes(LOG.events[0].raw + forged.raw)
+    assert verdict.error.kind == "chain"
+
+
+def test_forged_signature_fails():
+    fields = codec.decode(LOG.events[1].raw)
+    fields["sig"] = ALICE.sign(b"something else")
+    verdict = verify_log_bytes(LOG.events[0].raw + codec.encode(fields))
+    assert verdict.error.kind == "signature" and verdict.error.seq == 1
+
+
+def test_truncated_file_is_a_torn_tail_and_can_be_dropped():
+    cut = DATA[:-10]
+    verdict = verify_log_bytes(cut)
+    assert not verdict.valid and verdict.error.kind == "torn-tail"
+    assert "3 events before it are intact" in verdict.error.reason
+    log_file = split_log(cut)
+    assert log_file.torn and len(log_file.items) == 3
+    recovered = load_log(b"".join(log_file.items))
+    assert [e.raw for e in recovered.events] == [e.raw for e in LOG.events[:3]]
+
+
+def test_garbage_and_empty_files_fail_cleanly():
+    assert verify_log_bytes(b"").error.kind == "empty"
+    assert not verify_log_bytes(b"\xc1garbage").valid
+    assert not verify_log_bytes(codec.encode({"hello": "world"})).valid
+
+
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (lambda f: f.update(v=2), "version"),
+        (lambda f: f.update(seq=-1), "seq"),
+        (lambda f: f.update(game=b"short"), "game"),
+        (lambda f: f.update(type=""), "type"),
+        (lambda f: f.update(body=[1]), "body"),
+        (lambda f: f.pop("prev"), "missing"),
+        (lambda f: f.update(extra=1), "unexpected"),
+    ],
+)
+def test_malformed_envelopes_are_rejected_with_a_reason(change, reason):
+    fields = codec.decode(LOG.events[0].raw)
+    change(fields)
+    with pytest.raises(EventError, match=reason):
+        parse_event(codec.encode(fields))
+
+
+def test_equivocation_proof_is_portable_and_checked():
+    honest = LOG.events[1]
+    twin = sign_event(BOB, game=honest.game, seq=1, prev=honest.prev, type="note", body={"n": 99})
+    proof = find_equivocation(honest, twin)
+    assert proof is not None and proof.author == BOB.public_key
+    restored = EquivocationProof.from_bytes(proof.to_bytes())
+    assert restored.verify().seq == 1
+    assert find_equivocation(honest, honest) is None
+    other_author = sign_event(ALICE, game=honest.game, seq=1, prev=honest.prev, type="note", body={})
+    assert find_equivocation(honest, other_author) is None
+    with pytest.raises(ValueError):
+        EquivocationProof(honest.raw, other_author.raw).verify()
+
+
+def test_log_append_rejects_wrong_links():
+    log = EventLog()
+    with pytest.raises(Rejection, match="expected seq 0"):
+        log.append(LOG.events[1])
+    log.append(LOG.events[0])
+    with pytest.raises(Rejection):
+        log.append(LOG.events[0])
