@@ -1,0 +1,171 @@
+"""The home folder: identity key, and per game an append-only log, the seat secrets and peers.
+
+Layout::
+
+    <home>/identity.key                   Ed25519 seed, 0600 (creepnet.protocol.identity)
+    <home>/games/<game-id-hex>/log        the events' canonical bytes in order, append-only
+    <home>/games/<game-id-hex>/secrets    this seat's SeatSecrets, 0600
+    <home>/games/<game-id-hex>/peers      addresses to redial on restart, one per line
+
+An event counts as stored (and may be gossiped or acknowledged) only after write + flush +
+fsync returned.  A failed append cuts the file back to its previous length, so a full disk
+never leaves half an event behind; if even that fails, the torn tail is dropped on reload.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+from creepnet.protocol.identity import Identity, load_or_create_identity, write_private_file
+from creepnet.protocol.log import split_log
+
+GAMES = "games"
+LOG = "log"
+SECRETS = "secrets"
+PEERS = "peers"
+
+
+class StorageError(Exception):
+    """The disk refused a write; the message says which file and why."""
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """os.write may write less than asked; loop (a separate function so tests can fail it)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+class GameStore:
+    """One game's folder.  Not thread-safe: the node serialises appends per game."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.log_path = folder / LOG
+        self.secrets_path = folder / SECRETS
+        self.peers_path = folder / PEERS
+        self._size: int | None = None  # bytes of valid, stored events
+        self.dropped_tail = 0
+
+    @property
+    def game_hex(self) -> str:
+        return self.folder.name
+
+    def load(self) -> list[bytes]:
+        """The stored events' bytes; a torn tail is cut off the file (and counted)."""
+        try:
+            data = self.log_path.read_bytes()
+        except FileNotFoundError:
+            self._size = 0
+            return []
+        log_file = split_log(data)
+        valid = len(data) - len(log_file.torn_tail)
+        if log_file.torn:
+            # A crash mid-append: the partial event was never acknowledged, so dropping it loses
+            # nothing anyone was told.  Cut the file so later appends follow the valid prefix.
+            with open(self.log_path, "r+b") as handle:
+                handle.truncate(valid)
+                handle.flush()
+                os.fsync(handle.fileno())
+            self.dropped_tail = len(log_file.torn_tail)
+        self._size = valid
+        return log_file.items
+
+    def truncate_events(self, raws: list[bytes]) -> None:
+        """Keep only the given prefix of events (after replay found an invalid event)."""
+        size = sum(len(raw) for raw in raws)
+        with open(self.log_path, "r+b") as handle:
+            handle.truncate(size)
+            os.fsync(handle.fileno())
+        self._size = size
+
+    def append(self, raws: list[bytes]) -> None:
+        """Append events durably, or raise StorageError leaving the file as it was."""
+        if not raws:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if self._size is None:
+            self.load()
+        data = b"".join(raws)
+        fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            # Write at the known end, not O_APPEND: after a failed write we cut back to it.
+            os.lseek(fd, self._size or 0, os.SEEK_SET)
+            try:
+                _write_all(fd, data)
+                os.fsync(fd)
+            except OSError as exc:
+                self._cut_back(fd)
+                raise StorageError(_describe(exc, self.log_path)) from exc
+            self._size = (self._size or 0) + len(data)
+        finally:
+            os.close(fd)
+
+    def _cut_back(self, fd: int) -> None:
+        try:
+            os.ftruncate(fd, self._size or 0)
+            os.fsync(fd)
+        except OSError:
+            pass  # the torn tail is dropped on the next load
+
+    def save_secrets(self, data: bytes) -> None:
+        try:
+            write_private_file(self.secrets_path, data)
+        except OSError as exc:
+            raise StorageError(_describe(exc, self.secrets_path)) from exc
+
+    def load_secrets(self) -> bytes | None:
+        try:
+            return self.secrets_path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def save_peers(self, addresses: list[str]) -> None:
+        try:
+            write_private_file(self.peers_path, "".join(f"{a}\n" for a in addresses).encode())
+        except OSError as exc:
+            raise StorageError(_describe(exc, self.peers_path)) from exc
+
+    def load_peers(self) -> list[str]:
+        try:
+            return [line for line in self.peers_path.read_text().splitlines() if line.strip()]
+        except FileNotFoundError:
+            return []
+
+
+def _describe(exc: OSError, path: Path) -> str:
+    if exc.errno == errno.ENOSPC:
+        return f"disk full: cannot write {path}; the log keeps its last stored event"
+    return f"cannot write {path}: {exc.strerror or exc}"
+
+
+class Home:
+    """The node's home folder."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def identity(self) -> Identity:
+        self.path.mkdir(parents=True, exist_ok=True)
+        identity, _created = load_or_create_identity(self.path)
+        return identity
+
+    def game(self, game: bytes) -> GameStore:
+        return GameStore(self.path / GAMES / game.hex())
+
+    def stored_games(self) -> list[bytes]:
+        folder = self.path / GAMES
+        if not folder.is_dir():
+            return []
+        found = []
+        for entry in sorted(folder.iterdir()):
+            try:
+                game = bytes.fromhex(entry.name)
+            except ValueError:
+                continue
+            if (entry / LOG).is_file():
+                found.append(game)
+        return found

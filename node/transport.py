@@ -1,0 +1,100 @@
+"""TCP connections carrying frames: connect with a timeout, send under a lock, close politely."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+
+from creepnet.node.framing import MAX_FRAME, FrameError, FrameReader, encode_frame
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds.  Idle must exceed ping so a quiet but live peer is never dropped."""
+
+    connect: float = 5.0
+    handshake: float = 10.0
+    ping: float = 10.0
+    idle: float = 30.0
+    send: float = 10.0  # one frame write; a peer that does not read for this long is dropped
+    retry: float = 1.0  # first delay before redialling a lost peer (doubles up to 30 s)
+
+
+class TransportError(Exception):
+    """Connecting or sending failed; the message says to whom and why."""
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``host:port`` (or ``[v6]:port``) → (host, port), with a clear error."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"not a HOST:PORT address: {text!r}")
+    return host.strip("[]"), int(port)
+
+
+class Connection:
+    """One framed TCP stream.  Sends are serialised by a lock; reading is one task's job."""
+
+    def __init__(
+        self, stream: trio.SocketStream | trio.abc.Stream, timeouts: Timeouts, *, label: str = ""
+    ) -> None:
+        self.stream = stream
+        self.timeouts = timeouts
+        self.reader = FrameReader(stream, MAX_FRAME)
+        self._send_lock = trio.Lock()
+        self.closed = False
+        self.label = label or _peer_label(stream)
+
+    async def send(self, message: dict[str, Any]) -> None:
+        frame = encode_frame(message)
+        async with self._send_lock:
+            if self.closed:
+                raise TransportError(f"{self.label}: connection closed")
+            with trio.move_on_after(self.timeouts.send) as scope:
+                try:
+                    await self.stream.send_all(frame)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+                    raise TransportError(f"{self.label}: send failed: {exc}") from None
+            if scope.cancelled_caught:
+                raise TransportError(f"{self.label}: peer did not read for {self.timeouts.send}s")
+
+    async def receive(self) -> dict[str, Any]:
+        try:
+            return await self.reader.read()
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
+            raise FrameError(f"{self.label}: connection lost: {exc}") from None
+
+    async def send_error(self, reason: str) -> None:
+        """Tell the other end why we hang up; best effort, bounded in time."""
+        with trio.move_on_after(1.0):
+            try:
+                await self.send({"type": "error", "reason": reason[:500]})
+            except (TransportError, FrameError):
+                pass
+
+    async def aclose(self) -> None:
+        self.closed = True
+        with trio.CancelScope(shield=True):
+            await trio.aclose_forcefully(self.stream)
+
+
+def _peer_label(stream: Any) -> str:
+    try:
+        host, port = stream.socket.getpeername()[:2]
+        return f"{host}:{port}"
+    except (AttributeError, OSError):
+        return "peer"
+
+
+async def connect(address: str, timeouts: Timeouts) -> Connection:
+    host, port = parse_address(address)
+    with trio.move_on_after(timeouts.connect) as scope:
+        try:
+            stream = await trio.open_tcp_stream(host, port)
+        except OSError as exc:
+            raise TransportError(f"cannot connect to {address}: {exc.strerror or exc}") from None
+    if scope.cancelled_caught:
+        raise TransportError(f"cannot connect to {address}: no answer in {timeouts.connect}s")
+    return Connection(stream, timeouts, label=address)
