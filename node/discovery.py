@@ -1,0 +1,231 @@
+"""Zeroconf (mDNS/DNS-SD) discovery of games: advertise, browse, withdraw.
+
+Zeroconf runs its own thread and its sync API blocks, so every call goes through
+``trio.to_thread.run_sync``; browser callbacks arrive on zeroconf's thread and are forwarded
+into a trio memory channel with ``trio.from_thread.run_sync`` and the run's token.  Discovery
+is only a hint: whether a game is really there is decided by connecting to it over TCP.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import trio
+from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
+
+from creepnet.node.handshake import WIRE_VERSION
+
+SERVICE_TYPE = "_creepnet._tcp.local."
+STATES = ("lobby", "playing")
+
+
+@dataclass(frozen=True)
+class GameAd:
+    """What a host says about one of its games (only short fields: TXT must stay small)."""
+
+    game: bytes
+    name: str
+    kind: str
+    fingerprint: str  # the host key's short fingerprint
+    port: int
+    seats_taken: int
+    seats_total: int
+    state: str  # lobby | playing
+    addresses: Sequence[str] = ("127.0.0.1",)
+
+    @property
+    def short_game(self) -> str:
+        return self.game.hex()[:8]
+
+    def instance(self) -> str:
+        # DNS-SD instance names are free UTF-8 up to 63 bytes; keep them readable and unique.
+        safe = re.sub(r"[^A-Za-z0-9 _-]", "", self.name).strip()[:32] or "game"
+        return f"{safe} {self.fingerprint} {self.short_game}"
+
+    def txt(self) -> dict[str, str]:
+        return {
+            "v": str(WIRE_VERSION),
+            "kind": self.kind[:16],
+            "game": self.short_game,
+            "seats": f"{self.seats_taken}/{self.seats_total}",
+            "state": self.state,
+        }
+
+    def info(self) -> ServiceInfo:
+        return ServiceInfo(
+            SERVICE_TYPE,
+            f"{self.instance()}.{SERVICE_TYPE}",
+            addresses=[socket.inet_aton(address) for address in self.addresses],
+            port=self.port,
+            properties=self.txt(),
+            server=f"creepnet-{self.fingerprint}.local.",
+        )
+
+
+@dataclass(frozen=True)
+class Found:
+    """A game seen on the network (parsed TXT; fields the host sent wrong become defaults)."""
+
+    instance: str  # full service name
+    addresses: list[str]
+    port: int
+    version: str
+    kind: str
+    game: str  # short id (hex prefix)
+    seats_taken: int
+    seats_total: int
+    state: str
+    txt: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def address(self) -> str:
+        return f"{self.addresses[0]}:{self.port}" if self.addresses else ""
+
+    @property
+    def title(self) -> str:
+        return self.instance.removesuffix("." + SERVICE_TYPE)
+
+
+@dataclass(frozen=True)
+class Lost:
+    instance: str
+
+
+def _parse(info: ServiceInfo) -> Found:
+    txt = {
+        key.decode("utf-8", "replace"): (value or b"").decode("utf-8", "replace")
+        for key, value in info.properties.items()
+    }
+    taken, _, total = txt.get("seats", "0/0").partition("/")
+    return Found(
+        instance=info.name,
+        addresses=info.parsed_addresses(IPVersion.V4Only),
+        port=info.port or 0,
+        version=txt.get("v", ""),
+        kind=txt.get("kind", ""),
+        game=txt.get("game", ""),
+        seats_taken=int(taken) if taken.isdigit() else 0,
+        seats_total=int(total) if total.isdigit() else 0,
+        state=txt.get("state", ""),
+        txt=txt,
+    )
+
+
+class Discovery:
+    """One Zeroconf instance shared by the node's adverts and browsers."""
+
+    def __init__(self, zc: Zeroconf, interfaces: list[str] | None) -> None:
+        self.zc = zc
+        self.interfaces = interfaces
+        self._ads: dict[bytes, ServiceInfo] = {}
+
+    async def advertise(self, ad: GameAd) -> None:
+        """Publish or refresh the advert of ad.game."""
+        if ad.state not in STATES:
+            raise ValueError(f"state must be one of {STATES}")
+        info = ad.info()
+        old = self._ads.get(ad.game)
+        if old is None:
+            await trio.to_thread.run_sync(
+                lambda: self.zc.register_service(info, allow_name_change=True)
+            )
+        else:
+            info = ServiceInfo(
+                SERVICE_TYPE, old.name, addresses=info.addresses, port=info.port,
+                properties=info.properties, server=info.server,
+            )
+            await trio.to_thread.run_sync(self.zc.update_service, info)
+        self._ads[ad.game] = info
+
+    async def withdraw(self, game: bytes) -> None:
+        info = self._ads.pop(game, None)
+        if info is not None:
+            await trio.to_thread.run_sync(self.zc.unregister_service, info)
+
+    @asynccontextmanager
+    async def browse(self, buffer: int = 64) -> AsyncIterator[trio.MemoryReceiveChannel]:
+        """A channel of Found / Lost items until the block exits."""
+        send, receive = trio.open_memory_channel[Found | Lost](buffer)
+        names: trio.MemorySendChannel
+        names, name_receive = trio.open_memory_channel[tuple[str, ServiceStateChange]](buffer)
+        token = trio.lowlevel.current_trio_token()
+
+        def forward(item: tuple[str, ServiceStateChange]) -> None:
+            try:
+                names.send_nowait(item)
+            except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
+                pass  # discovery is a hint: dropping a notice under load is harmless
+
+        def on_change(
+            zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+        ) -> None:  # runs on zeroconf's thread
+            try:
+                trio.from_thread.run_sync(forward, (name, state_change), trio_token=token)
+            except trio.RunFinishedError:
+                pass
+
+        async def resolve() -> None:
+            async for name, change in name_receive:
+                if change is ServiceStateChange.Removed:
+                    await send.send(Lost(name))
+                    continue
+                info = await trio.to_thread.run_sync(
+                    lambda: self.zc.get_service_info(SERVICE_TYPE, name, timeout=3000)
+                )
+                if info is not None:
+                    await send.send(_parse(info))
+
+        browser = await trio.to_thread.run_sync(
+            lambda: ServiceBrowser(self.zc, SERVICE_TYPE, handlers=[on_change])
+        )
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(resolve)
+                try:
+                    yield receive
+                finally:
+                    nursery.cancel_scope.cancel()
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(browser.cancel)
+                await names.aclose()
+
+
+@asynccontextmanager
+async def open_discovery(interfaces: list[str] | None = None) -> AsyncIterator[Discovery]:
+    """Start zeroconf on the given interface addresses (None: all, for real users)."""
+    chosen = list(interfaces) if interfaces else None
+
+    def start() -> Zeroconf:
+        if chosen is None:
+            return Zeroconf(ip_version=IPVersion.V4Only)
+        return Zeroconf(interfaces=chosen, ip_version=IPVersion.V4Only)
+
+    zc = await trio.to_thread.run_sync(start)
+    discovery = Discovery(zc, chosen)
+    try:
+        yield discovery
+    finally:
+        with trio.CancelScope(shield=True):
+            for game in list(discovery._ads):
+                await discovery.withdraw(game)
+            await trio.to_thread.run_sync(zc.close)
+
+
+async def browse_once(
+    discovery: Discovery, seconds: float = 3.0
+) -> list[Found]:
+    """Games seen within a few seconds (for a `creepnet list`-style command)."""
+    seen: dict[str, Found] = {}
+    async with discovery.browse() as channel:
+        with trio.move_on_after(seconds):
+            async for item in channel:
+                if isinstance(item, Found):
+                    seen[item.instance] = item
+                else:
+                    seen.pop(item.instance, None)
+    return list(seen.values())
