@@ -11,9 +11,8 @@ import hashlib
 from collections.abc import Iterable, Sequence
 
 import nacl.bindings as nb
-from nacl.exceptions import RuntimeError as NaclRuntimeError
-
 from creepnet.protocol.deck_errors import DeckError
+from nacl.exceptions import RuntimeError as NaclRuntimeError
 
 L = 2**252 + 27742317777372353535851937790883648493  # order of the prime subgroup
 POINT_BYTES = 32

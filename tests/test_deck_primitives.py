@@ -6,15 +6,12 @@ import secrets
 
 import nacl.bindings as nb
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from creepnet.protocol.deck_dleq import proof_context, prove, verify
 from creepnet.protocol.deck_errors import DeckError
 from creepnet.protocol.deck_group import (
     BASE,
-    L,
     CardTable,
+    L,
     card_point,
     check_point,
     check_points,
@@ -24,6 +21,8 @@ from creepnet.protocol.deck_group import (
     scalar_invert,
 )
 from creepnet.protocol.deck_keys import DeckKeys, commit_secret, new_deck_secret
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 TORSION8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
 IDENTITY = (1).to_bytes(32, "little")
@@ -103,10 +102,12 @@ def _statement() -> tuple[bytes, bytes, bytes, bytes, bytes]:
 
 def test_dleq_proves_and_binds_every_context_field() -> None:
     x, h1, g2, h2, g1 = _statement()
-    fields = dict(game_id=b"game", seq=5, author_key=b"A" * 32, operation="open", pool="p", position=3)
+    fields: dict = {"game_id": b"game", "seq": 5, "author_key": b"A" * 32,
+                    "operation": "open", "pool": "p", "position": 3}
     proof = prove(x, g1, h1, g2, h2, proof_context(**fields))
     assert verify(proof, g1, h1, g2, h2, proof_context(**fields))
-    changes = dict(game_id=b"other", seq=6, author_key=b"B" * 32, operation="lock", pool="q", position=4)
+    changes: dict = {"game_id": b"other", "seq": 6, "author_key": b"B" * 32,
+                     "operation": "lock", "pool": "q", "position": 4}
     for key, value in changes.items():  # replay into another game, event, author, op, position
         assert not verify(proof, g1, h1, g2, h2, proof_context(**{**fields, key: value}))
 
