@@ -1,11 +1,16 @@
-"""Offline verification of a whole log file: a verdict with reasons, never an exception."""
+"""Offline verification of a whole log file: a verdict with reasons, never an exception.
+
+Every event goes through the same session code a live peer runs: decoding, signature, chain,
+entitlement, commitments and the game's rules.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from creepnet.protocol.log import EventLog, Rejection, load_log
+from creepnet.protocol.log import Rejection, parse_or_reject, split_log
+from creepnet.protocol.session import Session
 
 
 @dataclass
@@ -19,6 +24,7 @@ class Verdict:
     error: Rejection | None = None
     notes: list[str] = field(default_factory=list)
     game: bytes | None = None
+    kind: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -29,19 +35,53 @@ class Verdict:
             "error": self.error.to_json() if self.error else None,
             "notes": self.notes,
             "game": self.game.hex() if self.game else None,
+            "kind": self.kind,
         }
 
 
-def verify_log_bytes(data: bytes) -> Verdict:
-    """Verify structure, signatures and chain of a log file's bytes."""
+def replay(data: bytes) -> tuple[Session, Rejection | None]:
+    """Feed a log file through a verifier session; returns it and the first fault, if any."""
+    session = Session()
     try:
-        log = load_log(data)
+        log_file = split_log(data)
     except Rejection as rejection:
-        return Verdict(valid=False, events=max(rejection.seq or 0, 0), error=rejection)
-    return _verdict_for(log)
+        return session, rejection
+    for seq, raw in enumerate(log_file.items):
+        try:
+            session._commit(parse_or_reject(raw, seq))
+        except Rejection as rejection:
+            return session, rejection
+    if log_file.torn:
+        return session, Rejection(
+            len(log_file.items),
+            "torn-tail",
+            f"torn tail: the last {len(log_file.torn_tail)} bytes are an incomplete event "
+            f"(the {len(log_file.items)} events before it are intact)",
+        )
+    if not log_file.items:
+        return session, Rejection(0, "empty", "the log holds no events")
+    return session, None
 
 
-def _verdict_for(log: EventLog) -> Verdict:
-    if not log.events:
-        return Verdict(False, 0, error=Rejection(0, "empty", "the log holds no events"))
-    return Verdict(True, len(log), game=log.game)
+def verify_log_bytes(data: bytes) -> Verdict:
+    session, error = replay(data)
+    verdict = Verdict(
+        valid=error is None,
+        events=len(session.log),
+        error=error,
+        game=session.game,
+        kind=session.kind or None,
+    )
+    if error is not None:
+        return verdict
+    verdict.finished = session.finished
+    verdict.outcome = session.outcome_text
+    verdict.notes.append(f"{session.kind} game {session.name!r} ({session.game.hex()[:8]})")  # type: ignore[union-attr]
+    verdict.notes.extend(session.seat_label(i) for i in range(len(session.seats)))
+    if not session.finished:
+        waiting = session.waiting_for()
+        if session.exhausted():
+            verdict.notes.append("stuck: the seats' committed randomness is exhausted")
+        elif waiting is not None:
+            verdict.notes.append(f"{waiting.describe()} (since seq {waiting.since_seq})")
+    return verdict

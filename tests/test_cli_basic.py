@@ -3,18 +3,15 @@
 import json
 
 from creepnet.cli.main import main
-from creepnet.protocol.event import sign_event
-from creepnet.protocol.identity import Identity
-from creepnet.protocol.log import EventLog
+from creepnet.protocol.table import Table, creeper_bot
 
 
-def write_log(path, length=3):
-    who = Identity.from_seed(b"\x07" * 32)
-    log = EventLog()
-    for seq in range(length):
-        log.append(sign_event(who, game=b"g" * 16, seq=seq, prev=log.head, type="note", body={"n": seq}))
-    path.write_bytes(log.to_bytes())
-    return who
+def write_log(path, plies=4):
+    """A real, unfinished two-seat Creeper game; returns the host's identity."""
+    table = Table(seed=5, options={"max_plies": plies})
+    table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
+    path.write_bytes(table.spectator.log.to_bytes())
+    return table.identities[0]
 
 
 def test_id_creates_then_shows(tmp_path, capsys):
@@ -36,7 +33,7 @@ def test_verify_valid_log(tmp_path, capsys):
     write_log(tmp_path / "game.log")
     assert main(["verify", str(tmp_path / "game.log")]) == 0
     out = capsys.readouterr().out
-    assert "valid, 3 events" in out
+    assert "valid, 9 events, finished" in out and "move limit" in out
 
 
 def test_verify_invalid_log_names_seq_reason_and_author(tmp_path, capsys):
@@ -46,10 +43,10 @@ def test_verify_invalid_log_names_seq_reason_and_author(tmp_path, capsys):
     data[last_sig + 10] ^= 0xFF
     (tmp_path / "bad.log").write_bytes(bytes(data))
     assert main(["verify", str(tmp_path / "bad.log")]) == 1
-    assert "seq 2: bad signature" in capsys.readouterr().out
+    assert "seq 8: bad signature" in capsys.readouterr().out
     assert main(["verify", "--json", str(tmp_path / "bad.log")]) == 1
     verdict = json.loads(capsys.readouterr().out)
-    assert verdict["valid"] is False and verdict["error"]["seq"] == 2
+    assert verdict["valid"] is False and verdict["error"]["seq"] == 8
 
 
 def test_verify_unreadable_file_is_a_usage_error(tmp_path, capsys):
@@ -61,10 +58,11 @@ def test_log_prints_one_line_per_event_and_json(tmp_path, capsys):
     who = write_log(tmp_path / "game.log")
     assert main(["log", str(tmp_path / "game.log")]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 3 and who.fingerprint in lines[0] and "n=2" in lines[2]
+    assert len(lines) == 9 and who.fingerprint in lines[0] and "genesis" in lines[0]
+    assert "move" in lines[-1]
     assert main(["log", "--json", str(tmp_path / "game.log")]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
-    assert [row["seq"] for row in rows] == [0, 1, 2]
+    assert [row["seq"] for row in rows] == list(range(9))
 
 
 def test_no_command_prints_help_and_usage_code(capsys):
@@ -77,4 +75,4 @@ def test_verify_names_the_seq_of_a_malformed_event(tmp_path, capsys):
     data = (tmp_path / "game.log").read_bytes()
     (tmp_path / "bad.log").write_bytes(data + b"\xc1")
     assert main(["verify", str(tmp_path / "bad.log")]) == 1
-    assert "seq 3: malformed event" in capsys.readouterr().out
+    assert "seq 9: malformed event" in capsys.readouterr().out

@@ -1,0 +1,504 @@
+"""The session: folds verified events into a game, one entitled author per position (h11-style).
+
+At every position exactly one seat may author the next event (the host in the lobby, then whoever
+the game names, and for randomness every seat in seat order), so honest peers never fork.  The same
+code path checks a peer's event, the local seat's own event and every event of an offline log:
+
+    decode → signature → game, seq, prev → entitlement → rules (reveals, joins, moves) → append
+
+A session never does I/O.  A node feeds it bytes (``receive``), sends what it produced
+(``owed``, ``play``, ``admit``) and asks whom it is waiting for (``waiting_for``).
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from creepnet.protocol import onion
+from creepnet.protocol.creeper_game import CreeperRules
+from creepnet.protocol.event import GAME_ID_SIZE, Event, sign_event
+from creepnet.protocol.identity import Identity, fingerprint
+from creepnet.protocol.lobby import JoinError, JoinRequest, SeatSecrets, check_player_name
+from creepnet.protocol.log import (
+    EquivocationProof,
+    EventLog,
+    Rejection,
+    check_link,
+    find_equivocation,
+    parse_or_reject,
+)
+from creepnet.protocol.rules import GameRuleError, GameRules, NeedRandom, Result, Turn, expect_keys
+
+RULES: dict[str, GameRules] = {"creeper": CreeperRules()}
+MAX_GAME_NAME = 64
+MAX_BUFFERED = 1024  # events held while waiting for a gap to fill; more is refused, not stored
+
+
+@dataclass
+class Seat:
+    key: bytes
+    player: str
+    anchor: bytes
+    last_reveal: bytes  # the onion layer the next reveal must hash to
+
+    @property
+    def label(self) -> str:
+        return f"{self.player} ({fingerprint(self.key)})"
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """Whose event the game is waiting for, since which accepted event, and for what."""
+
+    seat: int
+    key: bytes
+    player: str
+    since_seq: int
+    what: str
+
+    def describe(self) -> str:
+        return f"waiting for seat {self.seat}, {self.player} ({fingerprint(self.key)}): {self.what}"
+
+
+@dataclass
+class Receipt:
+    """What happened to incoming bytes: status is accepted, duplicate, pending, rejected,
+    equivocation or halted.  ``accepted`` also lists buffered events that now fit."""
+
+    status: str
+    accepted: list[Event] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    proof: EquivocationProof | None = None
+
+    @property
+    def rejection(self) -> Rejection | None:
+        return self.rejections[0] if self.rejections else None
+
+
+class Session:
+    """One game's state as this peer knows it; see the module docstring."""
+
+    def __init__(
+        self,
+        identity: Identity | None = None,
+        secrets_: SeatSecrets | None = None,
+        game: bytes | None = None,
+    ) -> None:
+        self.identity = identity
+        self.secrets = secrets_
+        self.log = EventLog()
+        self.game: bytes | None = game
+        self.kind = ""
+        self.name = ""
+        self.rules: GameRules | None = None
+        self.options: dict[str, Any] = {}
+        self.seat_count = 0
+        self.onion_length = 0
+        self.seats: list[Seat] = []
+        self.started = False
+        self.game_state: Any = None
+        self.draws = 0  # completed random draws
+        self.reveals: list[bytes] = []  # the current draw's preimages so far, in seat order
+        self.halted: EquivocationProof | None = None
+        self._buffer: dict[int, Event] = {}
+
+    # ----- construction -------------------------------------------------------------------
+
+    @classmethod
+    def host(
+        cls,
+        identity: Identity,
+        seat_secrets: SeatSecrets,
+        *,
+        kind: str,
+        name: str,
+        seats: int = 2,
+        player: str = "host",
+        options: dict[str, Any] | None = None,
+        onion_length: int = onion.DEFAULT_LENGTH,
+        game: bytes | None = None,
+    ) -> Session:
+        """A new game whose genesis this identity signs; it takes seat 0."""
+        game = game or secrets.token_bytes(GAME_ID_SIZE)
+        session = cls(identity, seat_secrets, game)
+        body = {
+            "kind": kind,
+            "name": name,
+            "seats": seats,
+            "options": options or {},
+            "onion": onion_length,
+            "player": player,
+            "anchor": onion.anchor(game, seat_secrets.onion_seed, onion_length),
+        }
+        session._commit(session._sign("genesis", body))
+        return session
+
+    @classmethod
+    def follow(
+        cls, game: bytes, identity: Identity | None = None, seat_secrets: SeatSecrets | None = None
+    ) -> Session:
+        """An empty session for a known game id, to be filled by ``receive`` (joiners, spectators)."""
+        return cls(identity, seat_secrets, game)
+
+    @classmethod
+    def from_log(
+        cls,
+        raws: list[bytes],
+        identity: Identity | None = None,
+        seat_secrets: SeatSecrets | None = None,
+    ) -> Session:
+        """Replay and fully verify events; raises Rejection at the first bad one."""
+        session = cls(identity, seat_secrets)
+        for seq, raw in enumerate(raws):
+            session._commit(parse_or_reject(raw, seq))
+        return session
+
+    # ----- what the game is waiting for ------------------------------------------------------
+
+    @property
+    def local_seat(self) -> int | None:
+        if self.identity is None:
+            return None
+        for index, seat in enumerate(self.seats):
+            if seat.key == self.identity.public_key:
+                return index
+        return None
+
+    @property
+    def seat_keys(self) -> list[bytes]:
+        return [seat.key for seat in self.seats]
+
+    @property
+    def next_free_seat(self) -> int | None:
+        if self.started or not self.log.events or len(self.seats) >= self.seat_count:
+            return None
+        return len(self.seats)
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+    @property
+    def result(self) -> Result | None:
+        if self.rules is None or not self.started:
+            return None
+        return self.rules.result(self.game_state)
+
+    @property
+    def engine_state(self) -> Any:
+        return getattr(self.game_state, "state", None)
+
+    def expected(self) -> Turn | None:
+        """The seat entitled to author the next event and the types it may author."""
+        if self.halted is not None or not self.log.events:
+            return None
+        if not self.started:
+            if len(self.seats) < self.seat_count:
+                return Turn(0, frozenset({"seat"}), "seat the next player who asks to join")
+            return Turn(0, frozenset({"start"}), "start the game")
+        assert self.rules is not None
+        step = self.rules.next(self.game_state)
+        if isinstance(step, NeedRandom):
+            if self.draws >= self.onion_length:
+                return None  # see exhausted(): nobody can extend the game any more
+            seat = len(self.reveals)
+            return Turn(seat, frozenset({"reveal"}), f"reveal randomness for the {step.purpose}")
+        return step
+
+    def exhausted(self) -> bool:
+        """The game needs a random draw but every committed onion preimage is spent."""
+        if not self.started or self.finished or self.rules is None:
+            return False
+        step = self.rules.next(self.game_state)
+        return isinstance(step, NeedRandom) and self.draws >= self.onion_length
+
+    def waiting_for(self) -> Waiting | None:
+        turn = self.expected()
+        if turn is None or turn.seat >= len(self.seats):
+            return None
+        seat = self.seats[turn.seat]
+        return Waiting(turn.seat, seat.key, seat.player, len(self.log) - 1, turn.what)
+
+    def my_turn(self) -> Turn | None:
+        """The local seat's turn to take a decision (not an automatic step), if it is one."""
+        turn = self.expected()
+        if turn is None or turn.seat != self.local_seat or turn.types & {"reveal", "seat", "start"}:
+            return None
+        return turn
+
+    # ----- incoming bytes -------------------------------------------------------------------
+
+    def receive(self, raw: bytes) -> Receipt:
+        """Take an event from anywhere; never raises for bad input."""
+        if self.halted is not None:
+            return Receipt("halted", proof=self.halted)
+        try:
+            event = parse_or_reject(raw)
+        except Rejection as rejection:
+            return Receipt("rejected", rejections=[rejection])
+        if self.game is not None and event.game != self.game:
+            return Receipt("rejected", rejections=[Rejection(event.seq, "game", "event of another game")])
+        if event.seq < len(self.log):
+            return self._conflict(self.log.events[event.seq], event)
+        if event.seq > len(self.log):
+            return self._hold(event)
+        receipt = Receipt("accepted")
+        try:
+            self._commit(event)
+        except Rejection as rejection:
+            return Receipt("rejected", rejections=[rejection])
+        receipt.accepted.append(event)
+        self._drain(receipt)
+        return receipt
+
+    def _conflict(self, known: Event, event: Event) -> Receipt:
+        if known.raw == event.raw:
+            return Receipt("duplicate")
+        proof = find_equivocation(known, event)
+        if proof is not None:
+            return self._halt(proof)
+        if event.signature_valid() and event.prev == known.prev:
+            # Same history, so the same entitled author: this signer claimed a seat not theirs.
+            reason = f"not entitled: seq {event.seq} belongs to {fingerprint(known.author)}"
+            return Receipt("rejected", rejections=[Rejection(event.seq, "entitlement", reason, event.author)])
+        return Receipt("rejected", rejections=[Rejection(event.seq, "chain", "conflicts with an accepted event")])
+
+    def _hold(self, event: Event) -> Receipt:
+        held = self._buffer.get(event.seq)
+        if held is not None:
+            if held.raw == event.raw:
+                return Receipt("duplicate")
+            proof = find_equivocation(held, event) if held.signature_valid() else None
+            if proof is not None:
+                return self._halt(proof)
+            return Receipt("rejected", rejections=[Rejection(event.seq, "chain", "conflicts with a held event")])
+        if len(self._buffer) >= MAX_BUFFERED or event.seq - len(self.log) > MAX_BUFFERED:
+            return Receipt("rejected", rejections=[Rejection(event.seq, "sequence", "too far ahead")])
+        self._buffer[event.seq] = event
+        return Receipt("pending")
+
+    def _drain(self, receipt: Receipt) -> None:
+        while len(self.log) in self._buffer:
+            event = self._buffer.pop(len(self.log))
+            try:
+                self._commit(event)
+            except Rejection as rejection:
+                receipt.rejections.append(rejection)
+                return
+            receipt.accepted.append(event)
+        self._buffer = {seq: e for seq, e in self._buffer.items() if seq > len(self.log)}
+
+    def _halt(self, proof: EquivocationProof) -> Receipt:
+        self.halted = proof
+        author = proof.author
+        rejection = Rejection(
+            parse_or_reject(proof.first).seq,
+            "equivocation",
+            "two different signed events at one position: game stopped",
+            author,
+        )
+        return Receipt("equivocation", rejections=[rejection], proof=proof)
+
+    # ----- local actions --------------------------------------------------------------------
+
+    def admit(self, join_request: bytes) -> Event:
+        """Host: seat the player who sent this signed join request."""
+        try:
+            request = JoinRequest.from_bytes(join_request)
+        except JoinError as exc:
+            raise Rejection(len(self.log), "join", str(exc)) from None
+        return self._author("seat", {"join": request.to_map()})
+
+    def join_request(self, player: str) -> bytes:
+        """Joiner: a signed request for the next free seat of this (lobby) game."""
+        seat = self.next_free_seat
+        if seat is None or self.identity is None or self.secrets is None or self.game is None:
+            raise Rejection(len(self.log), "join", "this game has no free seat to ask for")
+        return JoinRequest.create(
+            self.identity, self.secrets, game=self.game, seat=seat, player=player,
+            onion_length=self.onion_length,
+        ).to_bytes()
+
+    def owed(self) -> list[Event]:
+        """Sign and append every automatic event the local seat owes now (start, reveals).
+
+        Raises OnionExhausted when the game is stuck for want of randomness, but only when there
+        is nothing to send: events already signed are always returned, never lost.
+        """
+        produced: list[Event] = []
+        while True:
+            turn = self.expected()
+            if turn is None or turn.seat != self.local_seat:
+                break
+            if "start" in turn.types:
+                produced.append(self._author("start", {}))
+            elif "reveal" in turn.types:
+                assert self.secrets is not None
+                pre = onion.preimage(self.game, self.secrets.onion_seed, self.onion_length, self.draws)
+                produced.append(self._author("reveal", {"draw": self.draws, "pre": pre}))
+            else:
+                break
+        if not produced and self.exhausted():
+            raise onion.OnionExhausted(
+                f"the game needs random draw {self.draws} but its seats committed to only "
+                f"{self.onion_length}; start a new game with a longer onion"
+            )
+        return produced
+
+    def play(self, text: str) -> Event:
+        """The local player's decision, typed as the game's commands (e.g. ``e7-d6``, ``resign``)."""
+        turn = self.my_turn()
+        if turn is None:
+            waiting = self.waiting_for()
+            why = waiting.describe() if waiting else "the game is over"
+            raise Rejection(len(self.log), "entitlement", f"not your turn ({why})")
+        assert self.rules is not None
+        try:
+            type_, body = self.rules.action(self.game_state, turn.seat, text)
+        except GameRuleError as exc:
+            raise Rejection(len(self.log), "illegal", str(exc)) from None
+        if type_ not in turn.types:
+            raise Rejection(len(self.log), "illegal", f"{type_} is not possible now")
+        return self._author(type_, body)
+
+    def _sign(self, type_: str, body: dict[str, Any]) -> Event:
+        if self.identity is None or self.game is None:
+            raise Rejection(len(self.log), "entitlement", "this session has no identity to sign with")
+        return sign_event(
+            self.identity, game=self.game, seq=len(self.log), prev=self.log.head, type=type_, body=body
+        )
+
+    def _author(self, type_: str, body: dict[str, Any]) -> Event:
+        """Sign and append our own event through the very checks a peer's event goes through."""
+        event = self._sign(type_, body)
+        self._commit(event)
+        return event
+
+    # ----- the one path every event takes ---------------------------------------------------
+
+    def _commit(self, event: Event) -> None:
+        if self.halted is not None:
+            raise Rejection(event.seq, "halted", "the game was stopped by an equivocation")
+        check_link(event, self.game, len(self.log), self.log.head)
+        if event.seq == 0:
+            self._genesis(event)
+        else:
+            self._entitled(event)
+        self.log.events.append(event)  # check_link already validated the link
+
+    def _entitled(self, event: Event) -> None:
+        turn = self.expected()
+        if turn is None:
+            if self.exhausted():
+                raise Rejection(event.seq, "finished", "no event can follow: randomness exhausted")
+            raise Rejection(event.seq, "finished", "the game is over; no event may follow")
+        author = self.seats[turn.seat].key if turn.seat < len(self.seats) else None
+        if event.author != author:
+            raise Rejection(
+                event.seq, "entitlement",
+                f"not entitled: {turn.what} is for seat {turn.seat}", event.author,
+            )
+        if event.type not in turn.types:
+            raise Rejection(
+                event.seq, "entitlement",
+                f"{event.type!r} not allowed now (expected {', '.join(sorted(turn.types))})",
+                event.author,
+            )
+        try:
+            if event.type == "seat":
+                self._seat(event)
+            elif event.type == "start":
+                expect_keys(event.body, set())
+                assert self.rules is not None
+                self.started = True
+                self.game_state = self.rules.start(self.seat_count, self.options)
+            elif event.type == "reveal":
+                self._reveal(event, turn.seat)
+            else:
+                assert self.rules is not None
+                self.game_state = self.rules.apply(self.game_state, turn.seat, event.type, event.body)
+        except (GameRuleError, JoinError) as exc:
+            raise Rejection(event.seq, "illegal", str(exc), event.author) from None
+
+    def _genesis(self, event: Event) -> None:
+        def bad(reason: str) -> Rejection:
+            return Rejection(0, "genesis", reason, event.author)
+
+        if event.type != "genesis":
+            raise bad("the first event must be a genesis")
+        body = event.body
+        try:
+            expect_keys(body, {"kind", "name", "seats", "options", "onion", "player", "anchor"})
+            check_player_name(body["player"])
+        except (GameRuleError, JoinError) as exc:
+            raise bad(str(exc)) from None
+        rules = RULES.get(body["kind"]) if isinstance(body["kind"], str) else None
+        if rules is None:
+            raise bad(f"unknown game kind {body['kind']!r}")
+        name, seats, length = body["name"], body["seats"], body["onion"]
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_GAME_NAME or not name.isprintable():
+            raise bad(f"game name must be 1-{MAX_GAME_NAME} printable characters")
+        if isinstance(seats, bool) or not isinstance(seats, int) or not rules.min_seats <= seats <= rules.max_seats:
+            raise bad(f"{rules.kind} takes {rules.min_seats}-{rules.max_seats} seats")
+        if isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= onion.MAX_LENGTH:
+            raise bad(f"onion length must be 1-{onion.MAX_LENGTH}")
+        if not isinstance(body["anchor"], bytes) or len(body["anchor"]) != onion.SECRET_SIZE:
+            raise bad("bad randomness anchor")
+        if not isinstance(body["options"], dict):
+            raise bad("options must be a map")
+        try:
+            rules.check_options(body["options"])
+        except GameRuleError as exc:
+            raise bad(str(exc)) from None
+        self.game = event.game
+        self.kind, self.name, self.rules = rules.kind, name, rules
+        self.seat_count, self.onion_length, self.options = seats, length, body["options"]
+        self.seats = [Seat(event.author, body["player"], body["anchor"], body["anchor"])]
+
+    def _seat(self, event: Event) -> None:
+        expect_keys(event.body, {"join"})
+        request = JoinRequest.from_map(event.body["join"])
+        if request.game != self.game:
+            raise JoinError("join request is for another game")
+        if request.seat != len(self.seats):
+            raise JoinError(f"join request is for seat {request.seat}, the next free seat is {len(self.seats)}")
+        if request.key in self.seat_keys:
+            raise JoinError("this player already has a seat")
+        self.seats.append(Seat(request.key, request.player, request.anchor, request.anchor))
+
+    def _reveal(self, event: Event, seat: int) -> None:
+        expect_keys(event.body, {"draw", "pre"})
+        if event.body["draw"] != self.draws:
+            raise GameRuleError(f"reveal is for draw {event.body['draw']!r}, expected {self.draws}")
+        pre = event.body["pre"]
+        assert self.game is not None
+        if not isinstance(pre, bytes) or not onion.check_reveal(self.game, self.seats[seat].last_reveal, pre):
+            raise GameRuleError("revealed value does not hash to the seat's committed onion layer")
+        self.seats[seat].last_reveal = pre
+        self.reveals.append(pre)
+        if len(self.reveals) == len(self.seats):
+            step = self.rules.next(self.game_state) if self.rules else None
+            assert isinstance(step, NeedRandom)
+            value = onion.uniform(onion.draw_entropy(self.game, self.draws, self.reveals), step.bound)
+            self.game_state = self.rules.apply_random(self.game_state, value)
+            self.draws += 1
+            self.reveals = []
+
+    # ----- words for people -----------------------------------------------------------------
+
+    def seat_label(self, seat: int) -> str:
+        label = f"seat {seat}, {self.seats[seat].label}"
+        if self.started and self.rules is not None:
+            label += f", {self.rules.describe(self.game_state, seat)}"
+        return label
+
+    @property
+    def outcome_text(self) -> str | None:
+        result = self.result
+        if result is None:
+            return None
+        if result.winner is None:
+            return f"draw ({result.reason})"
+        return f"{self.seat_label(result.winner)} wins by {result.reason}"
