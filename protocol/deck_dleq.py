@@ -16,8 +16,8 @@ import secrets
 
 from creepnet.protocol.deck_group import (
     BASE,
-    L,
     SCALAR_BYTES,
+    L,
     frame,
     is_zero_scalar,
     mul,
