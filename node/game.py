@@ -1,0 +1,68 @@
+"""One game held by a node: its session, its store, who follows it, and a change signal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+
+from creepnet.node.peer import Peer
+from creepnet.node.storage import GameStore
+from creepnet.protocol.session import Session
+
+
+@dataclass
+class GameRuntime:
+    session: Session
+    store: GameStore
+    stored: int = 0  # events durably in the log file: only these are ever sent or acknowledged
+    # Everything that touches the session or the file holds this lock, so the file is always
+    # the session's log in order, and events are gossiped in order.
+    lock: trio.Lock = field(default_factory=trio.Lock)
+    followers: dict[bytes, Peer] = field(default_factory=dict)  # peers of this game, by key
+    dial: set[str] = field(default_factory=set)  # addresses to stay connected to for this game
+    changed: trio.Event = field(default_factory=trio.Event)
+    join_refused: str | None = None
+    storage_error: str | None = None
+    reported: dict[str, Any] = field(default_factory=dict)  # what the update stream last said
+
+    @property
+    def game(self) -> bytes:
+        assert self.session.game is not None
+        return self.session.game
+
+    @property
+    def hosted(self) -> bool:
+        """We signed the genesis (seat 0): we admit joiners and advertise the game."""
+        session = self.session
+        return bool(session.log.events) and session.identity is not None and (
+            session.log.events[0].author == session.identity.public_key
+        )
+
+    @property
+    def state(self) -> str:
+        session = self.session
+        if session.halted is not None:
+            return "halted"
+        if session.finished:
+            return "finished"
+        return "playing" if session.started else "lobby"
+
+    def notify(self) -> None:
+        """Wake everyone waiting for this game to change."""
+        self.changed.set()
+        self.changed = trio.Event()
+
+    def describe(self) -> dict[str, Any]:
+        """This game's entry in a `games` reply."""
+        session = self.session
+        return {
+            "game": self.game,
+            "kind": session.kind,
+            "name": session.name,
+            "seats": session.seat_count,
+            "taken": len(session.seats),
+            "state": self.state,
+            "length": self.stored,
+        }

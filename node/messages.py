@@ -1,0 +1,71 @@
+"""Wire messages after the handshake, and the shape checks every incoming one passes.
+
+The node checks only shapes (types and sizes of fields); whether an event is valid is decided by
+the session, which gets the raw bytes untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from creepnet.node.framing import BATCH_BYTES
+from creepnet.node.peer import ProtocolViolation
+from creepnet.protocol.event import GAME_ID_SIZE
+
+MAX_BATCH = 1024  # events per `events` message
+
+# type -> {field: python type}; `type` itself is checked by the framing layer.
+SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "have": {"game": bytes, "length": int},
+    "get": {"game": bytes, "from": int},
+    "events": {"game": bytes, "from": int, "items": list, "length": int},
+    "list": {},
+    "games": {"items": list},
+    "join": {"game": bytes, "request": bytes},
+    "join-refused": {"game": bytes, "reason": str},
+}
+
+
+def check(message: dict[str, Any]) -> dict[str, Any]:
+    """Return message if it has the fields of its type (extra fields are ignored), else raise."""
+    kind = message["type"]
+    shape = SHAPES.get(kind)
+    if shape is None:
+        raise ProtocolViolation(f"unknown message type {kind!r}")
+    for name, expected in shape.items():
+        value = message.get(name)
+        if not isinstance(value, expected) or isinstance(value, bool):
+            raise ProtocolViolation(f"`{kind}.{name}` is missing or of the wrong type")
+        if expected is int and value < 0:
+            raise ProtocolViolation(f"`{kind}.{name}` must not be negative")
+    if "game" in shape and len(message["game"]) != GAME_ID_SIZE:
+        raise ProtocolViolation(f"`{kind}.game` must be {GAME_ID_SIZE} bytes")
+    if kind == "events":
+        items = message["items"]
+        if len(items) > MAX_BATCH or not all(isinstance(item, bytes) for item in items):
+            raise ProtocolViolation(f"`events.items` must be at most {MAX_BATCH} byte strings")
+    return message
+
+
+def have(game: bytes, length: int) -> dict[str, Any]:
+    return {"type": "have", "game": game, "length": length}
+
+
+def get(game: bytes, start: int) -> dict[str, Any]:
+    return {"type": "get", "game": game, "from": start}
+
+
+def events(game: bytes, start: int, raws: list[bytes], length: int) -> dict[str, Any]:
+    return {"type": "events", "game": game, "from": start, "items": raws, "length": length}
+
+
+def batch(raws: list[bytes], start: int) -> list[bytes]:
+    """The events from start that fit one frame (always at least one if any)."""
+    out: list[bytes] = []
+    size = 0
+    for raw in raws[start:]:
+        if out and (size + len(raw) > BATCH_BYTES or len(out) >= MAX_BATCH):
+            break
+        out.append(raw)
+        size += len(raw)
+    return out
