@@ -76,3 +76,17 @@ def test_verify_names_the_seq_of_a_malformed_event(tmp_path, capsys):
     (tmp_path / "bad.log").write_bytes(data + b"\xc1")
     assert main(["verify", str(tmp_path / "bad.log")]) == 1
     assert "seq 9: malformed event" in capsys.readouterr().out
+
+
+def test_replay_shows_who_did_what_and_the_board(tmp_path, capsys):
+    write_log(tmp_path / "game.log")
+    assert main(["replay", str(tmp_path / "game.log")]) == 0
+    out = capsys.readouterr().out
+    assert "seq 0: seat 0, p0" in out and "hosts creeper game" in out
+    assert "reveals randomness for draw 0" in out and "plays " in out
+    assert "result: draw (move limit of 4 plies)" in out
+    assert out.count("ply ") == 5  # the start position and four moves
+    assert main(["replay", "--at", "5", str(tmp_path / "game.log")]) == 0
+    at = capsys.readouterr().out
+    assert at.startswith("seq 5:") and "ply 1" in at
+    assert main(["replay", "--at", "99", str(tmp_path / "game.log")]) == 2

@@ -1,0 +1,77 @@
+"""`creepnet replay FILE [--at SEQ]`: the game event by event, with the board and who did what."""
+
+from __future__ import annotations
+
+import argparse
+
+from creepnet.cli.options import UsageError, fail, read_file
+from creepnet.protocol.log import Rejection, parse_or_reject, split_log
+from creepnet.protocol.session import Session
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("replay", help="replay a game log, showing the board after each move")
+    parser.add_argument("file", help="a game log file")
+    parser.add_argument("--at", type=int, metavar="SEQ", help="show only the position after event SEQ")
+    parser.set_defaults(func=run)
+
+
+def describe(session: Session, event_index: int) -> str:
+    event = session.log.events[event_index]
+    who = next(
+        (session.seat_label(i) for i, key in enumerate(session.seat_keys) if key == event.author),
+        event.author_fingerprint,
+    )
+    body = event.body
+    what = {
+        "genesis": lambda: f"hosts {body['kind']} game {body['name']!r} for {body['seats']} seats",
+        "seat": lambda: f"seats {body['join']['player']} at seat {body['join']['seat']}",
+        "start": lambda: "starts the game",
+        "reveal": lambda: f"reveals randomness for draw {body['draw']}",
+        "move": lambda: f"plays {body['move']}" + (" and offers a draw" if body.get("draw") else ""),
+        "resign": lambda: "resigns",
+        "accept": lambda: "accepts the draw",
+        "decline": lambda: "declines the draw",
+    }.get(event.type, lambda: event.type)()
+    return f"seq {event.seq}: {who} {what}"
+
+
+def board(session: Session) -> str:
+    from creepnet.engine import creeper
+
+    game = session.game_state
+    if game is None:
+        return ""
+    return creeper.render(game.state, game.last_move)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        log_file = split_log(read_file(args.file))
+    except UsageError as exc:
+        return fail(str(exc))
+    except Rejection as exc:
+        return fail(exc.describe(), 1)
+    if args.at is not None and not 0 <= args.at < len(log_file.items):
+        return fail(f"--at must be between 0 and {len(log_file.items) - 1}")
+    session = Session()
+    for seq, raw in enumerate(log_file.items):
+        try:
+            session._commit(parse_or_reject(raw, seq))
+        except Rejection as exc:
+            print(f"INVALID: {exc.describe()}")
+            return 1
+        if args.at is None:
+            print(describe(session, seq))
+            if session.log.events[seq].type in {"move", "start"}:
+                print(board(session))
+        elif seq == args.at:
+            print(describe(session, seq))
+            print(board(session) or "(the game has not started yet)")
+            return 0
+    if session.finished:
+        print(f"result: {session.outcome_text}")
+    else:
+        waiting = session.waiting_for()
+        print(f"unfinished: {waiting.describe() if waiting else 'stuck'}")
+    return 0
