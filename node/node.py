@@ -134,9 +134,9 @@ class Node:
         return self._broadcaster.subscribe(buffer)
 
     def _publish(self, kind: str, text: str, game: bytes | None = None, peer: Peer | None = None,
-                 **data: Any) -> None:
+                 data: dict[str, Any] | None = None) -> None:
         self._broadcaster.publish(
-            Update(kind, text, game, peer.fingerprint if peer else None, data)
+            Update(kind, text, game, peer.fingerprint if peer else None, data or {})
         )
 
     # ----- games: host, join, watch, play -----------------------------------------------------
@@ -243,6 +243,13 @@ class Node:
         if runtime.stored <= event.seq:
             raise StorageError(runtime.storage_error or "the move was not stored")
         return event
+
+    async def flush(self, game: bytes) -> bool:
+        """Retry storing (then sending) events held back by a storage error; True when done."""
+        runtime = self._runtime(game)
+        async with runtime.lock:
+            await self._settle(runtime)
+        return runtime.storage_error is None
 
     async def wait_for(
         self, game: bytes, predicate: Callable[[GameRuntime], bool], timeout: float | None = None
@@ -458,10 +465,16 @@ class Node:
                 for rejection in receipt.rejections:
                     if receipt.status == "equivocation":
                         continue
-                    peer.rejections += 1
-                    self._publish(updates.REJECTED,
-                                  f"rejected event from peer {peer.label}: {rejection.describe()}",
-                                  runtime.game, peer, kind=rejection.kind, seq=rejection.seq)
+                    data = {"kind": rejection.kind, "seq": rejection.seq}
+                    if receipt.status == "rejected":
+                        peer.rejections += 1
+                        text = f"rejected event from peer {peer.label}: {rejection.describe()}"
+                        self._publish(updates.REJECTED, text, runtime.game, peer, data)
+                    else:
+                        # A buffered event that failed once its turn came: it arrived earlier,
+                        # maybe from another peer, so this peer is not to blame for it.
+                        text = f"rejected a held event: {rejection.describe()}"
+                        self._publish(updates.REJECTED, text, runtime.game, None, data)
                 if receipt.status == "equivocation" and receipt.proof is not None:
                     await self._on_equivocation(runtime, receipt.proof, raw)
                 if session.halted is not None:
@@ -503,7 +516,7 @@ class Node:
         except OSError as exc:
             self._publish(updates.STORAGE_ERROR, f"cannot store the proof: {exc}", runtime.game)
         self._publish(updates.HALTED, f"game stopped: {author} signed two different events at "
-                      "one position (proof stored)", runtime.game, author=proof.author)
+                      "one position (proof stored)", runtime.game, data={"author": proof.author})
         # Pass the conflicting event on, so every honest peer sees the proof and stops too.
         seq = len(runtime.session.log.events) - 1
         for follower in runtime.followers.values():
@@ -527,7 +540,9 @@ class Node:
         if new:
             raws = [event.raw for event in new]
             try:
-                await trio.to_thread.run_sync(runtime.store.append, raws)
+                # Shielded: a cancelled append would leave the file and `stored` disagreeing.
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(runtime.store.append, raws)
             except StorageError as exc:
                 runtime.storage_error = str(exc)
                 self._publish(updates.STORAGE_ERROR, f"{exc}; not sending or acknowledging "
@@ -537,7 +552,7 @@ class Node:
             start, runtime.stored, runtime.storage_error = runtime.stored, len(session.log), None
             for event in new:
                 self._publish(updates.EVENT, self._describe_event(session, event), runtime.game,
-                              seq=event.seq, type=event.type)
+                              data={"seq": event.seq, "type": event.type})
             echo = received is None or not all(raw in received for raw in raws)
             for offset in range(0, len(raws), messages.MAX_BATCH):
                 chunk = messages.batch(raws, offset)

@@ -43,3 +43,22 @@ async def connection_pair(timeouts: Timeouts = FAST) -> AsyncIterator[tuple[Conn
 @pytest.fixture
 def fast() -> Timeouts:
     return FAST
+
+
+async def raw_peer(address: str, identity, timeouts: Timeouts = FAST, **kwargs) -> Connection:
+    """A hand-driven peer: connected and through the handshake, then free to misbehave."""
+    from creepnet.node.handshake import handshake
+    from creepnet.node.transport import connect
+
+    conn = await connect(address, timeouts)
+    await handshake(conn, identity, **kwargs)
+    return conn
+
+
+async def next_update(channel, predicate, seconds: float = 10):
+    """The first update on channel that satisfies predicate."""
+    with trio.fail_after(seconds):
+        async for update in channel:
+            if predicate(update):
+                return update
+    raise AssertionError("update stream ended")

@@ -1,0 +1,182 @@
+"""Hostile bytes and hostile peers: bounded memory, clean rejection, the honest node goes on."""
+
+import struct
+
+import pytest
+import trio
+
+from conftest import FAST, LOOPBACK, next_update, raw_peer
+from creepnet.node import updates
+from creepnet.node.bot import run_bot
+from creepnet.node.framing import FrameReader
+from creepnet.node.handshake import HandshakeError
+from creepnet.node.node import Node, NodeError
+from creepnet.node.peer import SEND_QUEUE, Peer
+from creepnet.node.handshake import PeerHello
+from creepnet.node.transport import Connection, Timeouts, connect
+from creepnet.protocol import codec
+from creepnet.protocol.event import sign_event
+from creepnet.protocol.identity import Identity
+
+MALLORY = Identity.from_seed(b"\x66" * 32)
+QUICK = Timeouts(connect=2, handshake=0.5, ping=0.5, idle=3, send=2, retry=0.05)
+
+
+class LyingIdentity(Identity):
+    def sign(self, message: bytes) -> bytes:
+        return bytes(64)
+
+
+async def read_until_closed(stream, seconds=5):
+    """Everything the other end sends until it closes; fails if it stays open."""
+    reader, frames = FrameReader(stream), []
+    with trio.fail_after(seconds):
+        while True:
+            try:
+                frames.append(await reader.read())
+            except Exception:
+                return frames
+
+
+async def test_half_open_connection_times_out_and_the_node_stays_up(tmp_path):
+    async with Node.open(tmp_path / "a", timeouts=QUICK) as node, node.updates() as news:
+        silent = [await trio.open_tcp_stream(LOOPBACK, node.port) for _ in range(3)]
+        # An honest peer is served while the silent ones hang in their handshake.
+        honest = await raw_peer(node.address, Identity.generate(), QUICK)
+        await honest.send({"type": "list"})
+        with trio.fail_after(5):
+            assert (await honest.receive()) == {"type": "games", "items": []}
+        failed = await next_update(news, lambda u: u.kind == updates.HANDSHAKE_FAILED)
+        assert "not completed within 0.5s" in failed.text
+        frames = await read_until_closed(silent[0])
+        assert frames and frames[-1]["type"] == "error"
+        for stream in silent:
+            await stream.aclose()
+        await honest.aclose()
+
+
+async def test_version_mismatch_between_nodes_is_reported_on_both_sides(tmp_path):
+    async with (
+        Node.open(tmp_path / "a", timeouts=QUICK) as old,
+        Node.open(tmp_path / "b", timeouts=QUICK, version=2) as new,
+        old.updates() as news,
+    ):
+        with pytest.raises(NodeError, match="unsupported protocol version"):
+            await new.list_games(old.address)
+        failed = await next_update(news, lambda u: u.kind == updates.HANDSHAKE_FAILED)
+        assert "unsupported protocol version 2" in failed.text
+
+
+async def test_bad_handshake_signature_is_refused_with_a_reason(tmp_path):
+    async with Node.open(tmp_path / "a", timeouts=QUICK) as node, node.updates() as news:
+        with pytest.raises(HandshakeError, match="peer refused the handshake: bad handshake sig"):
+            await raw_peer(node.address, LyingIdentity(MALLORY._private), QUICK)
+        failed = await next_update(news, lambda u: u.kind == updates.HANDSHAKE_FAILED)
+        assert "bad handshake signature" in failed.text
+
+
+async def test_oversized_frame_and_garbage_close_only_that_connection(tmp_path):
+    async with Node.open(tmp_path / "a", timeouts=QUICK) as node, node.updates() as news:
+        bad = await raw_peer(node.address, MALLORY, QUICK)
+        await bad.stream.send_all(struct.pack(">I", 0xFFFFFFFF))  # 4 GiB declared, none sent
+        frames = await read_until_closed(bad.stream)
+        assert frames[-1]["type"] == "error" and "exceeds the limit" in frames[-1]["reason"]
+        gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
+        assert "exceeds the limit" in gone.text
+
+        garbage = await raw_peer(node.address, MALLORY, QUICK)
+        await garbage.stream.send_all(struct.pack(">I", 3) + b"\xc1\xc1\xc1")
+        frames = await read_until_closed(garbage.stream)
+        assert frames[-1]["type"] == "error" and "bad frame" in frames[-1]["reason"]
+
+        odd = await raw_peer(node.address, MALLORY, QUICK)
+        await odd.send({"type": "events", "game": b"x" * 16, "from": 0, "items": [1], "length": 1})
+        frames = await read_until_closed(odd.stream)
+        assert "protocol violation" in frames[-1]["reason"]
+
+        honest = await raw_peer(node.address, Identity.generate(), QUICK)
+        await honest.send({"type": "list"})
+        with trio.fail_after(5):
+            assert (await honest.receive())["type"] == "games"
+
+
+async def test_a_flood_of_frames_is_absorbed(tmp_path):
+    async with Node.open(tmp_path / "a", timeouts=QUICK) as node:
+        flood = await raw_peer(node.address, MALLORY, QUICK)
+        frame = struct.pack(">I", 1) + b"\x80"  # `{}`: not a message, but first some pings
+        ping = codec.encode({"type": "have", "game": b"z" * 16, "length": 5})
+        burst = (struct.pack(">I", len(ping)) + ping) * 20000
+        with trio.fail_after(20):
+            await flood.stream.send_all(burst)
+            await flood.send({"type": "list"})
+            while (await flood.receive())["type"] != "games":
+                pass
+            await flood.stream.send_all(frame)
+            frames = await read_until_closed(flood.stream)
+        assert "type" in frames[-1]["reason"]
+
+
+async def test_a_peer_that_does_not_read_is_dropped_not_buffered():
+    listeners = await trio.open_tcp_listeners(0, host=LOOPBACK)
+    port = listeners[0].socket.getsockname()[1]
+    conn = await connect(f"{LOOPBACK}:{port}", FAST)
+    other = await listeners[0].accept()  # never reads
+    peer = Peer(conn, PeerHello(MALLORY.public_key, 1, "", "slow"))
+    for n in range(SEND_QUEUE + 1):
+        peer.send({"type": "ping", "n": n})
+    assert "send queue full" in peer.close_reason
+    await conn.aclose()
+    await other.aclose()
+    await listeners[0].aclose()
+
+
+async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
+    with trio.fail_after(40):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            game = await alice.host_game(player="alice", options={"max_plies": 40})
+            await bob.join(alice.address, player="bob")
+            mallory = await raw_peer(alice.address, MALLORY)
+            await mallory.send({"type": "have", "game": game, "length": 0})
+            session = alice.session(game)
+            bob_key = bob.identity.public_key
+            async with trio.open_nursery() as nursery:  # some moves first
+                nursery.start_soon(run_bot, alice, game, "random", 1)
+                nursery.start_soon(run_bot, bob, game, "random", 2)
+                await alice.wait_for(game, lambda rt: len(rt.session.log) >= 10)
+                nursery.cancel_scope.cancel()
+            # Quiet now (both bots stopped), so the forgeries target exactly the next position.
+            await bob.wait_for(game, lambda rt: rt.stored == len(session.log))
+            seq, head = len(session.log), session.log.head
+            own = sign_event(MALLORY, game=game, seq=seq, prev=head, type="move",
+                             body={"move": "a1-b2"})
+            tampered = sign_event(MALLORY, game=game, seq=seq, prev=head, type="resign", body={})
+            as_bob = codec.decode(tampered.raw)
+            as_bob["author"] = bob_key  # claims to be bob, signed by mallory
+            replay = sign_event(MALLORY, game=b"\x00" * 16, seq=seq, prev=head, type="move",
+                                body={"move": "a1-b2"})
+            items = [own.raw, codec.encode(as_bob), replay.raw, b"\xc1junk"]
+            await mallory.send({"type": "events", "game": game, "from": seq, "items": items,
+                                "length": seq + 1})
+            reasons = []
+            while len(reasons) < 4:
+                update = await next_update(news, lambda u: u.kind == updates.REJECTED)
+                assert MALLORY.fingerprint in update.text
+                reasons.append(update.data["kind"])
+            assert sorted(reasons) == sorted(["entitlement", "signature", "game", "malformed"])
+            assert len(session.log) == seq
+            async with trio.open_nursery() as nursery:  # and the game goes on to its end
+                nursery.start_soon(run_bot, alice, game, "random", 3)
+                nursery.start_soon(run_bot, bob, game, "random", 4)
+            assert session.finished
+            assert alice.home.game(game).log_path.read_bytes() == bob.session(game).log.to_bytes()
+            for _ in range(20):  # and a peer that keeps lying is cut off
+                await mallory.send({"type": "events", "game": game, "from": 0,
+                                    "items": [b"\xc1"], "length": 1})
+            gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
+            assert MALLORY.fingerprint in gone.text and "were refused" in gone.text
+            await read_until_closed(mallory.stream)
+            await mallory.aclose()
