@@ -81,32 +81,35 @@ class SearchBot:
         root = core.generate(t, node[0], node[1])
         self.rng.shuffle(root)
         self._t, self._visited = t, 0
+        penalties = {e[4]: _repeat_penalty(state, e[4]) for e in root}
         scores = {e[4]: 0 for e in root}
         for depth in range(1, self.max_depth + 1):
             root.sort(key=lambda e: -scores[e[4]])
             try:
-                scores = self._search_root(root, me, node, depth)
+                scores = self._search_root(root, me, node, depth, penalties)
             except _OutOfBudget:
                 break
-            if max(scores.values()) >= WIN - depth:
+            if max(scores.values()) > WIN // 2:
                 break  # a forced win is found; deeper search cannot improve on it
-        return max(root, key=lambda e: scores[e[4]] - self._repeat_penalty(state, e[4]))[4]
-
-    @staticmethod
-    def _repeat_penalty(state: State, move: Move) -> int:
-        # Search sees no history, so it would happily flip the same disc back and forth forever;
-        # steering away from positions already seen makes games progress.
-        return REPEAT_PENALTY * (repetitions(apply(state, move)) - 1)
+        return max(root, key=lambda e: scores[e[4]])[4]
 
     def _search_root(
-        self, root: list[Entry], me: int, node: tuple[int, int, int, int], depth: int
+        self,
+        root: list[Entry],
+        me: int,
+        node: tuple[int, int, int, int],
+        depth: int,
+        penalties: dict[Move, int],
     ) -> dict[Move, int]:
+        """Scores net of the repetition penalty; below the best they are only upper bounds,
+        so the first move in `root` order with the top score is the true best."""
         alpha = -WIN - 1
         scores: dict[Move, int] = {}
         for e in root:
-            score = -self._negamax(e, me, node, depth - 1, -WIN - 1, -alpha, 1)
-            scores[e[4]] = score
-            alpha = max(alpha, score)
+            penalty = penalties[e[4]]
+            raw = -self._negamax(e, me, node, depth - 1, -WIN - 1, -(alpha + penalty), 1)
+            scores[e[4]] = raw - penalty
+            alpha = max(alpha, raw - penalty)
         return scores
 
     def _negamax(
@@ -145,6 +148,12 @@ class SearchBot:
         return best
 
 
+def _repeat_penalty(state: State, move: Move) -> int:
+    # Search sees no history, so it would happily flip the same disc back and forth forever;
+    # steering away from positions already seen makes games progress.
+    return REPEAT_PENALTY * (repetitions(apply(state, move)) - 1)
+
+
 def _evaluate(t: Tables, node: tuple[int, int, int, int], me: int) -> int:
     mine, theirs, own, opp = node
     distances = core.distance(t, opp, me ^ 1) - core.distance(t, own, me)
@@ -180,4 +189,6 @@ def make_bot(name: str, seed: int = 0, **budget: int) -> Bot:
     """A bot by name; `search` takes `nodes=` (per move) and `max_depth=` budgets."""
     if name not in _BOTS:
         raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")
+    if budget and name != "search":
+        raise ValueError(f"the {name} bot takes no budget, got {sorted(budget)}")
     return _BOTS[name](seed, **budget)

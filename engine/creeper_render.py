@@ -73,7 +73,7 @@ def render(state: State, last_move: Move | None = None, colour: bool = False) ->
     lines.append("     " + octagon_files)
     lines.append(_status(state, last_move))
     lines.append(LEGEND)
-    return "\n".join(lines)
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def _status(state: State, last_move: Move | None) -> str:

@@ -34,6 +34,22 @@ def test_bot_names():
     assert set(BOT_NAMES) == {"random", "greedy", "search"}
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("oracle")
+    with pytest.raises(ValueError, match="takes no budget"):
+        make_bot("greedy", nodes=10)
+
+
+def test_same_budget_and_seed_same_choice():
+    state = apply(initial_state(), "e7-d6")
+    assert make_bot("search", 3, nodes=500).choose(state) == make_bot(
+        "search", 3, nodes=500
+    ).choose(state)
+
+
+def test_search_breaks_flip_wars():
+    # Greedy always re-flips a disc it just lost; without its repetition penalty the search bot
+    # (seed 0, 300 nodes) answers in kind and this game shuffles to the ply cap.
+    _, final = play(bot("search", 0), bot("greedy", 0), cap=300)
+    assert outcome(final) is not None
 
 
 @pytest.mark.parametrize("name", BOT_NAMES)
