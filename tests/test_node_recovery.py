@@ -1,0 +1,143 @@
+"""Disconnects, restarts, torn tails and full disks: catch-up resumes, nothing acknowledged is lost."""
+
+import errno
+import os
+
+import pytest
+import trio
+
+from conftest import FAST, next_update
+from creepnet.node import storage, updates
+from creepnet.node.bot import run_bot
+from creepnet.node.node import Node
+from creepnet.node.storage import StorageError
+
+OPTIONS = {"max_plies": 50}
+
+
+async def finish(game, *players):
+    async with trio.open_nursery() as nursery:
+        for seed, node in enumerate(players):
+            nursery.start_soon(run_bot, node, game, "random", seed + 10)
+
+
+async def test_dropped_connection_is_redialled_and_caught_up(tmp_path):
+    with trio.fail_after(30):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            bob.updates() as news,
+        ):
+            game = await alice.host_game(player="alice", options=OPTIONS)
+            await bob.join(alice.address, player="bob")
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(finish, game, alice, bob)
+                await alice.wait_for(game, lambda rt: rt.stored >= 12)
+                alice.peers[bob.identity.public_key].close("test: cable pulled")
+                await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
+                await next_update(news, lambda u: u.kind == updates.PEER_CONNECTED)
+            assert alice.session(game).finished
+            assert alice.session(game).log.to_bytes() == bob.home.game(game).log_path.read_bytes()
+
+
+async def test_restarted_player_and_spectator_resume_from_disk(tmp_path):
+    with trio.fail_after(40):
+        async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
+            game = await alice.host_game(player="alice", options=OPTIONS)
+            async with trio.open_nursery() as outer:
+                # bob and carol run in a scope we cancel: the task-level kill -9
+                async with trio.open_nursery() as doomed:
+                    async def bob_then_die():
+                        async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
+                            await bob.join(alice.address, player="bob")
+                            await run_bot(bob, game, "random", 2)
+
+                    async def carol_then_die():
+                        async with Node.open(tmp_path / "carol", timeouts=FAST) as carol:
+                            await carol.watch(alice.address)
+                            await trio.sleep_forever()
+
+                    doomed.start_soon(bob_then_die)
+                    doomed.start_soon(carol_then_die)
+                    outer.start_soon(run_bot, alice, game, "random", 1)
+                    await alice.wait_for(game, lambda rt: rt.stored >= 14)
+                    doomed.cancel_scope.cancel()
+                bob_log = tmp_path / "bob" / "games" / game.hex() / "log"
+                acknowledged = bob_log.read_bytes()
+                with open(bob_log, "ab") as handle:  # a crash in the middle of an append
+                    handle.write(alice.session(game).log.events[-1].raw[:9])
+                async with (
+                    Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+                    Node.open(tmp_path / "carol", timeouts=FAST) as carol,
+                ):
+                    reloaded = bob.session(game).log.to_bytes()
+                    assert reloaded == acknowledged  # nothing stored was lost, the tear is gone
+                    assert bob.session(game).local_seat is not None
+                    await run_bot(bob, game, "random", 3)
+                    final = (await alice.wait_for(game, lambda rt: rt.session.finished)).session
+                    await carol.wait_for(game, lambda rt: rt.stored == len(final.log))
+                    assert final.finished
+                    for node in (bob, carol):
+                        assert node.home.game(game).log_path.read_bytes() == final.log.to_bytes()
+
+
+async def test_restarted_host_is_redialled(tmp_path):
+    with trio.fail_after(40):
+        async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
+            async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
+                port = alice.port
+                game = await alice.host_game(player="alice", options=OPTIONS)
+                await bob.join(alice.address, player="bob")
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(finish, game, alice, bob)
+                    await alice.wait_for(game, lambda rt: rt.stored >= 10)
+                    nursery.cancel_scope.cancel()
+            async with Node.open(tmp_path / "alice", timeouts=FAST, port=port) as alice:
+                await finish(game, alice, bob)
+                assert alice.session(game).finished
+                await bob.wait_for(game, lambda rt: rt.session.finished)
+                assert alice.session(game).log.to_bytes() == bob.session(game).log.to_bytes()
+
+
+async def test_full_disk_holds_the_move_back_until_it_is_stored(tmp_path, monkeypatch):
+    with trio.fail_after(30):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            game = await alice.host_game(player="alice", options=OPTIONS)
+            await bob.join(alice.address, player="bob")
+            session = alice.session(game)
+            await alice.wait_for(game, lambda rt: rt.session.waiting_for() is not None
+                                 and rt.session.started and rt.session.engine_state is not None
+                                 and rt.session.waiting_for().what.endswith("to move"))
+            if session.my_turn() is None:  # let bob move once so it is alice's turn
+                await bob.wait_for(game, lambda rt: rt.session.my_turn() is not None)
+                from creepnet.engine import creeper
+                from creepnet.engine.creeper_bots import make_bot
+                move = make_bot("random").choose(bob.session(game).engine_state)
+                await bob.play(game, creeper.format_move(move))
+                await alice.wait_for(game, lambda rt: rt.session.my_turn() is not None)
+            log_path = alice.home.game(game).log_path
+            before = log_path.read_bytes()
+
+            def disk_full(fd, data):
+                os.write(fd, bytes(data)[:5])
+                raise OSError(errno.ENOSPC, "No space left on device")
+
+            monkeypatch.setattr(storage, "_write_all", disk_full)
+            from creepnet.engine import creeper
+            from creepnet.engine.creeper_bots import make_bot
+            move = creeper.format_move(make_bot("random").choose(session.engine_state))
+            with pytest.raises(StorageError, match="disk full"):
+                await alice.play(game, move)
+            error = await next_update(news, lambda u: u.kind == updates.STORAGE_ERROR)
+            assert "disk full" in error.text
+            assert log_path.read_bytes() == before  # intact, no half event
+            assert len(bob.session(game).log) == len(session.log) - 1  # and nothing was sent
+            monkeypatch.undo()
+            assert await alice.flush(game)
+            await bob.wait_for(game, lambda rt: len(rt.session.log) == len(session.log))
+            await finish(game, alice, bob)
+            assert log_path.read_bytes() == bob.session(game).log.to_bytes()
