@@ -132,9 +132,6 @@ class Tables:
     def hole_point(self, index: int) -> Point:
         return divmod(index, self.spec.lattice)
 
-    def octagon_point(self, index: int) -> Point:
-        return divmod(index, self.spec.size)
-
     def grow(self, cells: int) -> int:
         """Octagons orthogonally adjacent to `cells` (plus, harmlessly, some of `cells`)."""
         n = self.spec.size

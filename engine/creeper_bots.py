@@ -7,6 +7,7 @@ between bots replays identically on every machine.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Protocol
 
 from creepnet.engine import creeper_core as core
@@ -181,7 +182,11 @@ def _require_moves(state: State) -> list[Move]:
     return moves
 
 
-_BOTS = {"random": RandomBot, "greedy": GreedyBot, "search": SearchBot}
+_BOTS: dict[str, Callable[..., Bot]] = {
+    "random": RandomBot,
+    "greedy": GreedyBot,
+    "search": SearchBot,
+}
 BOT_NAMES: tuple[str, ...] = tuple(_BOTS)
 
 
