@@ -53,3 +53,33 @@ async def test_advertise_browse_update_withdraw():
                 channel, lambda i: isinstance(i, Lost) and i.instance == found.instance
             )
             assert lost is not None
+
+
+async def test_nodes_advertise_their_games_and_join_by_discovery(tmp_path):
+    from conftest import FAST
+    from creepnet.node.bot import run_bot
+    from creepnet.node.node import Node
+
+    with trio.fail_after(40):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST, discovery=True, iface=LOOPBACK_ONLY) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST, discovery=True, iface=LOOPBACK_ONLY) as bob,
+            bob.discovery.browse() as channel,
+        ):
+            game = await alice.host_game(name="by zeroconf", player="alice",
+                                         options={"max_plies": 30})
+            short = game.hex()[:8]
+            found = await next_matching(channel, lambda i: isinstance(i, Found) and i.game == short)
+            assert (found.kind, found.seats_taken, found.seats_total, found.state) == (
+                "creeper", 1, 2, "lobby")
+            assert found.title == f"by zeroconf {alice.fingerprint} {short}"
+            assert found.address == alice.address
+            assert await bob.join(found.address, found.game, player="bob") == game
+            playing = await next_matching(
+                channel, lambda i: isinstance(i, Found) and i.game == short and i.state == "playing"
+            )
+            assert playing.seats_taken == 2
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_bot, alice, game, "random", 1)
+                nursery.start_soon(run_bot, bob, game, "random", 2)
+            await next_matching(channel, lambda i: isinstance(i, Lost) and i.instance == found.instance)

@@ -180,3 +180,49 @@ async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
             assert MALLORY.fingerprint in gone.text and "were refused" in gone.text
             await read_until_closed(mallory.stream)
             await mallory.aclose()
+
+
+async def test_a_silent_peer_is_dropped_after_the_idle_timeout(tmp_path):
+    idle = Timeouts(connect=2, handshake=2, ping=0.2, idle=0.6, send=2, retry=0.05)
+    async with Node.open(tmp_path / "a", timeouts=idle) as node, node.updates() as news:
+        mute = await raw_peer(node.address, MALLORY, idle)  # answers nothing, not even pings
+        gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
+        assert "silent for 0.6s" in gone.text
+        frames = await read_until_closed(mute.stream)
+        assert {f["type"] for f in frames} <= {"ping"}
+        await mute.aclose()
+
+
+async def test_equivocation_stops_the_game_names_the_author_and_spreads(tmp_path):
+    with trio.fail_after(30):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            game = await alice.host_game(player="alice", options={"max_plies": 40})
+            await bob.join(alice.address, player="bob")
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_bot, alice, game, "random", 1)
+                nursery.start_soon(run_bot, bob, game, "random", 2)
+                await alice.wait_for(game, lambda rt: len(rt.session.log) >= 8)
+                nursery.cancel_scope.cancel()
+            await bob.wait_for(game, lambda rt: rt.stored == len(alice.session(game).log))
+            # bob's key signs a second, different event at a position bob already filled
+            log = bob.session(game).log
+            mine = next(e for e in reversed(log.events) if e.author == bob.identity.public_key)
+            twin = sign_event(bob.identity, game=game, seq=mine.seq, prev=mine.prev,
+                              type="resign", body={})
+            relay = await raw_peer(alice.address, MALLORY)
+            await relay.send({"type": "events", "game": game, "from": mine.seq,
+                              "items": [twin.raw], "length": mine.seq + 1})
+            halted = await next_update(news, lambda u: u.kind == updates.HALTED)
+            assert bob.identity.fingerprint in halted.text
+            proof_file = alice.home.game(game).folder / "equivocation"
+            from creepnet.protocol.log import EquivocationProof
+            assert EquivocationProof.from_bytes(proof_file.read_bytes()).verify().author == (
+                bob.identity.public_key)
+            await bob.wait_for(game, lambda rt: rt.session.halted is not None)  # passed on
+            with pytest.raises(Exception, match="not your turn|halted|stopped"):
+                await alice.play(game, "resign")
+            await relay.aclose()
