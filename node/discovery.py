@@ -8,6 +8,7 @@ is only a hint: whether a game is really there is decided by connecting to it ov
 
 from __future__ import annotations
 
+import functools
 import re
 import socket
 from collections.abc import AsyncIterator, Sequence
@@ -15,9 +16,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 import trio
-from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
-
 from creepnet.node.handshake import WIRE_VERSION
+from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
 
 SERVICE_TYPE = "_creepnet._tcp.local."
 STATES = ("lobby", "playing")
@@ -174,7 +174,7 @@ class Discovery:
                     await send.send(Lost(name))
                     continue
                 info = await trio.to_thread.run_sync(
-                    lambda: self.zc.get_service_info(SERVICE_TYPE, name, timeout=3000)
+                    functools.partial(self.zc.get_service_info, SERVICE_TYPE, name, timeout=3000)
                 )
                 if info is not None:
                     await send.send(_parse(info))

@@ -11,7 +11,6 @@ import struct
 from typing import Any
 
 import trio
-
 from creepnet.protocol import codec
 
 HEADER = struct.Struct(">I")

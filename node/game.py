@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import trio
-
 from creepnet.node.peer import Peer
 from creepnet.node.storage import GameStore
 from creepnet.protocol.session import Session

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import trio
-
 from creepnet.node.framing import FrameError
 from creepnet.node.transport import Connection, TransportError
 from creepnet.protocol.identity import (

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import trio
-
 from creepnet.node import messages, updates
 from creepnet.node.discovery import Discovery, GameAd, open_discovery
 from creepnet.node.framing import FrameError
@@ -71,7 +70,7 @@ class Node:
         host: str = "127.0.0.1",
         port: int = 0,
         name: str = "",
-        timeouts: Timeouts = Timeouts(),
+        timeouts: Timeouts | None = None,
         discovery: bool = False,
         iface: list[str] | None = None,
         version: int = WIRE_VERSION,
@@ -80,7 +79,7 @@ class Node:
         self.host = host
         self.port = port
         self.name = name
-        self.timeouts = timeouts
+        self.timeouts = timeouts or Timeouts()
         self.use_discovery = discovery
         self.iface = iface
         self.version = version

@@ -10,7 +10,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
-
 from creepnet.node.framing import ConnectionClosed, FrameError
 from creepnet.node.handshake import PeerHello
 from creepnet.node.transport import Connection, TransportError

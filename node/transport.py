@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import trio
-
 from creepnet.node.framing import MAX_FRAME, FrameError, FrameReader, encode_frame
 
 

@@ -7,7 +7,6 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
-
 from creepnet.node.transport import Connection, Timeouts
 
 LOOPBACK = "127.0.0.1"

@@ -3,7 +3,6 @@
 import os
 
 import trio
-
 from creepnet.node.discovery import SERVICE_TYPE, Found, GameAd, Lost, open_discovery
 
 LOOPBACK_ONLY = ["127.0.0.1"]  # network safety: never multicast on other interfaces

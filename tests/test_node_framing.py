@@ -5,7 +5,6 @@ import tracemalloc
 
 import pytest
 import trio
-
 from conftest import connection_pair, loopback_pair
 from creepnet.node.framing import MAX_FRAME, FrameError, FrameReader, encode_frame
 from creepnet.protocol import codec

@@ -2,7 +2,6 @@
 
 import pytest
 import trio
-
 from conftest import connection_pair
 from creepnet.node.handshake import HandshakeError, handshake
 from creepnet.node.transport import Timeouts

@@ -4,16 +4,14 @@ import struct
 
 import pytest
 import trio
-
 from conftest import FAST, LOOPBACK, next_update, raw_peer
 from creepnet.node import updates
 from creepnet.node.bot import run_bot
-from creepnet.node.framing import FrameReader
-from creepnet.node.handshake import HandshakeError
+from creepnet.node.framing import FrameError, FrameReader
+from creepnet.node.handshake import HandshakeError, PeerHello
 from creepnet.node.node import Node, NodeError
 from creepnet.node.peer import SEND_QUEUE, Peer
-from creepnet.node.handshake import PeerHello
-from creepnet.node.transport import Connection, Timeouts, connect
+from creepnet.node.transport import Timeouts, connect
 from creepnet.protocol import codec
 from creepnet.protocol.event import sign_event
 from creepnet.protocol.identity import Identity
@@ -34,7 +32,7 @@ async def read_until_closed(stream, seconds=5):
         while True:
             try:
                 frames.append(await reader.read())
-            except Exception:
+            except (FrameError, trio.BrokenResourceError, OSError):
                 return frames
 
 

@@ -5,9 +5,8 @@ import os
 import stat
 
 import pytest
-
 from creepnet.node import storage
-from creepnet.node.storage import GameStore, Home, StorageError
+from creepnet.node.storage import Home, StorageError
 from creepnet.protocol.event import sign_event
 from creepnet.protocol.identity import Identity
 from creepnet.protocol.log import EventLog, load_log
