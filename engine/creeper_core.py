@@ -32,6 +32,26 @@ def generate(t: Tables, mine: int, theirs: int) -> list[Entry]:
     return moves
 
 
+def has_move(t: Tables, mine: int, theirs: int) -> bool:
+    """Whether the pins `mine` have any legal move; stops at the first (the common case)."""
+    occupied = mine | theirs
+    pins = mine
+    while pins:
+        low = pins & -pins
+        pins ^= low
+        hole = low.bit_length() - 1
+        for e in t.jumps[hole]:
+            if not occupied & e[2]:
+                return True
+        for e in t.steps[hole]:
+            if not occupied & e[2]:
+                return True
+        for e in t.captures[hole]:
+            if theirs & e[3] and not occupied & e[2]:
+                return True
+    return False
+
+
 def play(e: Entry, mine: int, theirs: int, own: int, opp: int) -> tuple[int, int, int, int, bool]:
     """Apply a legal entry; also says whether an octagon turned to the mover's colour."""
     kind, toggle, _, aux, _ = e

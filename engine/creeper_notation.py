@@ -7,6 +7,7 @@ only; whether the move is legal in a position is `apply`'s business.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from creepnet.engine.creeper_board import STANDARD, BoardSpec, Move, MoveKind, tables
 
@@ -18,6 +19,12 @@ class NotationError(ValueError):
 
 
 def parse_move(text: str, spec: BoardSpec = STANDARD) -> Move:
+    return _parse_move(text, spec)
+
+
+# Replaying a log parses the same few hundred move texts over and over; Moves are immutable.
+@lru_cache(maxsize=4096)
+def _parse_move(text: str, spec: BoardSpec) -> Move:
     match = _SHAPE.fullmatch(text.strip())
     if not match:
         raise NotationError(

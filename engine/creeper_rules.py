@@ -175,7 +175,7 @@ def outcome(state: State) -> Outcome | None:
     if _won_by_last_mover(t, state):
         return Outcome(state.to_move.other, Outcome.CONNECTION)
     mine, theirs, _, _ = _relative(state)
-    if not core.generate(t, mine, theirs):
+    if not core.has_move(t, mine, theirs):
         return Outcome(None, Outcome.NO_MOVES)
     return None
 
@@ -194,10 +194,17 @@ def apply(state: State, move: Move | str) -> State:
     t = tables(state.spec)
     if isinstance(move, str):
         move = parse_move(move, state.spec)
-    over = outcome(state)
-    if over is not None:
-        raise IllegalMove(f"game is over ({over})")
-    entry = _legal_entry(t, state, move)
+    if _won_by_last_mover(t, state):
+        raise IllegalMove(f"game is over ({outcome(state)})")
+    try:
+        entry = _legal_entry(t, state, move)
+    except IllegalMove:
+        # Only now is it worth generating every move: a legal move proves the side to move
+        # has one, so a full no-moves check on the hot path would be wasted work.
+        over = outcome(state)
+        if over is not None:
+            raise IllegalMove(f"game is over ({over})") from None
+        raise
     kind, _, _, aux, _ = entry
     mine, theirs, own, opp = _relative(state)
     # Captures and new discs can never be undone, so no earlier position can recur after them.

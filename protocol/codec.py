@@ -96,17 +96,18 @@ def _ext_hook(code: int, data: bytes) -> Any:
     raise CodecError(f"ext type {code} not allowed")
 
 
-def _check_shape(value: Any, depth: int, max_depth: int) -> None:
-    """Reject what msgpack can decode but we never encode (floats) and over-deep nesting."""
+def _check_shape(container: Any, depth: int, max_depth: int) -> None:
+    """Reject what msgpack can decode but we never encode (floats) and over-deep nesting.
+
+    Only containers are visited: this runs on every received event, so it stays lean.
+    """
     if depth > max_depth:
         raise CodecError(f"nesting deeper than {max_depth}")
-    if isinstance(value, float):
-        raise CodecError("floats are not allowed")
-    if isinstance(value, list):
-        for item in value:
-            _check_shape(item, depth + 1, max_depth)
-    elif isinstance(value, dict):
-        for item in value.values():
+    for item in container.values() if type(container) is dict else container:
+        kind = type(item)
+        if kind is float:
+            raise CodecError("floats are not allowed")
+        if kind is dict or kind is list:
             _check_shape(item, depth + 1, max_depth)
 
 
@@ -139,7 +140,10 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
         raise CodecError("invalid UTF-8 in a string") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         raise CodecError(f"malformed msgpack: {exc}") from None
-    _check_shape(value, 0, limits.max_depth)
+    if type(value) is float:
+        raise CodecError("floats are not allowed")
+    if type(value) in (dict, list):
+        _check_shape(value, 1, limits.max_depth)
     if msgpack.packb(value, use_bin_type=True) != data:
         raise CodecError("not the canonical encoding (non-minimal int, length or type)")
     return value
@@ -157,7 +161,8 @@ def split_stream(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Split:
     """Cut concatenated msgpack values into their byte ranges without trusting their content.
 
     Only the last value may be incomplete (a torn write); it is returned as ``tail``.
-    Malformed bytes raise CodecError naming the offset.  Each item still needs ``decode``.
+    Malformed framing raises StreamError naming the offset.  Values are skipped, not built:
+    each item still needs ``decode``, which is where its content is judged.
     """
     unpacker = msgpack.Unpacker(max_buffer_size=max(len(data), 1), **_unpacker_options(limits))
     unpacker.feed(data)
@@ -178,9 +183,10 @@ def split_stream(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Split:
     return Split(items, data[start:])
 
 
-def _iterate(unpacker: msgpack.Unpacker) -> Iterator[Any]:
+def _iterate(unpacker: msgpack.Unpacker) -> Iterator[None]:
     while True:
         try:
-            yield unpacker.unpack()
+            unpacker.skip()
         except msgpack.OutOfData:
             return
+        yield None
