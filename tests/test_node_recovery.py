@@ -141,3 +141,47 @@ async def test_full_disk_holds_the_move_back_until_it_is_stored(tmp_path, monkey
             await bob.wait_for(game, lambda rt: len(rt.session.log) == len(session.log))
             await finish(game, alice, bob)
             assert log_path.read_bytes() == bob.session(game).log.to_bytes()
+
+
+BOB_PROCESS = """
+import sys, pathlib, trio
+from creepnet.node import Node, Timeouts, run_bot
+async def main():
+    timeouts = Timeouts(connect=2, handshake=2, ping=0.5, idle=3, send=2, retry=0.05)
+    async with Node.open(pathlib.Path(sys.argv[1]), timeouts=timeouts) as bob:
+        game = await bob.join(sys.argv[2], player="bob")
+        await run_bot(bob, game, "random", 7)
+        await trio.sleep_forever()
+trio.run(main)
+"""
+
+
+async def test_kill_9_loses_nothing_acknowledged(tmp_path):
+    import sys
+
+    with trio.fail_after(40):
+        async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
+            game = await alice.host_game(player="alice", options=OPTIONS)
+            process = await trio.lowlevel.open_process(
+                [sys.executable, "-c", BOB_PROCESS, str(tmp_path / "bob"), alice.address]
+            )
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(run_bot, alice, game, "random", 1)
+                    await alice.wait_for(game, lambda rt: rt.stored >= 16)
+                    process.kill()  # SIGKILL, whatever bob was doing
+                    await process.wait()
+                    nursery.cancel_scope.cancel()
+            finally:
+                process.kill()
+            # Read bob's disk as the kill left it (before any catch-up can hide a loss).
+            from creepnet.protocol.log import split_log
+            on_disk = split_log((tmp_path / "bob" / "games" / game.hex() / "log").read_bytes())
+            async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
+                # everything bob ever sent (alice has it) was on bob's disk first
+                bob_key = bob.identity.public_key
+                sent = [e for e in alice.session(game).log.events if e.author == bob_key]
+                assert sent and all(on_disk.items[e.seq] == e.raw for e in sent)
+                assert sent[-1].seq < len(on_disk.items)
+                await finish(game, alice, bob)
+                assert alice.session(game).log.to_bytes() == bob.session(game).log.to_bytes()
