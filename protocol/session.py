@@ -34,6 +34,7 @@ from creepnet.protocol.rules import GameRuleError, GameRules, NeedRandom, Result
 RULES: dict[str, GameRules] = {"creeper": CreeperRules()}
 MAX_GAME_NAME = 64
 MAX_BUFFERED = 1024  # events held while waiting for a gap to fill; more is refused, not stored
+MAX_CANDIDATES = 4  # different signed events held for one future position
 
 
 @dataclass
@@ -102,7 +103,9 @@ class Session:
         self.draws = 0  # completed random draws
         self.reveals: list[bytes] = []  # the current draw's preimages so far, in seat order
         self.halted: EquivocationProof | None = None
-        self._buffer: dict[int, Event] = {}
+        # Future events by seq.  Several candidates per position: a validly signed event from a
+        # seat that will turn out not to be entitled must not crowd out the honest one.
+        self._buffer: dict[int, list[Event]] = {}
 
     # ----- construction -------------------------------------------------------------------
 
@@ -266,29 +269,44 @@ class Session:
         return Receipt("rejected", rejections=[Rejection(event.seq, "chain", "conflicts with an accepted event")])
 
     def _hold(self, event: Event) -> Receipt:
-        held = self._buffer.get(event.seq)
-        if held is not None:
-            if held.raw == event.raw:
+        if not event.signature_valid():  # never let forged bytes occupy a future slot
+            return Receipt("rejected", rejections=[Rejection(event.seq, "signature", "bad signature")])
+        held = self._buffer.setdefault(event.seq, [])
+        for other in held:
+            if other.raw == event.raw:
                 return Receipt("duplicate")
-            proof = find_equivocation(held, event) if held.signature_valid() else None
+            proof = find_equivocation(other, event)
             if proof is not None:
                 return self._halt(proof)
-            return Receipt("rejected", rejections=[Rejection(event.seq, "chain", "conflicts with a held event")])
-        if len(self._buffer) >= MAX_BUFFERED or event.seq - len(self.log) > MAX_BUFFERED:
+        buffered = sum(len(events) for events in self._buffer.values())
+        if len(held) >= MAX_CANDIDATES or buffered >= MAX_BUFFERED or event.seq - len(self.log) > MAX_BUFFERED:
             return Receipt("rejected", rejections=[Rejection(event.seq, "sequence", "too far ahead")])
-        self._buffer[event.seq] = event
+        held.append(event)
         return Receipt("pending")
 
     def _drain(self, receipt: Receipt) -> None:
+        """Commit held events that now fit; losing candidates are judged against the winner."""
         while len(self.log) in self._buffer:
-            event = self._buffer.pop(len(self.log))
-            try:
-                self._commit(event)
-            except Rejection as rejection:
-                receipt.rejections.append(rejection)
-                return
-            receipt.accepted.append(event)
-        self._buffer = {seq: e for seq, e in self._buffer.items() if seq > len(self.log)}
+            candidates = self._buffer.pop(len(self.log))
+            committed = None
+            for event in candidates:
+                if committed is None:
+                    try:
+                        self._commit(event)
+                    except Rejection as rejection:
+                        receipt.rejections.append(rejection)
+                        continue
+                    committed = event
+                    receipt.accepted.append(event)
+                else:
+                    verdict = self._conflict(committed, event)
+                    receipt.rejections.extend(verdict.rejections)
+                    if verdict.proof is not None:
+                        receipt.proof = verdict.proof
+                        return
+            if committed is None:
+                break
+        self._buffer = {seq: held for seq, held in self._buffer.items() if seq > len(self.log)}
 
     def _halt(self, proof: EquivocationProof) -> Receipt:
         self.halted = proof

@@ -408,3 +408,27 @@ def test_uniform_is_in_range_and_unbiased_enough():
     assert all(0 <= onion.uniform(bytes([i]) * 32, huge) < huge for i in range(50))
     with pytest.raises(ValueError):
         onion.uniform(b"x" * 32, 0)
+
+
+def test_forged_or_unentitled_future_events_cannot_crowd_out_the_honest_one():
+    table = started_table(seed=40)
+    seat = mover(table)
+    session = table.sessions[seat]
+    first = session.play(creeper_bot("random", 0)(session))
+    table.broadcast(seat, [first])
+    table.pump()
+    other = table.sessions[1 - seat]
+    reply = other.play(creeper_bot("random", 0)(other))
+    late = Session.from_log([e.raw for e in other.log.events[:-2]])
+    # A forgery and a validly signed event by the wrong seat both arrive first for seq n+1.
+    forged = codec.decode(reply.raw)
+    forged["body"] = {"move": "a2-a3"}
+    assert late.receive(codec.encode(forged)).rejection.kind == "signature"
+    stranger = Identity.generate()
+    squatter = forge(late, stranger, "resign", {}, seq=reply.seq, prev=reply.prev)
+    assert late.receive(squatter.raw).status == "pending"
+    assert late.receive(reply.raw).status == "pending"
+    receipt = late.receive(first.raw)
+    assert [e.seq for e in receipt.accepted] == [first.seq, reply.seq]
+    assert any(r.kind == "entitlement" and r.author == stranger.public_key for r in receipt.rejections)
+    assert late.log.to_bytes() == other.log.to_bytes()
