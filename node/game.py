@@ -20,6 +20,7 @@ class GameRuntime:
     # the session's log in order, and events are gossiped in order.
     lock: trio.Lock = field(default_factory=trio.Lock)
     followers: dict[bytes, Peer] = field(default_factory=dict)  # peers of this game, by key
+    acked: dict[bytes, int] = field(default_factory=dict)  # events each peer says it has stored
     dial: set[str] = field(default_factory=set)  # addresses to stay connected to for this game
     changed: trio.Event = field(default_factory=trio.Event)
     join_refused: str | None = None
@@ -47,6 +48,10 @@ class GameRuntime:
         if session.finished:
             return "finished"
         return "playing" if session.started else "lobby"
+
+    def synced(self) -> bool:
+        """Every connected follower has acknowledged every event we stored."""
+        return all(self.acked.get(key, 0) >= self.stored for key in self.followers)
 
     def notify(self) -> None:
         """Wake everyone waiting for this game to change."""

@@ -260,6 +260,10 @@ class Node:
                 await runtime.changed.wait()
         return runtime
 
+    async def wait_synced(self, game: bytes) -> None:
+        """Wait until every connected follower has acknowledged all our stored events."""
+        await self.wait_for(game, lambda rt: rt.synced())
+
     async def wait_changed(self, game: bytes) -> None:
         await self._runtime(game).changed.wait()
 
@@ -403,6 +407,7 @@ class Node:
             for runtime in self.games.values():
                 if runtime.followers.get(peer.key) is peer:
                     del runtime.followers[peer.key]
+                    runtime.notify()  # e.g. wait_synced no longer waits for this peer
             self._publish(updates.PEER_DISCONNECTED,
                           f"{peer.label} disconnected: {peer.close_reason}", peer=peer)
 
@@ -443,6 +448,9 @@ class Node:
         if newly:
             peer.send(messages.have(runtime.game, runtime.stored))
         theirs = message["length"]
+        if theirs > runtime.acked.get(peer.key, -1):
+            runtime.acked[peer.key] = theirs
+            runtime.notify()
         if theirs < runtime.stored:
             self._send_from(runtime, peer, theirs)
         elif theirs > len(runtime.session.log) and runtime.session.halted is None:
@@ -483,6 +491,10 @@ class Node:
         if peer.rejections > MAX_REJECTIONS:
             peer.close(f"sent {peer.rejections} events that were refused")
             return
+        if after > before:
+            # Acknowledge what is now on our disk, so the sender knows we are caught up
+            # (a finished player's node waits for this before it goes away).
+            peer.send(messages.have(runtime.game, runtime.stored))
         # Ask for the rest when the sender has more and this batch moved us (or showed a gap);
         # never on a batch that taught us nothing, so a lying `length` cannot start a loop.
         if message["length"] > after and session.halted is None and (
