@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from creepnet.engine.racer_actions import Request, Slot
 from creepnet.engine.racer_cards import CardId, Catalogue, Kind
 from creepnet.engine.racer_rules import pending
-from creepnet.engine.racer_state import Declaring, Exchange, React, State, locations, redact
+from creepnet.engine.racer_state import Declaring, Drawing, Exchange, React, State, locations, redact
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,8 @@ def audit(state: State, reveal: Mapping[Slot, CardId] | None = None) -> list[str
             problems.append(f"slot {slot} was seen as #{identities[slot]}, revealed as #{card_id}")
         identities.setdefault(slot, card_id)
     where: dict[CardId, str] = {}
+    # A card being drawn is in the hand until the drawer says whether it is a Creep.
+    drawing = state.stage.drawn if isinstance(state.stage, Drawing) else None
     for place, slot in locations(state):
         card_id = identities.get(slot)
         if card_id is None:
@@ -123,7 +125,7 @@ def audit(state: State, reveal: Mapping[Slot, CardId] | None = None) -> list[str
             problems.append(f"card #{card_id} is both in {where[card_id]} and {place}")
         where[card_id] = place
         kind = state.catalogue[card_id].kind
-        if "hand" in place and kind is Kind.CREEP:
+        if "hand" in place and kind is Kind.CREEP and slot != drawing:
             problems.append(f"Creep #{card_id} was kept hidden in {place}")
         if place.startswith("line") and kind is not Kind.CREEP:
             problems.append(f"#{card_id} in {place} is not a Creep")
