@@ -29,7 +29,7 @@ from creepnet.engine.racer_actions import (
 from creepnet.engine.racer_cards import STANDARD_CATALOGUE, Catalogue
 from creepnet.engine.racer_rules import apply, legal_actions, pending
 from creepnet.engine.racer_state import Options, State, new_game, redact
-from creepnet.engine.racer_view import Observation, observation
+from creepnet.engine.racer_view import Observation, observation_of_view
 
 
 class Bot(Protocol):
@@ -85,11 +85,12 @@ def play_game(
         if actor == CHANCE:
             action: Action = chance_action(state, rng)
         else:
-            legal = legal_actions(redact(state, actor))
+            view = redact(state, actor)  # the seat decides on what it may know, only
+            legal = legal_actions(view)
             if not legal:
                 raise AssertionError(f"seat {actor} has no option at {request!r}")
             action = legal[0] if len(legal) == 1 else bots[actor].choose(
-                observation(state, actor), legal)
+                observation_of_view(view, actor), legal)
         following = apply(state, action)
         if observer is not None:
             observer(state, actor, action, following)

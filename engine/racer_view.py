@@ -59,7 +59,13 @@ class Observation:
 
 
 def observation(state: State, seat: int) -> Observation:
-    view = redact(state, seat)  # derive everything from the seat's own information state
+    """``seat``'s observation, derived only from its own information state."""
+    return observation_of_view(redact(state, seat), seat)
+
+
+def observation_of_view(view: State, seat: int) -> Observation:
+    """As ``observation`` for a state that is already ``redact(state, seat)`` (or a seat's
+    protocol node state), saving the second redaction on hot paths."""
     st = view.stage
     players = tuple(
         PlayerView(
