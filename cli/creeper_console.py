@@ -40,6 +40,11 @@ class CreeperConsole:
 
     # ----- what to show ------------------------------------------------------------------
 
+    def ready(self) -> bool:
+        """Seats filled and colours drawn: the moment to introduce the players."""
+        game = self.session.game_state
+        return game is not None and game.light_seat is not None
+
     def introduction(self) -> str:
         s = self.session
         lines = [f"creeper game {s.name!r} ({s.game.hex()[:8]})"]  # type: ignore[union-attr]

@@ -139,6 +139,6 @@ class _Narrator:
         if died:
             verb = " dies" if len(died) == 1 else " die"
             self.parts.append(" and ".join(_name(after, s) for s in died) + verb)
-        for old, new in zip(before.players, after.players):
+        for old, new in zip(before.players, after.players, strict=True):
             if old.active and not new.active:
                 self.parts.append(f"seat {new.seat} is out")

@@ -1,0 +1,54 @@
+"""`creepnet games [--wait SECONDS]`: list the games advertised on the LAN."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import trio
+from creepnet.cli.network import add_network_options, interfaces, setup_logging
+from creepnet.cli.options import fail
+from creepnet.node.discovery import browse_once, open_discovery
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("games", help="list games on the LAN")
+    parser.add_argument("--wait", type=float, default=3.0, help="seconds to listen (default 3)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per game")
+    add_network_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.wait <= 0:
+        return fail("--wait must be positive")
+    setup_logging(args)
+    try:
+        found = trio.run(_browse, interfaces(args), args.wait)
+    except OSError as exc:
+        return fail(f"cannot browse the LAN: {exc}", 1)
+    found.sort(key=lambda f: f.title)
+    if args.json:
+        for f in found:
+            print(json.dumps({"title": f.title, "kind": f.kind, "game": f.game, "address": f.address,
+                              "seats": f"{f.seats_taken}/{f.seats_total}", "state": f.state}))
+        return 0
+    if not found:
+        print(f"no games found on the LAN within {args.wait:g}s")
+        return 0
+    print(f"{'NAME':<24} {'KIND':<8} {'ID':<8} {'SEATS':<5} {'STATE':<8} {'HOST':<9} ADDRESS")
+    for f in found:
+        name, host_fp = _split_title(f.title)
+        print(f"{name[:24]:<24} {f.kind:<8} {f.game:<8} {f.seats_taken}/{f.seats_total:<3} "
+              f"{f.state:<8} {host_fp:<9} {f.address}")
+    return 0
+
+
+def _split_title(title: str) -> tuple[str, str]:
+    parts = title.rsplit(" ", 2)
+    return (parts[0], parts[1]) if len(parts) == 3 else (title, "")
+
+
+async def _browse(iface: list[str] | None, wait: float):
+    async with open_discovery(iface) as discovery:
+        return await browse_once(discovery, wait)

@@ -1,0 +1,40 @@
+"""`creepnet host creeper`: advertise a game on the LAN, wait for an opponent, play."""
+
+from __future__ import annotations
+
+import argparse
+
+from creepnet.cli.network import add_network_options, open_node, run_trio
+from creepnet.cli.options import fail
+from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("host", help="host a game on the LAN and play it")
+    parser.add_argument("kind", choices=["creeper"], help="the game to host")
+    parser.add_argument("--name", default=None, help="the game's name on the LAN (default: yours)")
+    parser.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any)")
+    parser.add_argument("--max-plies", type=int, default=None, help="draw after this many plies")
+    parser.add_argument("--no-discovery", action="store_true", help="do not advertise by zeroconf")
+    add_player_options(parser)
+    add_network_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.max_plies is not None and args.max_plies < 1:
+        return fail("--max-plies must be positive")
+    return run_trio(_host, args)
+
+
+async def _host(args: argparse.Namespace) -> int:
+    player = player_name(args)
+    options = {"max_plies": args.max_plies} if args.max_plies else {}
+    async with open_node(args, discovery=not args.no_discovery, port=args.port) as node:
+        name = args.name or f"{player}'s game"
+        game = await node.host_game(args.kind, name[:64], player=player, options=options)
+        print(f"hosting {args.kind} game {name!r} ({game.hex()[:8]}) as {player} ({node.fingerprint})")
+        print(f"listening on port {node.port}; others join with:  creepnet join {game.hex()[:8]}")
+        print(f"  (or without zeroconf:  creepnet join {game.hex()[:8]} --addr <this-host>:{node.port})")
+        await node.wait_for(game, lambda rt: rt.session.started)
+        return await run_seat(node, game, args)

@@ -1,0 +1,80 @@
+"""`creepnet join NAME-OR-ID [--addr HOST:PORT]`: join (or rejoin) a game and play it."""
+
+from __future__ import annotations
+
+import argparse
+
+from creepnet.cli.network import (
+    DEFAULT_WAIT,
+    add_network_options,
+    find_game,
+    interfaces,
+    open_node,
+    run_trio,
+)
+from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.node.node import Node, NodeError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("join", help="join a game on the LAN (or resume one) and play it")
+    parser.add_argument("game", metavar="NAME-OR-ID", help="the game's name or id (prefix)")
+    parser.add_argument("--addr", metavar="HOST:PORT", help="the host's address: no zeroconf needed")
+    parser.add_argument("--wait", type=float, default=DEFAULT_WAIT, help="seconds to look for the game")
+    add_player_options(parser)
+    add_network_options(parser)
+    parser.set_defaults(func=run)
+
+
+def check_address(text: str) -> str:
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"--addr must look like HOST:PORT, not {text!r}")
+    return text
+
+
+def stored_game(node: Node, target: str) -> bytes | None:
+    """A game this home already holds whose id or name matches: rejoin instead of join."""
+    for game, runtime in node.games.items():
+        if game.hex().startswith(target.lower()) or runtime.session.name == target:
+            return game
+    return None
+
+
+async def locate(args: argparse.Namespace) -> tuple[str, str | None]:
+    """The host's address, and the id prefix to ask it for (None: match by name there)."""
+    if args.addr:
+        return check_address(args.addr), None
+    found = await find_game(args.game, interfaces(args), args.wait)
+    return found.address, found.game
+
+
+async def pick(node: Node, address: str, target: str, prefix: str | None) -> str | None:
+    if prefix:
+        return prefix
+    games = await node.list_games(address)
+    for item in games:
+        if item["name"] == target or item["game"].hex().startswith(target.lower()):
+            return item["game"].hex()
+    listing = ", ".join(f"{i['game'].hex()[:8]} {i['name']!r} ({i['state']})" for i in games) or "none"
+    raise NodeError(f"no game {target!r} at {address}; it holds: {listing}")
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_trio(_join, args)
+
+
+async def _join(args: argparse.Namespace) -> int:
+    async with open_node(args, discovery=False) as node:
+        game = stored_game(node, args.game)
+        if game is not None and node.session(game).local_seat is not None:
+            print(f"resuming game {node.session(game).name!r} ({game.hex()[:8]})")
+            if not node.session(game).finished:
+                return await run_seat(node, game, args)
+            print(f"that game is over: {node.session(game).outcome_text}")
+            return 0
+        address, prefix = await locate(args)
+        target = await pick(node, address, args.game, prefix)
+        game = await node.join(address, target, player=player_name(args))
+        print(f"joined at {address}")
+        return await run_seat(node, game, args)

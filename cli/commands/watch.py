@@ -1,0 +1,35 @@
+"""`creepnet watch NAME-OR-ID [--addr HOST:PORT]`: follow a game as a spectator."""
+
+from __future__ import annotations
+
+import argparse
+
+from creepnet.cli.commands.join import locate, pick
+from creepnet.cli.network import DEFAULT_WAIT, add_network_options, open_node, run_trio
+from creepnet.cli.play_loop import play_in_terminal
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("watch", help="follow a game on the LAN as a spectator")
+    parser.add_argument("game", metavar="NAME-OR-ID", help="the game's name or id (prefix)")
+    parser.add_argument("--addr", metavar="HOST:PORT", help="the host's address: no zeroconf needed")
+    parser.add_argument("--wait", type=float, default=DEFAULT_WAIT, help="seconds to look for the game")
+    parser.add_argument("--colour", action="store_true", help="ANSI colours on the board")
+    add_network_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_trio(_watch, args)
+
+
+async def _watch(args: argparse.Namespace) -> int:
+    async with open_node(args, discovery=False) as node:
+        address, prefix = await locate(args)
+        game = await node.watch(address, await pick(node, address, args.game, prefix))
+        print(f"watching at {address}")
+        await play_in_terminal(node, game, colour=args.colour, leave_on_eof=False)
+        session = node.session(game)
+        if session.finished:
+            print(f"log: {node.home.game(game).log_path}")
+        return 0

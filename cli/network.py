@@ -1,0 +1,105 @@
+"""What the networked commands share: options, opening a node, finding a game on the LAN."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+import trio
+from creepnet.cli.options import add_home_option, fail, home_dir
+from creepnet.node.discovery import Found, open_discovery
+from creepnet.node.node import Node, NodeError
+from creepnet.node.storage import StorageError
+from creepnet.protocol.identity import IdentityError
+
+DEFAULT_WAIT = 5.0
+
+
+def add_network_options(parser: argparse.ArgumentParser) -> None:
+    add_home_option(parser)
+    parser.add_argument(
+        "--iface", action="append", metavar="ADDR",
+        help="use only this interface address (repeatable; default $CREEPNET_IFACE or all)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log what the node does")
+
+
+def interfaces(args: argparse.Namespace) -> list[str] | None:
+    if getattr(args, "iface", None):
+        return list(args.iface)
+    env = os.environ.get("CREEPNET_IFACE", "").strip()
+    return [part.strip() for part in env.split(",") if part.strip()] or None
+
+
+def setup_logging(args: argparse.Namespace) -> None:
+    if getattr(args, "verbose", False):
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+
+
+@asynccontextmanager
+async def open_node(args: argparse.Namespace, *, discovery: bool, port: int = 0) -> AsyncIterator[Node]:
+    """A node listening on the chosen interface (all by default), with or without zeroconf."""
+    setup_logging(args)
+    chosen = interfaces(args)
+    async with Node.open(
+        home_dir(args), host=chosen[0] if chosen else "0.0.0.0", port=port,
+        discovery=discovery, iface=chosen,
+    ) as node:
+        yield node
+
+
+def matches(found: Found, target: str) -> bool:
+    """A game seen on the LAN matches its name, its title or a prefix of its id."""
+    name = found.title.rsplit(" ", 2)[0] if found.title.count(" ") >= 2 else found.title
+    lowered = target.lower()
+    return target in (name, found.title) or (len(lowered) >= 4 and found.game.startswith(lowered))
+
+
+async def find_game(target: str, iface: list[str] | None, wait: float) -> Found:
+    """Browse the LAN until a game matching target appears, or raise LookupError after wait."""
+    async with open_discovery(iface) as discovery, discovery.browse() as channel:
+        seen: dict[str, Found] = {}
+        with trio.move_on_after(wait):
+            async for item in channel:
+                if isinstance(item, Found):
+                    seen[item.instance] = item
+                    if matches(item, target) and item.address:
+                        return item
+                else:
+                    seen.pop(item.instance, None)
+    names = ", ".join(sorted(f.title for f in seen.values())) or "none"
+    raise LookupError(f"no game {target!r} found on the LAN within {wait:g}s (seen: {names})")
+
+
+# Errors a user can cause or fix, and the exit code each gets (2: usage, 1: failure).
+USER_ERRORS: tuple[tuple[type[BaseException], int], ...] = (
+    (ValueError, 2), (LookupError, 1), (NodeError, 1), (StorageError, 1), (IdentityError, 1),
+    (OSError, 1),
+)
+
+
+def leaf_error(exc: BaseException) -> BaseException:
+    """The one real error inside trio's exception groups (nurseries wrap what they propagate)."""
+    while isinstance(exc, BaseExceptionGroup):
+        real = [e for e in exc.exceptions if not isinstance(e, trio.Cancelled)]
+        if len(real) != 1:
+            return exc
+        exc = real[0]
+    return exc
+
+
+def run_trio(main: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.Namespace) -> int:
+    """trio.run for a command: user errors become one line on stderr and an exit code."""
+    try:
+        return trio.run(main, args)
+    except BaseException as exc:  # unwrapped below; re-raised unless it is a user error
+        leaf = leaf_error(exc)
+        if isinstance(leaf, KeyboardInterrupt):
+            raise leaf from None
+        for kind, code in USER_ERRORS:
+            if isinstance(leaf, kind):
+                return fail(str(leaf), code)
+        raise

@@ -1,0 +1,150 @@
+"""The networked commands as people use them: real nodes, real sockets, loopback only."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import trio
+
+from creepnet.cli.play_loop import play_in_terminal
+from creepnet.engine import creeper
+from creepnet.node import Node, run_bot
+from creepnet.protocol.verify import verify_log_bytes
+
+LOOPBACK = "127.0.0.1"
+CLI = [sys.executable, "-m", "creepnet.cli"]
+TIMEOUT = 120  # generous: these machines are slow and shared
+
+
+def cli(*words: str, stdin: str | None = None, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*CLI, *words], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_demo_plays_verifies_and_compares_two_process_logs(tmp_path):
+    result = cli("demo", "creeper", "--quiet", "--pace", "0", "--out", str(tmp_path), "--seed", "3",
+                 "--max-plies", "120")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "logs byte-identical: yes" in result.stdout
+    host, guest = (tmp_path / "host.log").read_bytes(), (tmp_path / "guest.log").read_bytes()
+    assert host == guest
+    verdict = verify_log_bytes(host)
+    assert verdict.valid and verdict.finished and verdict.outcome in result.stdout
+
+
+async def test_human_console_against_a_bot_over_real_nodes(tmp_path):
+    output: list[str] = []
+    async with Node.open(tmp_path / "me", host=LOOPBACK) as me, \
+            Node.open(tmp_path / "bot", host=LOOPBACK) as bot:
+        game = await me.host_game("creeper", "console", player="me", options={"max_plies": 40})
+
+        async def lines():
+            yield "help"
+            yield "zz"  # out of turn: told whom we wait for
+            while True:
+                runtime = await me.wait_for(
+                    game, lambda rt: rt.session.finished or rt.session.my_turn() is not None
+                )
+                if runtime.session.finished:
+                    return
+                yield "moves"
+                yield "zz"  # a typo on our turn gets an explanation, not a crash
+                yield "d4-d5"  # never legal for both sides at once: explained when illegal
+                state = runtime.session.engine_state
+                played = len(runtime.session.log)
+                yield creeper.format_move(creeper.legal_moves(state)[-1])
+                await me.wait_for(game, lambda rt: len(rt.session.log) > played)
+
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                await bot.join(me.address, game, player="bot")
+                nursery.start_soon(run_bot, bot, game, "random", 7)
+                await play_in_terminal(me, game, lines=lines(), out=output.append)
+        text = "\n".join(output)
+        assert "(you)" in text and "your turn" in text and "not your turn" in text
+        assert "legal moves" in text and "Moves look like" in text
+        assert "ply " in text and "game over" in text
+        assert me.session(game).finished
+        assert me.session(game).log.to_bytes() == bot.session(game).log.to_bytes()
+
+
+async def test_games_lists_a_game_hosted_on_loopback(tmp_path):
+    async with Node.open(tmp_path / "host", host=LOOPBACK, discovery=True, iface=[LOOPBACK]) as node:
+        game = await node.host_game("creeper", "listed game", player="h")
+        with trio.fail_after(TIMEOUT):
+            result = await trio.run_process(
+                [*CLI, "games", "--wait", "4", "--json", "--iface", LOOPBACK, "--home", str(tmp_path / "g")],
+                capture_stdout=True, capture_stderr=True,
+            )
+    rows = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    mine = [row for row in rows if row["game"] == game.hex()[:8]]
+    assert mine and mine[0]["title"].startswith("listed game") and mine[0]["seats"] == "1/2"
+    assert mine[0]["state"] == "lobby" and mine[0]["address"].startswith(LOOPBACK)
+
+
+def test_play_against_a_bot_and_resign(tmp_path):
+    # Resigning works whoever moves first: out of turn it is queued until our turn.
+    result = cli("play", "creeper", "--vs", "random", "--home", str(tmp_path), "--player", "tester",
+                 stdin="resign\n")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "wins by resignation" in result.stdout and "verify it with" in result.stdout
+    log = next((tmp_path / "games").glob("*/log")).read_bytes()
+    verdict = verify_log_bytes(log)
+    assert verdict.valid and verdict.finished and "resignation" in verdict.outcome
+
+
+async def test_watch_follows_a_game_by_address(tmp_path):
+    async with Node.open(tmp_path / "a", host=LOOPBACK) as a, Node.open(tmp_path / "b", host=LOOPBACK) as b:
+        game = await a.host_game("creeper", "watched", player="a", options={"max_plies": 30})
+        await b.join(a.address, game, player="b")
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                watcher = await trio.lowlevel.open_process(
+                    [*CLI, "watch", game.hex()[:8], "--addr", a.address, "--home", str(tmp_path / "w"),
+                     "--iface", LOOPBACK],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                )
+                # Play only once the spectator follows, so it sees moves arrive live.
+                await a.wait_for(game, lambda rt: len(rt.followers) >= 2)
+                nursery.start_soon(run_bot, a, game, "greedy", 1)
+                nursery.start_soon(run_bot, b, game, "random", 2)
+                chunks = []
+                while True:
+                    chunk = await watcher.stdout.receive_some(65536)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                await watcher.wait()
+        text = b"".join(chunks).decode()
+        assert watcher.returncode == 0, text
+        assert "watching at" in text and "you are watching" in text and "game over" in text
+        assert Path(text.split("log: ")[-1].strip()).read_bytes() == a.session(game).log.to_bytes()
+
+
+def test_join_errors_are_one_line_with_exit_codes(tmp_path):
+    home = str(tmp_path)
+    refused = cli("join", "x", "--addr", f"{LOOPBACK}:1", "--home", home, "--iface", LOOPBACK)
+    assert refused.returncode == 1 and "cannot connect" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    bad = cli("join", "x", "--addr", "nonsense", "--home", home)
+    assert bad.returncode == 2 and "HOST:PORT" in bad.stderr
+    missing = cli("join", "nothere", "--wait", "1", "--home", home, "--iface", LOOPBACK)
+    assert missing.returncode == 1 and "no game 'nothere'" in missing.stderr
+    usage = cli("host", "chess")
+    assert usage.returncode == 2 and "invalid choice" in usage.stderr
+
+
+async def test_join_by_address_names_the_games_when_the_name_is_wrong(tmp_path):
+    async with Node.open(tmp_path / "host", host=LOOPBACK) as node:
+        await node.host_game("creeper", "real name", player="h")
+        with trio.fail_after(TIMEOUT):
+            result = await trio.run_process(
+                [*CLI, "join", "wrong name", "--addr", node.address, "--home", str(tmp_path / "j")],
+                capture_stdout=True, capture_stderr=True, check=False,
+            )
+    assert result.returncode == 1
+    assert b"no game 'wrong name'" in result.stderr and b"'real name'" in result.stderr
