@@ -17,8 +17,8 @@ from creepnet.engine.racer_actions import (
     AddAttacker,
     AskHostage,
     ChanceAction,
-    DeclareAttack,
     Decide,
+    DeclareAttack,
     DeclineMonster,
     Die,
     Discard,
@@ -65,7 +65,15 @@ from creepnet.engine.racer_cards import (
 from creepnet.engine.racer_driver import Bot, GameResult, chance_action, play_game
 from creepnet.engine.racer_positions import crafted_position, slot_of
 from creepnet.engine.racer_rules import apply, legal_actions, pending
-from creepnet.engine.racer_state import LineCreep, Options, Player, State, locations, new_game, redact
+from creepnet.engine.racer_state import (
+    LineCreep,
+    Options,
+    Player,
+    State,
+    locations,
+    new_game,
+    redact,
+)
 from creepnet.engine.racer_view import Observation, audit, observation
 
 __all__ = [

@@ -10,15 +10,15 @@ expands to consecutive ids). The encrypted-deck layer maps these ids to group po
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 CardId = int
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     CREEP = "creep"
     CALAMITY = "calamity"
     GOOD_FORTUNE = "good_fortune"
@@ -26,7 +26,7 @@ class Kind(str, Enum):
     HERO = "hero"
 
 
-class Hero(str, Enum):
+class Hero(StrEnum):
     DOUBLE = "2X"
     TRIPLE = "3X"
     MODIFIER = "Modifier"
@@ -133,7 +133,9 @@ class Catalogue:
         }
 
 
-def _card_from_entry(card_id: int, entry: Mapping[str, Any], families: Mapping[str, Family]) -> Card:
+def _card_from_entry(
+    card_id: int, entry: Mapping[str, Any], families: Mapping[str, Family]
+) -> Card:
     kind = Kind(entry["kind"])
     if kind is Kind.CREEP:
         strength = int(entry["strength"])
@@ -211,7 +213,3 @@ STANDARD_SPEC: dict[str, Any] = {
 }
 
 STANDARD_CATALOGUE = Catalogue.from_dict(STANDARD_SPEC)
-
-
-def hero_cards(catalogue: Catalogue, ids: Sequence[CardId]) -> tuple[Card, ...]:
-    return tuple(catalogue[i] for i in ids if catalogue[i].kind is Kind.HERO)

@@ -17,8 +17,8 @@ from creepnet.engine.racer_actions import (
     Action,
     AddAttacker,
     AskHostage,
-    DeclareAttack,
     Decide,
+    DeclareAttack,
     DeclineMonster,
     Die,
     Discard,
@@ -49,8 +49,8 @@ from creepnet.engine.racer_actions import (
 )
 from creepnet.engine.racer_cards import OPENING_HEROES, Card, CardId, Hero, Kind
 from creepnet.engine.racer_state import (
-    Declaring,
     DeckShift,
+    Declaring,
     Discarding,
     Drawing,
     Exchange,
@@ -59,7 +59,6 @@ from creepnet.engine.racer_state import (
     LineCreep,
     Moves,
     Over,
-    Player,
     React,
     RevealFaceUp,
     SetupShuffle,
@@ -328,7 +327,7 @@ def _on_start_roll(state: State, st: StartRoll, action: Die) -> State:
     if len(rolls) < len(st.contenders):
         return replace(state, stage=StartRoll(st.contenders, rolls))
     best = max(rolls)
-    tied = tuple(seat for seat, roll in zip(st.contenders, rolls) if roll == best)
+    tied = tuple(seat for seat, roll in zip(st.contenders, rolls, strict=True) if roll == best)
     if len(tied) > 1:
         return replace(state, stage=StartRoll(tied))
     start = tied[0]
@@ -824,7 +823,9 @@ def _reveal(state: State, slot: Slot, card_id: CardId, seats: frozenset[int]) ->
     return replace(state, known=known, audience=audience)
 
 
-def _shuffled(state: State, slots: tuple[Slot, ...], action: Shuffle) -> tuple[State, tuple[Slot, ...]]:
+def _shuffled(
+    state: State, slots: tuple[Slot, ...], action: Shuffle
+) -> tuple[State, tuple[Slot, ...]]:
     """Fresh handles for a shuffled pool; identities follow a given permutation."""
     size = len(slots)
     permutation = action.permutation
@@ -837,7 +838,7 @@ def _shuffled(state: State, slots: tuple[Slot, ...], action: Shuffle) -> tuple[S
     for slot in slots:
         audience.pop(slot, None)
     if permutation is not None:
-        for new_slot, source in zip(fresh, permutation):
+        for new_slot, source in zip(fresh, permutation, strict=True):
             card_id = old[slots[source]]
             if card_id is not None:
                 known[new_slot] = card_id

@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from creepnet.engine.racer_actions import Request, Slot
 from creepnet.engine.racer_cards import CardId, Catalogue, Kind
 from creepnet.engine.racer_rules import pending
-from creepnet.engine.racer_state import Declaring, Drawing, Exchange, React, State, locations, redact
+from creepnet.engine.racer_state import (
+    Declaring,
+    Drawing,
+    Exchange,
+    React,
+    State,
+    locations,
+    redact,
+)
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,8 @@ import pytest
 
 from creepnet.engine.racer import (
     AddAttacker,
-    DeclareAttack,
     Decide,
+    DeclareAttack,
     Die,
     IllegalAction,
     Launch,

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from creepnet.engine import racer
 from creepnet.engine.racer import GameOver, Options, audit, make_bot, pending, play_game
+from creepnet.engine.racer_state import RevealFaceUp, public_slots
 
 
 def bots_for(players, kind, seed):
@@ -20,6 +20,10 @@ def test_random_games_conserve_cards_and_end(seed, players, kind):
     def check(before, actor, action, after):
         problems = audit(after)  # every card in exactly one place, all identities sound
         assert problems == [], (action, problems)
+        everyone = set(range(players))
+        unrevealed = after.stage.slots if isinstance(after.stage, RevealFaceUp) else ()
+        assert all(after.audience[s] == everyone
+                   for s in public_slots(after) if s not in unrevealed)
 
     options = Options(players=players, turn_limit=150)
     result = play_game(bots_for(players, kind, seed), seed, options, observer=check)

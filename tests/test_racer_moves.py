@@ -221,8 +221,10 @@ def test_monster_saves_a_creep_at_zero_and_takes_the_turn_order():
     state = apply(state, Pass())
     assert state.turn.seat == 0  # seat 1 is skipped this round
     # While the Monster stays, no Flat Tire may land anywhere in seat 2's line.
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: [("Slime Sally", ["Tread Troll"]), "Pothole Pete"]},
-                             hands={0: ["Flat Tire", "Bone Dry"]})
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: [("Slime Sally", ["Tread Troll"]), "Pothole Pete"]},
+        hands={0: ["Flat Tire", "Bone Dry"]},
+    )
     pete = slot_of(state, "Pothole Pete")
     with pytest.raises(IllegalAction, match="Monster"):
         apply(state, PlayCalamity(*play(state, "Flat Tire", 0), pete))
@@ -242,7 +244,10 @@ def test_monster_must_match_the_calamity_family():
 
 def test_monster_goes_to_discard_when_its_creep_dies():
     state = crafted_position(
-        lines={0: ["Grimy Gus"], 1: [("Slime Sally", ["Tread Troll", "Bone Dry", "Bone Dry"]), "Rusty Rita"]},
+        lines={
+            0: ["Grimy Gus"],
+            1: [("Slime Sally", ["Tread Troll", "Bone Dry", "Bone Dry"]), "Rusty Rita"],
+        },
         hands={0: ["Bone Dry"], 1: ["2X"]},
     )
     state = apply(state, PlayCalamity(*play(state, "Bone Dry", 0), slot_of(state, "Slime Sally")))
@@ -353,7 +358,11 @@ def test_hostage_needs_a_card_in_both_hands():
 
 def test_an_empty_line_puts_a_player_out_and_play_skips_them():
     state = crafted_position(
-        lines={0: ["Grimy Gus"], 1: [("Slime Sally", ["Flat Tire", "Flat Tire"])], 2: ["Rusty Rita"]},
+        lines={
+            0: ["Grimy Gus"],
+            1: [("Slime Sally", ["Flat Tire", "Flat Tire"])],
+            2: ["Rusty Rita"],
+        },
         hands={0: ["Flat Tire"], 1: ["2X"]},
         decks={1: ["3X", "Skidmark Skip"]},
     )
