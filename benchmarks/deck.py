@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 
 import nacl.bindings as nb
+
 from creepnet.protocol.deck import PUBLIC, DeckSeat, DeckState, audit, create_message
 
 
@@ -106,10 +107,14 @@ def main() -> None:
         print(f"  lock + proofs, per seat:       {best['lock_per_seat'] * 1e3:8.1f} ms")
         print(f"  verify one seat's shuffle:     {best['verify_shuffle_per_seat'] * 1e3:8.1f} ms")
         print(f"  verify one seat's lock:        {best['verify_lock_per_seat'] * 1e3:8.1f} ms")
-        print(f"  complete set-up (all seats' work + one peer's checks): "
-              f"{best['setup_total'] * 1e3:.0f} ms")
-        print(f"  floor ({best['floor_mults']:.0f} mults): {floor * 1e3:.0f} ms, "
-              f"ratio {best['setup_total'] / floor:.1f}x")
+        print(
+            f"  complete set-up (all seats' work + one peer's checks): "
+            f"{best['setup_total'] * 1e3:.0f} ms"
+        )
+        print(
+            f"  floor ({best['floor_mults']:.0f} mults): {floor * 1e3:.0f} ms, "
+            f"ratio {best['setup_total'] / floor:.1f}x"
+        )
         print(f"  one private draw end to end:   {best['draw'] * 1e3:8.2f} ms")
         print(f"  full audit (reveal + recompute): {best['audit'] * 1e3:6.1f} ms")
 

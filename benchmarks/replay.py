@@ -46,7 +46,9 @@ def main() -> None:
         start = time.perf_counter()
         keys: dict[bytes, Ed25519PublicKey] = {}
         for author, message, sig in triples:
-            key = keys.get(author) or keys.setdefault(author, Ed25519PublicKey.from_public_bytes(author))
+            key = keys.get(author) or keys.setdefault(
+                author, Ed25519PublicKey.from_public_bytes(author)
+            )
             key.verify(sig, message)
         bare.append(time.perf_counter() - start)
     total = len(triples)

@@ -24,7 +24,9 @@ def build(events: int) -> EventLog:
     for seq in range(events):
         body = {"move": f"c{seq % 7 + 1}-d{seq % 6 + 1}"}
         log.append(
-            sign_event(seats[seq % 2], game=b"B" * 16, seq=seq, prev=log.head, type="move", body=body)
+            sign_event(
+                seats[seq % 2], game=b"B" * 16, seq=seq, prev=log.head, type="move", body=body
+            )
         )
     return log
 
@@ -45,7 +47,9 @@ def main() -> None:
         start = time.perf_counter()
         keys: dict[bytes, Ed25519PublicKey] = {}
         for author, message, sig in triples:
-            key = keys.get(author) or keys.setdefault(author, Ed25519PublicKey.from_public_bytes(author))
+            key = keys.get(author) or keys.setdefault(
+                author, Ed25519PublicKey.from_public_bytes(author)
+            )
             key.verify(sig, message)
         bare.append(time.perf_counter() - start)
     ours_rate, bare_rate = args.events / min(ours), args.events / min(bare)

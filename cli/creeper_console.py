@@ -75,7 +75,9 @@ class CreeperConsole:
             if s.my_turn() is None:
                 return "working…"
             offer = self._opponent_offer()
-            return "your turn" + (" — your opponent offers a draw (accept/decline, or move)" if offer else "")
+            return "your turn" + (
+                " — your opponent offers a draw (accept/decline, or move)" if offer else ""
+            )
         return waiting.describe()
 
     def prompt(self) -> str:

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import trio
+
 from creepnet.cli.options import add_home_option, fail, home_dir
 from creepnet.node.discovery import Found, open_discovery
 from creepnet.node.node import Node, NodeError
@@ -21,7 +22,9 @@ DEFAULT_WAIT = 5.0
 def add_network_options(parser: argparse.ArgumentParser) -> None:
     add_home_option(parser)
     parser.add_argument(
-        "--iface", action="append", metavar="ADDR",
+        "--iface",
+        action="append",
+        metavar="ADDR",
         help="use only this interface address (repeatable; default $CREEPNET_IFACE or all)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the node does")
@@ -40,13 +43,18 @@ def setup_logging(args: argparse.Namespace) -> None:
 
 
 @asynccontextmanager
-async def open_node(args: argparse.Namespace, *, discovery: bool, port: int = 0) -> AsyncIterator[Node]:
+async def open_node(
+    args: argparse.Namespace, *, discovery: bool, port: int = 0
+) -> AsyncIterator[Node]:
     """A node listening on the chosen interface (all by default), with or without zeroconf."""
     setup_logging(args)
     chosen = interfaces(args)
     async with Node.open(
-        home_dir(args), host=chosen[0] if chosen else "0.0.0.0", port=port,
-        discovery=discovery, iface=chosen,
+        home_dir(args),
+        host=chosen[0] if chosen else "0.0.0.0",
+        port=port,
+        discovery=discovery,
+        iface=chosen,
     ) as node:
         yield node
 
@@ -76,7 +84,11 @@ async def find_game(target: str, iface: list[str] | None, wait: float) -> Found:
 
 # Errors a user can cause or fix, and the exit code each gets (2: usage, 1: failure).
 USER_ERRORS: tuple[tuple[type[BaseException], int], ...] = (
-    (ValueError, 2), (LookupError, 1), (NodeError, 1), (StorageError, 1), (IdentityError, 1),
+    (ValueError, 2),
+    (LookupError, 1),
+    (NodeError, 1),
+    (StorageError, 1),
+    (IdentityError, 1),
     (OSError, 1),
 )
 

@@ -6,6 +6,7 @@ import sys
 from collections.abc import AsyncIterator, Callable
 
 import trio
+
 from creepnet.cli.creeper_console import CreeperConsole
 from creepnet.node import updates
 from creepnet.node.node import Node
@@ -14,8 +15,13 @@ from creepnet.protocol.log import Rejection
 
 Out = Callable[[str], None]
 SHOWN = {
-    updates.PEER_CONNECTED, updates.PEER_DISCONNECTED, updates.REJECTED, updates.HALTED,
-    updates.STORAGE_ERROR, updates.ERROR, updates.JOIN_REFUSED,
+    updates.PEER_CONNECTED,
+    updates.PEER_DISCONNECTED,
+    updates.REJECTED,
+    updates.HALTED,
+    updates.STORAGE_ERROR,
+    updates.ERROR,
+    updates.JOIN_REFUSED,
 }
 BOARD_EVENTS = {"move", "resign", "accept", "decline"}
 

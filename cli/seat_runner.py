@@ -6,6 +6,7 @@ import argparse
 from collections.abc import AsyncIterator
 
 import trio
+
 from creepnet.cli.play_loop import Out, play_in_terminal
 from creepnet.engine.creeper_bots import BOT_NAMES
 from creepnet.node.bot import run_bot
@@ -34,8 +35,12 @@ def player_name(args: argparse.Namespace) -> str:
 
 
 async def run_seat(
-    node: Node, game: bytes, args: argparse.Namespace, *,
-    lines: AsyncIterator[str] | None = None, out: Out = print,
+    node: Node,
+    game: bytes,
+    args: argparse.Namespace,
+    *,
+    lines: AsyncIterator[str] | None = None,
+    out: Out = print,
 ) -> int:
     """Play until the game ends; then make sure our last event reached the others."""
     if args.bot:

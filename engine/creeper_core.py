@@ -68,7 +68,7 @@ def play(e: Entry, mine: int, theirs: int, own: int, opp: int) -> tuple[int, int
 
 
 def connected(t: Tables, discs: int, side: int) -> bool:
-    """Whether `discs` link, orthogonally, an octagon next to one base with one next to the other."""
+    """Whether `discs` link, orthogonally, an octagon next to one base and one next to the other."""
     ring_a, ring_b = t.base_rings[side]
     reach = discs & ring_a
     while reach:

@@ -19,9 +19,11 @@ async def run_bot(
     while True:
         runtime = await node.wait_for(
             game,
-            lambda rt: rt.session.finished
-            or rt.session.halted is not None
-            or (rt.session.my_turn() is not None and rt.storage_error is None),
+            lambda rt: (
+                rt.session.finished
+                or rt.session.halted is not None
+                or (rt.session.my_turn() is not None and rt.storage_error is None)
+            ),
         )
         session = runtime.session
         if session.finished or session.halted is not None:

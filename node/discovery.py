@@ -12,12 +12,13 @@ import functools
 import re
 import socket
 from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 
 import trio
-from creepnet.node.handshake import WIRE_VERSION
 from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
+
+from creepnet.node.handshake import WIRE_VERSION
 
 SERVICE_TYPE = "_creepnet._tcp.local."
 STATES = ("lobby", "playing")
@@ -135,8 +136,12 @@ class Discovery:
             )
         else:
             info = ServiceInfo(
-                SERVICE_TYPE, old.name, addresses=info.addresses, port=info.port,
-                properties=info.properties, server=info.server,
+                SERVICE_TYPE,
+                old.name,
+                addresses=info.addresses,
+                port=info.port,
+                properties=info.properties,
+                server=info.server,
             )
             await trio.to_thread.run_sync(self.zc.update_service, info)
         self._ads[ad.game] = info
@@ -155,18 +160,15 @@ class Discovery:
         token = trio.lowlevel.current_trio_token()
 
         def forward(item: tuple[str, ServiceStateChange]) -> None:
-            try:
+            # Discovery is a hint: dropping a notice under load is harmless.
+            with suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
                 names.send_nowait(item)
-            except (trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
-                pass  # discovery is a hint: dropping a notice under load is harmless
 
         def on_change(
             zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
         ) -> None:  # runs on zeroconf's thread
-            try:
+            with suppress(trio.RunFinishedError):
                 trio.from_thread.run_sync(forward, (name, state_change), trio_token=token)
-            except trio.RunFinishedError:
-                pass
 
         async def resolve() -> None:
             async for name, change in name_receive:
@@ -216,9 +218,7 @@ async def open_discovery(interfaces: list[str] | None = None) -> AsyncIterator[D
             await trio.to_thread.run_sync(zc.close)
 
 
-async def browse_once(
-    discovery: Discovery, seconds: float = 3.0
-) -> list[Found]:
+async def browse_once(discovery: Discovery, seconds: float = 3.0) -> list[Found]:
     """Games seen within a few seconds (for a `creepnet list`-style command)."""
     seen: dict[str, Found] = {}
     async with discovery.browse() as channel:

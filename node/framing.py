@@ -11,6 +11,7 @@ import struct
 from typing import Any
 
 import trio
+
 from creepnet.protocol import codec
 
 HEADER = struct.Struct(">I")

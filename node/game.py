@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import trio
+
 from creepnet.node.peer import Peer
 from creepnet.node.storage import GameStore
 from creepnet.protocol.session import Session
@@ -36,8 +37,10 @@ class GameRuntime:
     def hosted(self) -> bool:
         """We signed the genesis (seat 0): we admit joiners and advertise the game."""
         session = self.session
-        return bool(session.log.events) and session.identity is not None and (
-            session.log.events[0].author == session.identity.public_key
+        return (
+            bool(session.log.events)
+            and session.identity is not None
+            and (session.log.events[0].author == session.identity.public_key)
         )
 
     @property

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import trio
+
 from creepnet.node.framing import FrameError
 from creepnet.node.transport import Connection, TransportError
 from creepnet.protocol.identity import (
@@ -52,7 +53,9 @@ class PeerHello:
         return fingerprint(self.key)
 
 
-def transcript(signer_nonce: bytes, other_nonce: bytes, signer_key: bytes, other_key: bytes) -> bytes:
+def transcript(
+    signer_nonce: bytes, other_nonce: bytes, signer_key: bytes, other_key: bytes
+) -> bytes:
     return DOMAIN + other_nonce + signer_nonce + other_key + signer_key
 
 

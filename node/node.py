@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+
 from creepnet.node import messages, updates
 from creepnet.node.discovery import Discovery, GameAd, open_discovery
 from creepnet.node.framing import FrameError
@@ -132,8 +133,14 @@ class Node:
         """``async with node.updates() as channel: async for update in channel: ...``"""
         return self._broadcaster.subscribe(buffer)
 
-    def _publish(self, kind: str, text: str, game: bytes | None = None, peer: Peer | None = None,
-                 data: dict[str, Any] | None = None) -> None:
+    def _publish(
+        self,
+        kind: str,
+        text: str,
+        game: bytes | None = None,
+        peer: Peer | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
         self._broadcaster.publish(
             Update(kind, text, game, peer.fingerprint if peer else None, data or {})
         )
@@ -150,14 +157,24 @@ class Node:
             raise NodeError(f"no game {game.hex()[:8]} on this node") from None
 
     async def host_game(
-        self, kind: str = "creeper", name: str = "game", *, seats: int = 2, player: str = "host",
+        self,
+        kind: str = "creeper",
+        name: str = "game",
+        *,
+        seats: int = 2,
+        player: str = "host",
         options: dict[str, Any] | None = None,
     ) -> bytes:
         """Create a game (we sign its genesis and take seat 0); returns its id."""
         secrets = SeatSecrets.generate()
         try:
             session = Session.host(
-                self.identity, secrets, kind=kind, name=name, seats=seats, player=player,
+                self.identity,
+                secrets,
+                kind=kind,
+                name=name,
+                seats=seats,
+                player=player,
                 options=options,
             )
         except Rejection as exc:
@@ -171,8 +188,9 @@ class Node:
             raise NodeError(f"cannot store the new game: {runtime.storage_error}")
         return session.game  # type: ignore[return-value]
 
-    async def join(self, address: str, game: bytes | str | None = None, *,
-                   player: str = "player") -> bytes:
+    async def join(
+        self, address: str, game: bytes | str | None = None, *, player: str = "player"
+    ) -> bytes:
         """Join a lobby game at address: fetch its log, ask for the next seat, wait to be seated.
 
         ``game`` may be the id, a hex prefix (as discovery shows it) or None when the host
@@ -191,7 +209,8 @@ class Node:
             runtime = self._register(Session.follow(game_id, self.identity, secrets), store)
         self._follow_through(runtime, peer, address)
         await self.wait_for(
-            game_id, lambda rt: rt.stored >= info["length"] and bool(rt.session.log.events),
+            game_id,
+            lambda rt: rt.stored >= info["length"] and bool(rt.session.log.events),
             timeout=self.timeouts.handshake,
         )
         async with runtime.lock:
@@ -202,7 +221,8 @@ class Node:
         runtime.join_refused = None
         peer.send({"type": "join", "game": game_id, "request": request})
         await self.wait_for(
-            game_id, lambda rt: rt.session.local_seat is not None or rt.join_refused is not None,
+            game_id,
+            lambda rt: rt.session.local_seat is not None or rt.join_refused is not None,
             timeout=self.timeouts.handshake,
         )
         if runtime.session.local_seat is None:
@@ -289,22 +309,32 @@ class Node:
         store = self.home.game(game)
         raws = await trio.to_thread.run_sync(store.load)
         if store.dropped_tail:
-            self._publish(updates.ERROR, f"dropped a torn tail of {store.dropped_tail} bytes "
-                          "(an append cut short by a crash; it was never acknowledged)", game)
+            self._publish(
+                updates.ERROR,
+                f"dropped a torn tail of {store.dropped_tail} bytes "
+                "(an append cut short by a crash; it was never acknowledged)",
+                game,
+            )
         secret_bytes = store.load_secrets()
         secrets = SeatSecrets.from_bytes(secret_bytes) if secret_bytes else None
         identity = self.identity if secrets else None
         session: Session | None = None
         while session is None:
             try:
-                session = (Session.from_log(raws, identity, secrets) if raws
-                           else Session.follow(game, identity, secrets))
+                session = (
+                    Session.from_log(raws, identity, secrets)
+                    if raws
+                    else Session.follow(game, identity, secrets)
+                )
             except Rejection as exc:
                 # Our own file holds only events the session accepted; a bad one means the
                 # file was damaged.  Keep the verified prefix and say so loudly.
                 keep = exc.seq if exc.seq is not None and exc.seq < len(raws) else 0
-                self._publish(updates.ERROR, f"stored log invalid at {exc.describe()}; "
-                              f"keeping the {keep} events before it", game)
+                self._publish(
+                    updates.ERROR,
+                    f"stored log invalid at {exc.describe()}; keeping the {keep} events before it",
+                    game,
+                )
                 raws = raws[:keep]
                 await trio.to_thread.run_sync(store.truncate_events, raws)
         runtime = self._register(session, store, stored=len(raws))
@@ -358,8 +388,9 @@ class Node:
         return dialer
 
     def _wanted(self, address: str) -> bool:
-        return any(address in rt.dial and rt.state in ("lobby", "playing")
-                   for rt in self.games.values())
+        return any(
+            address in rt.dial and rt.state in ("lobby", "playing") for rt in self.games.values()
+        )
 
     async def _dial_loop(self, dialer: _Dialer) -> None:
         """Dial, serve until the connection drops, redial with backoff while a game needs it."""
@@ -368,8 +399,9 @@ class Node:
             while True:
                 try:
                     conn = await connect(dialer.address, self.timeouts)
-                    hello = await handshake(conn, self.identity, name=self.name,
-                                            version=self.version)
+                    hello = await handshake(
+                        conn, self.identity, name=self.name, version=self.version
+                    )
                 except (TransportError, HandshakeError) as exc:
                     dialer.error = str(exc)
                     dialer.notify()
@@ -408,8 +440,11 @@ class Node:
                 if runtime.followers.get(peer.key) is peer:
                     del runtime.followers[peer.key]
                     runtime.notify()  # e.g. wait_synced no longer waits for this peer
-            self._publish(updates.PEER_DISCONNECTED,
-                          f"{peer.label} disconnected: {peer.close_reason}", peer=peer)
+            self._publish(
+                updates.PEER_DISCONNECTED,
+                f"{peer.label} disconnected: {peer.close_reason}",
+                peer=peer,
+            )
 
     # ----- incoming messages ----------------------------------------------------------------
 
@@ -460,8 +495,9 @@ class Node:
         """One batch of stored events from start; the peer asks again for more."""
         raws = [event.raw for event in runtime.session.log.events[: runtime.stored]]
         if start < len(raws):
-            peer.send(messages.events(runtime.game, start, messages.batch(raws, start),
-                                      runtime.stored))
+            peer.send(
+                messages.events(runtime.game, start, messages.batch(raws, start), runtime.stored)
+            )
 
     async def _on_events(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
         session = runtime.session
@@ -497,8 +533,10 @@ class Node:
             peer.send(messages.have(runtime.game, runtime.stored))
         # Ask for the rest when the sender has more and this batch moved us (or showed a gap);
         # never on a batch that taught us nothing, so a lying `length` cannot start a loop.
-        if message["length"] > after and session.halted is None and (
-            after > before or message["from"] > before
+        if (
+            message["length"] > after
+            and session.halted is None
+            and (after > before or message["from"] > before)
         ):
             peer.send(messages.get(runtime.game, after))
 
@@ -526,8 +564,12 @@ class Node:
             await trio.to_thread.run_sync(path.write_bytes, proof.to_bytes())
         except OSError as exc:
             self._publish(updates.STORAGE_ERROR, f"cannot store the proof: {exc}", runtime.game)
-        self._publish(updates.HALTED, f"game stopped: {author} signed two different events at "
-                      "one position (proof stored)", runtime.game, data={"author": proof.author})
+        self._publish(
+            updates.HALTED,
+            f"game stopped: {author} signed two different events at one position (proof stored)",
+            runtime.game,
+            data={"author": proof.author},
+        )
         # Pass the conflicting event on, so every honest peer sees the proof and stops too.
         seq = len(runtime.session.log.events) - 1
         for follower in runtime.followers.values():
@@ -547,7 +589,7 @@ class Node:
                 session.owed()
             except OnionExhausted as exc:
                 self._note(runtime, "exhausted", str(exc), updates.ERROR)
-        new = session.log.events[runtime.stored:]
+        new = session.log.events[runtime.stored :]
         if new:
             raws = [event.raw for event in new]
             try:
@@ -556,14 +598,21 @@ class Node:
                     await trio.to_thread.run_sync(runtime.store.append, raws)
             except StorageError as exc:
                 runtime.storage_error = str(exc)
-                self._publish(updates.STORAGE_ERROR, f"{exc}; not sending or acknowledging "
-                              "the new events until they are stored", runtime.game)
+                self._publish(
+                    updates.STORAGE_ERROR,
+                    f"{exc}; not sending or acknowledging the new events until they are stored",
+                    runtime.game,
+                )
                 runtime.notify()
                 return
             start, runtime.stored, runtime.storage_error = runtime.stored, len(session.log), None
             for event in new:
-                self._publish(updates.EVENT, self._describe_event(session, event), runtime.game,
-                              data={"seq": event.seq, "type": event.type})
+                self._publish(
+                    updates.EVENT,
+                    self._describe_event(session, event),
+                    runtime.game,
+                    data={"seq": event.seq, "type": event.type},
+                )
             echo = received is None or not all(raw in received for raw in raws)
             for offset in range(0, len(raws), messages.MAX_BATCH):
                 chunk = messages.batch(raws, offset)
@@ -591,15 +640,23 @@ class Node:
     def _report(self, runtime: GameRuntime) -> None:
         session = runtime.session
         if session.local_seat is not None:
-            self._note(runtime, "seated", f"seated at {session.seat_label(session.local_seat)}",
-                       updates.SEATED)
+            self._note(
+                runtime,
+                "seated",
+                f"seated at {session.seat_label(session.local_seat)}",
+                updates.SEATED,
+            )
         if session.finished:
             self._note(runtime, "over", f"game over: {session.outcome_text}", updates.GAME_OVER)
             return
         waiting = session.waiting_for()
         if waiting is not None:
-            self._note(runtime, "waiting", f"{waiting.describe()} (since #{waiting.since_seq})",
-                       updates.WAITING)
+            self._note(
+                runtime,
+                "waiting",
+                f"{waiting.describe()} (since #{waiting.since_seq})",
+                updates.WAITING,
+            )
             if session.my_turn() is not None:
                 self._note(runtime, "turn", f"your turn (#{len(session.log)})", updates.YOUR_TURN)
 
@@ -616,26 +673,36 @@ class Node:
             raise NodeError(f"{peer.label} did not list its games") from None
         items = []
         for item in reply["items"]:
-            if (isinstance(item, dict) and isinstance(item.get("game"), bytes)
-                    and len(item["game"]) == 16 and isinstance(item.get("length"), int)
-                    and all(isinstance(item.get(k), str) for k in ("kind", "name", "state"))
-                    and all(isinstance(item.get(k), int) for k in ("seats", "taken"))):
+            if (
+                isinstance(item, dict)
+                and isinstance(item.get("game"), bytes)
+                and len(item["game"]) == 16
+                and isinstance(item.get("length"), int)
+                and all(isinstance(item.get(k), str) for k in ("kind", "name", "state"))
+                and all(isinstance(item.get(k), int) for k in ("seats", "taken"))
+            ):
                 items.append(item)
         return items
 
-    async def _pick_remote_game(self, peer: Peer, game: bytes | str | None,
-                                lobby: bool) -> dict[str, Any]:
+    async def _pick_remote_game(
+        self, peer: Peer, game: bytes | str | None, lobby: bool
+    ) -> dict[str, Any]:
         items = await self._list(peer)
         if isinstance(game, bytes):
             chosen = [item for item in items if item["game"] == game]
         elif isinstance(game, str):
             chosen = [item for item in items if item["game"].hex().startswith(game.lower())]
         else:
-            chosen = [item for item in items
-                      if item["state"] == "lobby" or (not lobby and item["state"] == "playing")]
+            chosen = [
+                item
+                for item in items
+                if item["state"] == "lobby" or (not lobby and item["state"] == "playing")
+            ]
         if len(chosen) != 1:
-            listing = ", ".join(f"{i['game'].hex()[:8]} {i['name']!r} ({i['state']})"
-                                for i in items) or "none"
+            listing = (
+                ", ".join(f"{i['game'].hex()[:8]} {i['name']!r} ({i['state']})" for i in items)
+                or "none"
+            )
             what = "no" if not chosen else "more than one"
             raise NodeError(f"{what} matching game at {peer.conn.label}; it holds: {listing}")
         return chosen[0]
@@ -665,12 +732,19 @@ class Node:
             if not runtime.hosted or runtime.state not in ("lobby", "playing"):
                 continue
             session = runtime.session
-            ads.append(GameAd(
-                game=runtime.game, name=session.name, kind=session.kind,
-                fingerprint=self.fingerprint, port=self.port, seats_taken=len(session.seats),
-                seats_total=session.seat_count, state=runtime.state,
-                addresses=tuple(self._advertised_addresses()),
-            ))
+            ads.append(
+                GameAd(
+                    game=runtime.game,
+                    name=session.name,
+                    kind=session.kind,
+                    fingerprint=self.fingerprint,
+                    port=self.port,
+                    seats_taken=len(session.seats),
+                    seats_total=session.seat_count,
+                    state=runtime.state,
+                    addresses=tuple(self._advertised_addresses()),
+                )
+            )
         return ads
 
     def _advertised_addresses(self) -> list[str]:

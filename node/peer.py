@@ -6,10 +6,12 @@ whose queue is full is dropped (it can catch up with ``have``/``get`` when it co
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
+
 from creepnet.node.framing import ConnectionClosed, FrameError
 from creepnet.node.handshake import PeerHello
 from creepnet.node.transport import Connection, TransportError
@@ -58,10 +60,8 @@ class Peer:
 
     def deliver_reply(self, message: dict[str, Any]) -> None:
         """A reply to a request of ours (e.g. `games`); unasked-for replies beyond 4 are dropped."""
-        try:
+        with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
             self._replies_in.send_nowait(message)
-        except (trio.WouldBlock, trio.ClosedResourceError):
-            pass
 
     async def next_reply(self) -> dict[str, Any]:
         if self.closed.is_set():

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
 import trio
+
 from creepnet.node.framing import MAX_FRAME, FrameError, FrameReader, encode_frame
 
 
@@ -68,10 +70,8 @@ class Connection:
     async def send_error(self, reason: str) -> None:
         """Tell the other end why we hang up; best effort, bounded in time."""
         with trio.move_on_after(1.0):
-            try:
+            with contextlib.suppress(TransportError, FrameError):
                 await self.send({"type": "error", "reason": reason[:500]})
-            except (TransportError, FrameError):
-                pass
 
     async def aclose(self) -> None:
         self.closed = True

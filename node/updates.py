@@ -54,7 +54,11 @@ class Broadcaster:
         self.dropped = 0
 
     def publish(self, update: Update) -> None:
-        level = logging.WARNING if update.kind in (REJECTED, HALTED, STORAGE_ERROR, ERROR) else logging.INFO
+        level = (
+            logging.WARNING
+            if update.kind in (REJECTED, HALTED, STORAGE_ERROR, ERROR)
+            else logging.INFO
+        )
         log.log(level, "%s %s", self.label, update)
         for channel in list(self._subscribers):
             try:
@@ -65,7 +69,9 @@ class Broadcaster:
                 self._subscribers.remove(channel)
 
     @asynccontextmanager
-    async def subscribe(self, buffer: int = 1024) -> AsyncIterator[trio.MemoryReceiveChannel[Update]]:
+    async def subscribe(
+        self, buffer: int = 1024
+    ) -> AsyncIterator[trio.MemoryReceiveChannel[Update]]:
         send, receive = trio.open_memory_channel[Update](buffer)
         self._subscribers.append(send)
         try:

@@ -38,7 +38,9 @@ class CreeperRules:
         if unknown:
             raise GameRuleError(f"unknown creeper options {sorted(unknown)}")
         limit = options.get("max_plies")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
             raise GameRuleError("max_plies must be a positive integer")
 
     def start(self, seats: int, options: dict[str, Any]) -> CreeperGame:
@@ -109,7 +111,9 @@ class CreeperRules:
             return "move", {"move": self._notation(words[0]), "draw": True}
         if len(words) == 1:
             return "move", {"move": self._notation(words[0])}
-        raise GameRuleError("say a move like e7-d6 (add 'draw' to offer a draw), accept, decline or resign")
+        raise GameRuleError(
+            "say a move like e7-d6 (add 'draw' to offer a draw), accept, decline or resign"
+        )
 
     @staticmethod
     def _notation(text: str) -> str:

@@ -32,9 +32,15 @@ def handle_reveal(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if state.secrets[seat] is not None:
         raise DeckError(seat, "reveal", "secret already revealed")
     secret = get(msg, "secret", bytes, seat, "reveal")
-    if len(secret) != SECRET_BYTES or commit_secret(  # type: ignore[arg-type]
-        state.game_id, state.seat_keys[seat], secret  # type: ignore[arg-type]
-    ) != state.joins[seat]:
+    if (
+        len(secret) != SECRET_BYTES
+        or commit_secret(  # type: ignore[arg-type]
+            state.game_id,
+            state.seat_keys[seat],
+            secret,  # type: ignore[arg-type]
+        )
+        != state.joins[seat]
+    ):
         raise DeckError(seat, "reveal", "secret does not match its commitment")
     state.secrets[seat] = secret  # type: ignore[assignment]
 
@@ -51,12 +57,18 @@ def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
     missing = [s for s, secret in enumerate(state.secrets) if secret is None]
     if missing:
         raise DeckError(missing[0], "audit", "deck secret not revealed (stalling)")
-    keys = [DeckKeys(state.game_id, state.seat_keys[s], state.secrets[s])  # type: ignore[arg-type]
-            for s in range(state.seats)]
+    keys = [
+        DeckKeys(state.game_id, state.seat_keys[s], state.secrets[s])  # type: ignore[arg-type]
+        for s in range(state.seats)
+    ]
     for (seat, family, depth), commit in state.layer_commits.items():
         if keys[seat].layer_commit(family, depth) != commit:
-            raise DeckError(seat, "shuffle", f"layer commitment for {family!r} depth {depth} "
-                            "is not derived from the deck secret")
+            raise DeckError(
+                seat,
+                "shuffle",
+                f"layer commitment for {family!r} depth {depth} "
+                "is not derived from the deck secret",
+            )
     for record in state.history:
         _check_record(record, keys[record.seat])
     cards: dict[tuple[str, int], str] = {}
@@ -75,9 +87,11 @@ def _check_record(record: object, keys: DeckKeys) -> None:
         scaled = [mul(step, p) for p in record.inputs]
         perm = keys.permutation(record.pool, record.index, len(scaled))
         if [scaled[i] for i in perm] != record.outputs:
-            what = ("cards were substituted, dropped or duplicated"
-                    if set(scaled) != set(record.outputs)
-                    else "the order is not the committed permutation")
+            what = (
+                "cards were substituted, dropped or duplicated"
+                if set(scaled) != set(record.outputs)
+                else "the order is not the committed permutation"
+            )
             raise DeckError(record.seat, "shuffle", f"dishonest shuffle of {record.pool!r}: {what}")
     elif isinstance(record, LockRecord):
         for j, commit in enumerate(record.commits):
@@ -86,8 +100,9 @@ def _check_record(record: object, keys: DeckKeys) -> None:
     elif isinstance(record, BlindRecord) and (
         mul_base(keys.blind_key(record.pool, record.position, record.transfer)) != record.commit
     ):
-        raise DeckError(record.seat, "blind", "blinding not derived from the deck secret",
-                        record.position)
+        raise DeckError(
+            record.seat, "blind", "blinding not derived from the deck secret", record.position
+        )
 
 
 def _decode_pool(state: DeckState, pool: Pool, keys: list[DeckKeys]) -> list[str]:
@@ -98,8 +113,9 @@ def _decode_pool(state: DeckState, pool: Pool, keys: list[DeckKeys]) -> list[str
     )
     out = []
     for j, point in enumerate(pool.points):
-        total = scalar_product([global_part] + [keys[s].lock_key(pool.name, j)
-                                                for s in range(pool.locks)])
+        total = scalar_product(
+            [global_part] + [keys[s].lock_key(pool.name, j) for s in range(pool.locks)]
+        )
         card = state.table.decode(mul(scalar_invert(total), point))
         if card is None:  # cannot happen once every record checked out
             raise DeckError(None, "audit", f"{pool.name}[{j}] decodes to no card", j)
@@ -132,5 +148,9 @@ def _check_claim(claim: dict, cards: dict[tuple[str, int], str]) -> None:
     else:
         raise ValueError(f"claim states nothing: {claim!r}")
     if not ok:
-        raise DeckError(seat, "claim", f"false claim about {pool}[{position}]: it was {actual!r}",  # type: ignore[arg-type]
-                        position)  # type: ignore[arg-type]
+        raise DeckError(
+            seat,
+            "claim",
+            f"false claim about {pool}[{position}]: it was {actual!r}",  # type: ignore[arg-type]
+            position,
+        )  # type: ignore[arg-type]

@@ -39,8 +39,9 @@ def proof_context(
     return frame(game_id, seq, author_key, operation, pool, position)
 
 
-def _challenge(context: bytes, g1: bytes, h1: bytes, g2: bytes, h2: bytes,
-               r1: bytes, r2: bytes) -> bytes:
+def _challenge(
+    context: bytes, g1: bytes, h1: bytes, g2: bytes, h2: bytes, r1: bytes, r2: bytes
+) -> bytes:
     digest = hashlib.sha512(frame(CHALLENGE_DOMAIN, context, g1, h1, g2, h2, r1, r2)).digest()
     return scalar_from_wide(digest)
 

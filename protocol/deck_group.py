@@ -11,8 +11,9 @@ import hashlib
 from collections.abc import Iterable, Sequence
 
 import nacl.bindings as nb
-from creepnet.protocol.deck_errors import DeckError
 from nacl.exceptions import RuntimeError as NaclRuntimeError
+
+from creepnet.protocol.deck_errors import DeckError
 
 L = 2**252 + 27742317777372353535851937790883648493  # order of the prime subgroup
 POINT_BYTES = 32
@@ -80,15 +81,15 @@ def check_point(
         raise DeckError(seat, operation, "point is not 32 bytes", position)
     if not nb.crypto_core_ed25519_is_valid_point(value):
         raise DeckError(
-            seat, operation, "invalid point (identity, small order, off-curve or not canonical)",
+            seat,
+            operation,
+            "invalid point (identity, small order, off-curve or not canonical)",
             position,
         )
     return value
 
 
-def check_points(
-    value: object, count: int | None, seat: int | None, operation: str
-) -> list[bytes]:
+def check_points(value: object, count: int | None, seat: int | None, operation: str) -> list[bytes]:
     """A received list of points: right length, each valid, all distinct."""
     if not isinstance(value, list):
         raise DeckError(seat, operation, "points must be a list")

@@ -69,16 +69,21 @@ def decode_held(state: DeckState, keys: DeckKeys, seat: int, pool: str, position
         raise LookupError(f"seat {seat} does not hold {pool}[{position}]")
     card = state.table.decode(mul(scalar_invert(holder_key(keys, pool, position, slot)), slot.core))
     if card is None:
-        raise DeckError(None, "decode", "held point is not a card: a shuffle was dishonest, "
-                        "run the audit", position)
+        raise DeckError(
+            None,
+            "decode",
+            "held point is not a card: a shuffle was dishonest, run the audit",
+            position,
+        )
     return card
 
 
 # --- release --------------------------------------------------------------------------------
 
 
-def make_release(state: DeckState, keys: DeckKeys, seat: int, name: str,
-                 positions: list[int], to: int) -> dict:
+def make_release(
+    state: DeckState, keys: DeckKeys, seat: int, name: str, positions: list[int], to: int
+) -> dict:
     return {
         "op": "release",
         "pool": name,
@@ -97,7 +102,7 @@ def handle_release(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         raise DeckError(seat, "release", f"bad recipient {to}")
     if len(keys) != len(positions) or len(set(map(repr, positions))) != len(positions):
         raise DeckError(seat, "release", "positions must be distinct and match the keys")
-    for j, key in zip(positions, keys):
+    for j, key in zip(positions, keys, strict=True):
         if not isinstance(j, int) or not 0 <= j < len(pool.slots):
             raise DeckError(seat, "release", "position out of range")
         slot = pool.slots[j]
@@ -108,7 +113,7 @@ def handle_release(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         check_scalar(key, seat, "release", j)
         if mul_base(key) != slot.commits[seat]:  # b_j·G = C_j, checked at once
             raise DeckError(seat, "release", "key does not match its commitment", j)
-    for j, key in zip(positions, keys):
+    for j, key in zip(positions, keys, strict=True):
         _add_release(state, pool.slots[j], seat, key, to, j)
 
 
@@ -122,8 +127,12 @@ def _add_release(state: DeckState, slot: Slot, seat: int, key: bytes, to: int, j
     if to == PUBLIC:
         card = state.table.decode(plain)
         if card is None:
-            raise DeckError(None, "release", "revealed point is not a card: a shuffle was "
-                            "dishonest, run the audit", j)
+            raise DeckError(
+                None,
+                "release",
+                "revealed point is not a card: a shuffle was dishonest, run the audit",
+                j,
+            )
         slot.card = card
     else:
         slot.holder, slot.holder_commit, slot.core = to, slot.commits[to], plain
@@ -161,7 +170,9 @@ def handle_play(state: DeckState, seat: int, seq: int, msg: dict) -> None:
 # --- transfer ----------------------------------------------------------------------------------
 
 
-def make_blind(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str, position: int) -> dict:
+def make_blind(
+    state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str, position: int
+) -> dict:
     slot = state.pools[name].slots[position]
     t = keys.blind_key(name, position, slot.transfers)
     commit = mul_base(t)
@@ -190,7 +201,9 @@ def handle_blind(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     slot.pending = PendingTransfer(seat, commit, blinded)
 
 
-def make_unblind(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str, position: int) -> dict:
+def make_unblind(
+    state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str, position: int
+) -> dict:
     slot = state.pools[name].slots[position]
     k = holder_key(keys, name, position, slot)
     blinded = slot.pending.blinded  # type: ignore[union-attr]

@@ -11,6 +11,9 @@ import hashlib
 import secrets
 from collections.abc import Iterator
 
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
 from creepnet.protocol.deck_group import (
     ONE,
     frame,
@@ -20,8 +23,6 @@ from creepnet.protocol.deck_group import (
     scalar_invert,
     scalar_mul,
 )
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 SECRET_BYTES = 32
 KDF_SALT = b"creepnet/deck/kdf/v1"

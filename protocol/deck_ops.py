@@ -91,17 +91,23 @@ def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
 
 def _open_progress(state: DeckState, pool: Pool, position: int, seat: int) -> OpenProgress:
     if not pool.shuffling:
-        raise DeckError(seat, "open", f"pool {pool.name!r} is locked: release keys instead", position)
+        raise DeckError(
+            seat, "open", f"pool {pool.name!r} is locked: release keys instead", position
+        )
     _everyone_layered(state, pool, seat, "open")
     if not 0 <= position < len(pool.points) or position in pool.public:
         raise DeckError(seat, "open", "position out of range or already public", position)
     progress = pool.opening.get(position) or OpenProgress(pool.points[position])
     if progress.next_seat != seat:
-        raise DeckError(seat, "open", f"out of turn: seat {progress.next_seat} opens next", position)
+        raise DeckError(
+            seat, "open", f"out of turn: seat {progress.next_seat} opens next", position
+        )
     return progress
 
 
-def make_open(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str, position: int) -> dict:
+def make_open(
+    state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str, position: int
+) -> dict:
     pool = state.pools[name]
     progress = _open_progress(state, pool, position, seat)
     depth = pool.depth[seat]
@@ -134,8 +140,12 @@ def handle_open(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     pool.opening.pop(position, None)
     card = state.table.decode(out)
     if card is None:
-        raise DeckError(None, "open", "opened point is not a card: a shuffle was dishonest, "
-                        "run the audit", position)
+        raise DeckError(
+            None,
+            "open",
+            "opened point is not a card: a shuffle was dishonest, run the audit",
+            position,
+        )
     pool.public[position] = card
 
 
@@ -188,7 +198,10 @@ def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     pool.locks += 1
     if pool.locks == state.seats:
         pool.slots = [
-            Slot(point, [pool.lock_commits[s][j] for s in range(state.seats)],
-                 card=pool.public.get(j))
+            Slot(
+                point,
+                [pool.lock_commits[s][j] for s in range(state.seats)],
+                card=pool.public.get(j),
+            )
             for j, point in enumerate(points)
         ]

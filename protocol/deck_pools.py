@@ -63,7 +63,7 @@ def handle_split(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         raise DeckError(seat, "split", f"sizes sum to {sum(sizes)}, pool has {len(pool.points)}")
     del state.pools[pool.name]
     start = 0
-    for name, size in zip(into, sizes):
+    for name, size in zip(into, sizes, strict=True):
         piece = Pool(name, pool.family, pool.points[start : start + size], list(pool.depth))
         piece.public = {i - start: c for i, c in pool.public.items() if start <= i < start + size}
         state.pools[name] = piece
@@ -81,7 +81,9 @@ def handle_merge(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     for part in parts[1:]:
         # Points can only be mixed if they carry exactly the same layers.
         if part.family != first.family or part.depth != first.depth:
-            raise DeckError(seat, "merge", f"pools {first.name!r} and {part.name!r} carry different layers")
+            raise DeckError(
+                seat, "merge", f"pools {first.name!r} and {part.name!r} carry different layers"
+            )
     merged = Pool(into, first.family, [], list(first.depth))
     for part in parts:
         merged.public.update({len(merged.points) + i: c for i, c in part.public.items()})
@@ -89,4 +91,3 @@ def handle_merge(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         del state.pools[part.name]
     state.pools[into] = merged
     state.used_names.add(into)
-

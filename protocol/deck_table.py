@@ -9,12 +9,13 @@ import secrets
 from collections.abc import Callable
 from functools import partial
 
+from nacl.signing import SigningKey
+
 from creepnet.protocol.deck_audit import AuditReport, audit
 from creepnet.protocol.deck_model import PUBLIC
 from creepnet.protocol.deck_pools import create_message, merge_message, split_message
 from creepnet.protocol.deck_seat import DeckSeat
 from creepnet.protocol.deck_state import DeckState
-from nacl.signing import SigningKey
 
 Tamper = Callable[[int, int, dict], dict]  # (seat, seq, message) -> message to publish
 

@@ -143,7 +143,8 @@ def parse_event(raw: bytes) -> Event:
         id=hashlib.sha256(raw).digest(),
         # The decoder proved the map canonical and keeps its key order, so packing it again
         # without ``sig`` gives the canonical unsigned map with no second canonicalising walk.
-        signed=SIGNING_DOMAIN + msgpack.packb(
+        signed=SIGNING_DOMAIN
+        + msgpack.packb(
             {key: item for key, item in value.items() if key != "sig"}, use_bin_type=True
         ),
         version=value["v"],

@@ -101,7 +101,14 @@ class JoinRequest:
     @classmethod
     def from_map(cls, value: Any) -> JoinRequest:
         """Parse and check a join request's shape and signature (not which game or seat)."""
-        if not isinstance(value, dict) or set(value) != {"game", "seat", "key", "anchor", "player", "sig"}:
+        if not isinstance(value, dict) or set(value) != {
+            "game",
+            "seat",
+            "key",
+            "anchor",
+            "player",
+            "sig",
+        }:
             raise JoinError("a join request needs exactly game, seat, key, anchor, player, sig")
         if not (isinstance(value["game"], bytes) and len(value["game"]) == GAME_ID_SIZE):
             raise JoinError("join request: bad game id")
@@ -114,7 +121,9 @@ class JoinRequest:
             raise JoinError("join request: bad seat")
         check_player_name(value["player"])
         request = cls(**value)
-        if not verify_signature(request.key, JOIN_DOMAIN + codec.encode(request._unsigned()), request.sig):
+        if not verify_signature(
+            request.key, JOIN_DOMAIN + codec.encode(request._unsigned()), request.sig
+        ):
             raise JoinError("join request: bad signature")
         return request
 

@@ -62,18 +62,21 @@ def check_link(event: Event, game: bytes | None, seq: int, prev: bytes) -> None:
         raise Rejection(event.seq, "signature", "bad signature")
     if game is not None and event.game != game:
         raise Rejection(
-            event.seq, "game",
+            event.seq,
+            "game",
             f"event of game {event.game.hex()[:8]}, not {game.hex()[:8]} "
             f"(signed by {event.author_fingerprint}; a replay?)",
         )
     if event.seq != seq:
         raise Rejection(
-            event.seq, "sequence",
+            event.seq,
+            "sequence",
             f"expected seq {seq}, got {event.seq} (signed by {event.author_fingerprint})",
         )
     if event.prev != prev:
         raise Rejection(
-            event.seq, "chain",
+            event.seq,
+            "chain",
             f"prev does not match the previous event's id (signed by {event.author_fingerprint})",
         )
 

@@ -142,7 +142,7 @@ class Session:
     def follow(
         cls, game: bytes, identity: Identity | None = None, seat_secrets: SeatSecrets | None = None
     ) -> Session:
-        """An empty session for a known game id, to be filled by ``receive`` (joiners, spectators)."""
+        """An empty session for a known game id, filled by ``receive`` (joiners, spectators)."""
         return cls(identity, seat_secrets, game)
 
     @classmethod
@@ -242,7 +242,9 @@ class Session:
         except Rejection as rejection:
             return Receipt("rejected", rejections=[rejection])
         if self.game is not None and event.game != self.game:
-            return Receipt("rejected", rejections=[Rejection(event.seq, "game", "event of another game")])
+            return Receipt(
+                "rejected", rejections=[Rejection(event.seq, "game", "event of another game")]
+            )
         if event.seq < len(self.log):
             return self._conflict(self.log.events[event.seq], event)
         if event.seq > len(self.log):
@@ -265,12 +267,19 @@ class Session:
         if event.signature_valid() and event.prev == known.prev:
             # Same history, so the same entitled author: this signer claimed a seat not theirs.
             reason = f"not entitled: seq {event.seq} belongs to {fingerprint(known.author)}"
-            return Receipt("rejected", rejections=[Rejection(event.seq, "entitlement", reason, event.author)])
-        return Receipt("rejected", rejections=[Rejection(event.seq, "chain", "conflicts with an accepted event")])
+            return Receipt(
+                "rejected", rejections=[Rejection(event.seq, "entitlement", reason, event.author)]
+            )
+        return Receipt(
+            "rejected",
+            rejections=[Rejection(event.seq, "chain", "conflicts with an accepted event")],
+        )
 
     def _hold(self, event: Event) -> Receipt:
         if not event.signature_valid():  # never let forged bytes occupy a future slot
-            return Receipt("rejected", rejections=[Rejection(event.seq, "signature", "bad signature")])
+            return Receipt(
+                "rejected", rejections=[Rejection(event.seq, "signature", "bad signature")]
+            )
         held = self._buffer.setdefault(event.seq, [])
         for other in held:
             if other.raw == event.raw:
@@ -279,8 +288,14 @@ class Session:
             if proof is not None:
                 return self._halt(proof)
         buffered = sum(len(events) for events in self._buffer.values())
-        if len(held) >= MAX_CANDIDATES or buffered >= MAX_BUFFERED or event.seq - len(self.log) > MAX_BUFFERED:
-            return Receipt("rejected", rejections=[Rejection(event.seq, "sequence", "too far ahead")])
+        if (
+            len(held) >= MAX_CANDIDATES
+            or buffered >= MAX_BUFFERED
+            or event.seq - len(self.log) > MAX_BUFFERED
+        ):
+            return Receipt(
+                "rejected", rejections=[Rejection(event.seq, "sequence", "too far ahead")]
+            )
         held.append(event)
         return Receipt("pending")
 
@@ -335,7 +350,11 @@ class Session:
         if seat is None or self.identity is None or self.secrets is None or self.game is None:
             raise Rejection(len(self.log), "join", "this game has no free seat to ask for")
         return JoinRequest.create(
-            self.identity, self.secrets, game=self.game, seat=seat, player=player,
+            self.identity,
+            self.secrets,
+            game=self.game,
+            seat=seat,
+            player=player,
             onion_length=self.onion_length,
         ).to_bytes()
 
@@ -354,7 +373,9 @@ class Session:
                 produced.append(self._author("start", {}))
             elif "reveal" in turn.types:
                 assert self.secrets is not None
-                pre = onion.preimage(self.game, self.secrets.onion_seed, self.onion_length, self.draws)
+                pre = onion.preimage(
+                    self.game, self.secrets.onion_seed, self.onion_length, self.draws
+                )
                 produced.append(self._author("reveal", {"draw": self.draws, "pre": pre}))
             else:
                 break
@@ -366,7 +387,7 @@ class Session:
         return produced
 
     def play(self, text: str) -> Event:
-        """The local player's decision, typed as the game's commands (e.g. ``e7-d6``, ``resign``)."""
+        """The local player's decision, in the game's command words (``e7-d6``, ``resign``)."""
         turn = self.my_turn()
         if turn is None:
             waiting = self.waiting_for()
@@ -383,9 +404,16 @@ class Session:
 
     def _sign(self, type_: str, body: dict[str, Any]) -> Event:
         if self.identity is None or self.game is None:
-            raise Rejection(len(self.log), "entitlement", "this session has no identity to sign with")
+            raise Rejection(
+                len(self.log), "entitlement", "this session has no identity to sign with"
+            )
         return sign_event(
-            self.identity, game=self.game, seq=len(self.log), prev=self.log.head, type=type_, body=body
+            self.identity,
+            game=self.game,
+            seq=len(self.log),
+            prev=self.log.head,
+            type=type_,
+            body=body,
         )
 
     def _author(self, type_: str, body: dict[str, Any]) -> Event:
@@ -415,12 +443,15 @@ class Session:
         author = self.seats[turn.seat].key if turn.seat < len(self.seats) else None
         if event.author != author:
             raise Rejection(
-                event.seq, "entitlement",
-                f"not entitled: {turn.what} is for seat {turn.seat}", event.author,
+                event.seq,
+                "entitlement",
+                f"not entitled: {turn.what} is for seat {turn.seat}",
+                event.author,
             )
         if event.type not in turn.types:
             raise Rejection(
-                event.seq, "entitlement",
+                event.seq,
+                "entitlement",
                 f"{event.type!r} not allowed now (expected {', '.join(sorted(turn.types))})",
                 event.author,
             )
@@ -436,7 +467,9 @@ class Session:
                 self._reveal(event, turn.seat)
             else:
                 assert self.rules is not None
-                self.game_state = self.rules.apply(self.game_state, turn.seat, event.type, event.body)
+                self.game_state = self.rules.apply(
+                    self.game_state, turn.seat, event.type, event.body
+                )
         except (GameRuleError, JoinError) as exc:
             raise Rejection(event.seq, "illegal", str(exc), event.author) from None
 
@@ -456,11 +489,23 @@ class Session:
         if rules is None:
             raise bad(f"unknown game kind {body['kind']!r}")
         name, seats, length = body["name"], body["seats"], body["onion"]
-        if not isinstance(name, str) or not 0 < len(name) <= MAX_GAME_NAME or not name.isprintable():
+        if (
+            not isinstance(name, str)
+            or not 0 < len(name) <= MAX_GAME_NAME
+            or not name.isprintable()
+        ):
             raise bad(f"game name must be 1-{MAX_GAME_NAME} printable characters")
-        if isinstance(seats, bool) or not isinstance(seats, int) or not rules.min_seats <= seats <= rules.max_seats:
+        if (
+            isinstance(seats, bool)
+            or not isinstance(seats, int)
+            or not rules.min_seats <= seats <= rules.max_seats
+        ):
             raise bad(f"{rules.kind} takes {rules.min_seats}-{rules.max_seats} seats")
-        if isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= onion.MAX_LENGTH:
+        if (
+            isinstance(length, bool)
+            or not isinstance(length, int)
+            or not 1 <= length <= onion.MAX_LENGTH
+        ):
             raise bad(f"onion length must be 1-{onion.MAX_LENGTH}")
         if not isinstance(body["anchor"], bytes) or len(body["anchor"]) != onion.SECRET_SIZE:
             raise bad("bad randomness anchor")
@@ -481,7 +526,9 @@ class Session:
         if request.game != self.game:
             raise JoinError("join request is for another game")
         if request.seat != len(self.seats):
-            raise JoinError(f"join request is for seat {request.seat}, the next free seat is {len(self.seats)}")
+            raise JoinError(
+                f"join request is for seat {request.seat}, the next free seat is {len(self.seats)}"
+            )
         if request.key in self.seat_keys:
             raise JoinError("this player already has a seat")
         self.seats.append(Seat(request.key, request.player, request.anchor, request.anchor))
@@ -492,14 +539,18 @@ class Session:
             raise GameRuleError(f"reveal is for draw {event.body['draw']!r}, expected {self.draws}")
         pre = event.body["pre"]
         assert self.game is not None
-        if not isinstance(pre, bytes) or not onion.check_reveal(self.game, self.seats[seat].last_reveal, pre):
+        if not isinstance(pre, bytes) or not onion.check_reveal(
+            self.game, self.seats[seat].last_reveal, pre
+        ):
             raise GameRuleError("revealed value does not hash to the seat's committed onion layer")
         self.seats[seat].last_reveal = pre
         self.reveals.append(pre)
         if len(self.reveals) == len(self.seats):
             step = self.rules.next(self.game_state) if self.rules else None
             assert isinstance(step, NeedRandom)
-            value = onion.uniform(onion.draw_entropy(self.game, self.draws, self.reveals), step.bound)
+            value = onion.uniform(
+                onion.draw_entropy(self.game, self.draws, self.reveals), step.bound
+            )
             self.game_state = self.rules.apply_random(self.game_state, value)
             self.draws += 1
             self.reveals = []

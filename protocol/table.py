@@ -50,14 +50,22 @@ class Table:
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
-        self.identities = [Identity.from_seed(_derive(self.seed, "key", i)) for i in range(self.seats)]
+        self.identities = [
+            Identity.from_seed(_derive(self.seed, "key", i)) for i in range(self.seats)
+        ]
         self.secrets = [
             SeatSecrets(_derive(self.seed, "onion", i), _derive(self.seed, "deck", i))
             for i in range(self.seats)
         ]
         host = Session.host(
-            self.identities[0], self.secrets[0], kind=self.kind, name="table", seats=self.seats,
-            player="p0", options=self.options, onion_length=self.onion_length,
+            self.identities[0],
+            self.secrets[0],
+            kind=self.kind,
+            name="table",
+            seats=self.seats,
+            player="p0",
+            options=self.options,
+            onion_length=self.onion_length,
             game=_derive(self.seed, "game", 0)[:16],
         )
         self.sessions = [host]

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
+
 from creepnet.node.transport import Connection, Timeouts
 
 LOOPBACK = "127.0.0.1"
@@ -34,7 +35,9 @@ async def loopback_pair(
 
 
 @asynccontextmanager
-async def connection_pair(timeouts: Timeouts = FAST) -> AsyncIterator[tuple[Connection, Connection]]:
+async def connection_pair(
+    timeouts: Timeouts = FAST,
+) -> AsyncIterator[tuple[Connection, Connection]]:
     async with loopback_pair(timeouts) as (client, server):
         yield Connection(client, timeouts, label="a"), Connection(server, timeouts, label="b")
 

@@ -19,15 +19,28 @@ CLI = [sys.executable, "-m", "creepnet.cli"]
 TIMEOUT = 120  # generous: these machines are slow and shared
 
 
-def cli(*words: str, stdin: str | None = None, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+def cli(
+    *words: str, stdin: str | None = None, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [*CLI, *words], input=stdin, capture_output=True, text=True, timeout=timeout
     )
 
 
 def test_demo_plays_verifies_and_compares_two_process_logs(tmp_path):
-    result = cli("demo", "creeper", "--quiet", "--pace", "0", "--out", str(tmp_path), "--seed", "3",
-                 "--max-plies", "120")
+    result = cli(
+        "demo",
+        "creeper",
+        "--quiet",
+        "--pace",
+        "0",
+        "--out",
+        str(tmp_path),
+        "--seed",
+        "3",
+        "--max-plies",
+        "120",
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "logs byte-identical: yes" in result.stdout
     host, guest = (tmp_path / "host.log").read_bytes(), (tmp_path / "guest.log").read_bytes()
@@ -38,8 +51,10 @@ def test_demo_plays_verifies_and_compares_two_process_logs(tmp_path):
 
 async def test_human_console_against_a_bot_over_real_nodes(tmp_path):
     output: list[str] = []
-    async with Node.open(tmp_path / "me", host=LOOPBACK) as me, \
-            Node.open(tmp_path / "bot", host=LOOPBACK) as bot:
+    async with (
+        Node.open(tmp_path / "me", host=LOOPBACK) as me,
+        Node.open(tmp_path / "bot", host=LOOPBACK) as bot,
+    ):
         game = await me.host_game("creeper", "console", player="me", options={"max_plies": 40})
 
         async def lines():
@@ -57,7 +72,7 @@ async def test_human_console_against_a_bot_over_real_nodes(tmp_path):
                 state = runtime.session.engine_state
                 played = len(runtime.session.log)
                 yield creeper.format_move(creeper.legal_moves(state)[-1])
-                await me.wait_for(game, lambda rt: len(rt.session.log) > played)
+                await me.wait_for(game, lambda rt, n=played: len(rt.session.log) > n)
 
         with trio.fail_after(TIMEOUT):
             async with trio.open_nursery() as nursery:
@@ -73,12 +88,25 @@ async def test_human_console_against_a_bot_over_real_nodes(tmp_path):
 
 
 async def test_games_lists_a_game_hosted_on_loopback(tmp_path):
-    async with Node.open(tmp_path / "host", host=LOOPBACK, discovery=True, iface=[LOOPBACK]) as node:
+    async with Node.open(
+        tmp_path / "host", host=LOOPBACK, discovery=True, iface=[LOOPBACK]
+    ) as node:
         game = await node.host_game("creeper", "listed game", player="h")
         with trio.fail_after(TIMEOUT):
             result = await trio.run_process(
-                [*CLI, "games", "--wait", "4", "--json", "--iface", LOOPBACK, "--home", str(tmp_path / "g")],
-                capture_stdout=True, capture_stderr=True,
+                [
+                    *CLI,
+                    "games",
+                    "--wait",
+                    "4",
+                    "--json",
+                    "--iface",
+                    LOOPBACK,
+                    "--home",
+                    str(tmp_path / "g"),
+                ],
+                capture_stdout=True,
+                capture_stderr=True,
             )
     rows = [json.loads(line) for line in result.stdout.decode().splitlines()]
     mine = [row for row in rows if row["game"] == game.hex()[:8]]
@@ -88,8 +116,17 @@ async def test_games_lists_a_game_hosted_on_loopback(tmp_path):
 
 def test_play_against_a_bot_and_resign(tmp_path):
     # Resigning works whoever moves first: out of turn it is queued until our turn.
-    result = cli("play", "creeper", "--vs", "random", "--home", str(tmp_path), "--player", "tester",
-                 stdin="resign\n")
+    result = cli(
+        "play",
+        "creeper",
+        "--vs",
+        "random",
+        "--home",
+        str(tmp_path),
+        "--player",
+        "tester",
+        stdin="resign\n",
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "wins by resignation" in result.stdout and "verify it with" in result.stdout
     log = next((tmp_path / "games").glob("*/log")).read_bytes()
@@ -98,15 +135,29 @@ def test_play_against_a_bot_and_resign(tmp_path):
 
 
 async def test_watch_follows_a_game_by_address(tmp_path):
-    async with Node.open(tmp_path / "a", host=LOOPBACK) as a, Node.open(tmp_path / "b", host=LOOPBACK) as b:
+    async with (
+        Node.open(tmp_path / "a", host=LOOPBACK) as a,
+        Node.open(tmp_path / "b", host=LOOPBACK) as b,
+    ):
         game = await a.host_game("creeper", "watched", player="a", options={"max_plies": 30})
         await b.join(a.address, game, player="b")
         with trio.fail_after(TIMEOUT):
             async with trio.open_nursery() as nursery:
                 watcher = await trio.lowlevel.open_process(
-                    [*CLI, "watch", game.hex()[:8], "--addr", a.address, "--home", str(tmp_path / "w"),
-                     "--iface", LOOPBACK],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                    [
+                        *CLI,
+                        "watch",
+                        game.hex()[:8],
+                        "--addr",
+                        a.address,
+                        "--home",
+                        str(tmp_path / "w"),
+                        "--iface",
+                        LOOPBACK,
+                    ],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
                 )
                 # Play only once the spectator follows, so it sees moves arrive live.
                 await a.wait_for(game, lambda rt: len(rt.followers) >= 2)
@@ -144,7 +195,9 @@ async def test_join_by_address_names_the_games_when_the_name_is_wrong(tmp_path):
         with trio.fail_after(TIMEOUT):
             result = await trio.run_process(
                 [*CLI, "join", "wrong name", "--addr", node.address, "--home", str(tmp_path / "j")],
-                capture_stdout=True, capture_stderr=True, check=False,
+                capture_stdout=True,
+                capture_stderr=True,
+                check=False,
             )
     assert result.returncode == 1
     assert b"no game 'wrong name'" in result.stderr and b"'real name'" in result.stderr

@@ -18,8 +18,9 @@ scalars = (
 )
 values = st.recursive(
     scalars,
-    lambda children: st.lists(children, max_size=5)
-    | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
     max_leaves=30,
 )
 
@@ -120,7 +121,9 @@ def test_limits_bound_declared_lengths():
             decode(encode(value), limits)
 
 
-@pytest.mark.parametrize("value", [1.5, {1: 2}, {b"k": 1}, 2**64, -(2**63) - 1, object(), {"a": {3}}])
+@pytest.mark.parametrize(
+    "value", [1.5, {1: 2}, {b"k": 1}, 2**64, -(2**63) - 1, object(), {"a": {3}}]
+)
 def test_encoder_refuses_disallowed_values(value):
     with pytest.raises(CodecError):
         encode(value)

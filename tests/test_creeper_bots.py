@@ -1,6 +1,7 @@
 """Creeper bots: legal, deterministic given the seed, and sensible on crafted positions."""
 
 import pytest
+
 from creepnet.engine.creeper import (
     Colour,
     Outcome,

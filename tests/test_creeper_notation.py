@@ -3,6 +3,7 @@
 import re
 
 import pytest
+
 from creepnet.engine.creeper import (
     Colour,
     Move,

@@ -1,6 +1,7 @@
 """Perft counts from the start position, and the `creepnet perft` command."""
 
 import pytest
+
 from creepnet.cli.main import main
 from creepnet.engine.creeper import (
     apply,

@@ -6,6 +6,9 @@ with the bitboard engine except the notation of holes and octagons.
 
 import itertools
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from creepnet.engine.creeper import (
     STANDARD,
     Colour,
@@ -22,8 +25,6 @@ from creepnet.engine.creeper import (
     perft,
 )
 from creepnet.engine.creeper_bots import make_bot
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 LATTICE = STANDARD.lattice
 SIZE = STANDARD.size

@@ -5,6 +5,7 @@ Light's home bases are F6 and A1, dark's A6 and F1.
 """
 
 import pytest
+
 from creepnet.engine.creeper import (
     Colour,
     IllegalMove,

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import nacl.bindings as nb
 import pytest
+
 from creepnet.protocol.deck import DeckError, DeckKeys, DeckTable
 from creepnet.protocol.deck_group import card_point, mul
 
@@ -17,8 +18,9 @@ TORSION8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd
 CHEATER = 1
 
 
-def cheat_when(op: str, change: Callable[[dict, int], dict], seat: int = CHEATER,
-               times: int = 1) -> Callable[[int, int, dict], dict]:
+def cheat_when(
+    op: str, change: Callable[[dict, int], dict], seat: int = CHEATER, times: int = 1
+) -> Callable[[int, int, dict], dict]:
     """A tamper hook: rewrite the first `times` messages `op` authored by `seat`."""
     left = [times]
 
@@ -197,8 +199,11 @@ def test_wrong_lock_is_caught_at_once() -> None:
 
 def test_lock_with_foreign_key_commitment_is_caught_at_once() -> None:
     def recommit(m: dict, seq: int) -> dict:
-        m["commits"] = [nb.crypto_scalarmult_ed25519_base_noclamp(
-            nb.crypto_core_ed25519_scalar_reduce(secrets.token_bytes(64)))] + m["commits"][1:]
+        m["commits"] = [
+            nb.crypto_scalarmult_ed25519_base_noclamp(
+                nb.crypto_core_ed25519_scalar_reduce(secrets.token_bytes(64))
+            )
+        ] + m["commits"][1:]
         return m
 
     with pytest.raises(DeckError) as err:
@@ -237,8 +242,13 @@ def test_proof_replayed_from_another_game_is_caught_at_once() -> None:
     every statement is identical, only the binding differs."""
     deck_secrets = [secrets.token_bytes(32) for _ in range(3)]
     first = DeckTable(3, CARDS + EXTRA, game_id=b"first game", deck_secrets=deck_secrets)
-    second = DeckTable(3, CARDS + EXTRA, game_id=b"another game", seat_keys=first.seat_keys,
-                       deck_secrets=deck_secrets)
+    second = DeckTable(
+        3,
+        CARDS + EXTRA,
+        game_id=b"another game",
+        seat_keys=first.seat_keys,
+        deck_secrets=deck_secrets,
+    )
     for p in second.players:  # derive exactly the first game's scalars in the second game
         p.keys = DeckKeys(b"first game", p.keys.seat_key, p.keys.secret)
     for table in (first, second):

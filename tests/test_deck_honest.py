@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from creepnet.protocol.deck import PUBLIC, DeckTable
 from creepnet.protocol.deck_group import mul, scalar_invert
 from creepnet.protocol.deck_model import Slot
@@ -83,8 +84,9 @@ def test_honest_game(seats: int) -> None:
     # and the receiver can play it
     assert table.play(1, "draw0", 2) == drawn[0][1]
 
-    claims = [{"seat": s, "pool": f"draw{s}", "position": 3, "card": drawn[s][2]}
-              for s in range(seats)]
+    claims = [
+        {"seat": s, "pool": f"draw{s}", "position": 3, "card": drawn[s][2]} for s in range(seats)
+    ]
     claims.append({"seat": 0, "pool": "draw0", "position": 1, "none_of": ["joker"]})
     report = table.finish(claims)
     assert report.cards[("draw0", 2)] == drawn[0][1]

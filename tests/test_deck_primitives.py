@@ -6,6 +6,9 @@ import secrets
 
 import nacl.bindings as nb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from creepnet.protocol.deck_dleq import proof_context, prove, verify
 from creepnet.protocol.deck_errors import DeckError
 from creepnet.protocol.deck_group import (
@@ -21,8 +24,6 @@ from creepnet.protocol.deck_group import (
     scalar_invert,
 )
 from creepnet.protocol.deck_keys import DeckKeys, commit_secret, new_deck_secret
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 TORSION8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
 IDENTITY = (1).to_bytes(32, "little")
@@ -42,8 +43,14 @@ def test_card_points_are_valid_distinct_and_not_small_multiples_of_g() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    [IDENTITY, TORSION8, NON_CANONICAL, nb.crypto_core_ed25519_add(card_point("x"), TORSION8),
-     b"\x00" * 31, "not bytes"],
+    [
+        IDENTITY,
+        TORSION8,
+        NON_CANONICAL,
+        nb.crypto_core_ed25519_add(card_point("x"), TORSION8),
+        b"\x00" * 31,
+        "not bytes",
+    ],
     ids=["identity", "small-order", "non-canonical", "non-subgroup", "short", "type"],
 )
 def test_invalid_points_are_rejected_and_attributed(bad: object) -> None:
@@ -74,8 +81,16 @@ def test_derivations_are_deterministic_and_separated() -> None:
     other_game = DeckKeys(b"game-2", b"k" * 32, secret)
     assert a.layer("f", 1) == again.layer("f", 1)
     assert a.layer("f", 1) != other_game.layer("f", 1)
-    scalars = {a.layer("f", 1), a.layer("f", 2), a.layer("g", 1), a.lock_key("f", 0),
-               a.lock_key("f", 1), a.lock_key("g", 0), a.blind_key("f", 0, 0), a.blind_key("f", 0, 1)}
+    scalars = {
+        a.layer("f", 1),
+        a.layer("f", 2),
+        a.layer("g", 1),
+        a.lock_key("f", 0),
+        a.lock_key("f", 1),
+        a.lock_key("g", 0),
+        a.blind_key("f", 0, 0),
+        a.blind_key("f", 0, 1),
+    }
     assert len(scalars) == 8
     assert a.permutation("p", 0, 60) == again.permutation("p", 0, 60)
     assert a.permutation("p", 0, 60) != a.permutation("p", 1, 60)
@@ -102,12 +117,24 @@ def _statement() -> tuple[bytes, bytes, bytes, bytes, bytes]:
 
 def test_dleq_proves_and_binds_every_context_field() -> None:
     x, h1, g2, h2, g1 = _statement()
-    fields: dict = {"game_id": b"game", "seq": 5, "author_key": b"A" * 32,
-                    "operation": "open", "pool": "p", "position": 3}
+    fields: dict = {
+        "game_id": b"game",
+        "seq": 5,
+        "author_key": b"A" * 32,
+        "operation": "open",
+        "pool": "p",
+        "position": 3,
+    }
     proof = prove(x, g1, h1, g2, h2, proof_context(**fields))
     assert verify(proof, g1, h1, g2, h2, proof_context(**fields))
-    changes: dict = {"game_id": b"other", "seq": 6, "author_key": b"B" * 32,
-                     "operation": "lock", "pool": "q", "position": 4}
+    changes: dict = {
+        "game_id": b"other",
+        "seq": 6,
+        "author_key": b"B" * 32,
+        "operation": "lock",
+        "pool": "q",
+        "position": 4,
+    }
     for key, value in changes.items():  # replay into another game, event, author, op, position
         assert not verify(proof, g1, h1, g2, h2, proof_context(**{**fields, key: value}))
 

@@ -3,13 +3,17 @@ seat's private view, the public view and the audit consistent."""
 
 from __future__ import annotations
 
-from creepnet.protocol.deck import DeckTable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from creepnet.protocol.deck import DeckTable
+
 ops = st.lists(
-    st.tuples(st.sampled_from(["draw", "reveal", "play", "transfer"]),
-              st.integers(0, 63), st.integers(0, 3)),
+    st.tuples(
+        st.sampled_from(["draw", "reveal", "play", "transfer"]),
+        st.integers(0, 63),
+        st.integers(0, 3),
+    ),
     max_size=10,
 )
 

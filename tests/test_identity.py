@@ -56,7 +56,9 @@ def test_rfc8032_signature_fails_on_any_change(secret, public, message, signatur
     sig = bytearray(bytes.fromhex(signature))
     sig[0] ^= 1
     assert not verify_signature(bytes.fromhex(public), bytes.fromhex(message), bytes(sig))
-    assert not verify_signature(bytes.fromhex(public), bytes.fromhex(message) + b"\0", bytes.fromhex(signature))
+    assert not verify_signature(
+        bytes.fromhex(public), bytes.fromhex(message) + b"\0", bytes.fromhex(signature)
+    )
 
 
 def test_malformed_keys_and_signatures_are_invalid_not_errors():

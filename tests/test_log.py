@@ -99,7 +99,9 @@ def events_bytes(order, log=LOG):
 
 
 @pytest.mark.parametrize(
-    "order", [[0, 1, 3], [0, 1, 1, 2, 3], [0, 2, 1, 3], [1, 2, 3]], ids=["drop", "duplicate", "reorder", "headless"]
+    "order",
+    [[0, 1, 3], [0, 1, 1, 2, 3], [0, 2, 1, 3], [1, 2, 3]],
+    ids=["drop", "duplicate", "reorder", "headless"],
 )
 def test_dropped_duplicated_reordered_events_fail(order):
     assert chain_error(events_bytes(order)).kind == "sequence"
@@ -171,7 +173,9 @@ def test_equivocation_proof_is_portable_and_checked():
     restored = EquivocationProof.from_bytes(proof.to_bytes())
     assert restored.verify().seq == 1
     assert find_equivocation(honest, honest) is None
-    other_author = sign_event(ALICE, game=honest.game, seq=1, prev=honest.prev, type="note", body={})
+    other_author = sign_event(
+        ALICE, game=honest.game, seq=1, prev=honest.prev, type="note", body={}
+    )
     assert find_equivocation(honest, other_author) is None
     with pytest.raises(ValueError):
         EquivocationProof(honest.raw, other_author.raw).verify()

@@ -6,6 +6,7 @@ import tracemalloc
 import pytest
 import trio
 from conftest import connection_pair, loopback_pair
+
 from creepnet.node.framing import MAX_FRAME, FrameError, FrameReader, encode_frame
 from creepnet.protocol import codec
 
@@ -14,9 +15,11 @@ async def test_frames_round_trip_in_order():
     async with connection_pair() as (a, b):
         messages = [{"type": "ping", "n": i, "blob": bytes(i)} for i in range(50)]
         async with trio.open_nursery() as nursery:
+
             async def sender():
                 for message in messages:
                     await a.send(message)
+
             nursery.start_soon(sender)
             with trio.fail_after(10):
                 got = [await b.receive() for _ in messages]
@@ -72,8 +75,10 @@ async def test_a_flood_of_small_frames_is_read_with_bounded_buffer():
     async with loopback_pair() as (client, server):
         reader = FrameReader(server)
         async with trio.open_nursery() as nursery:
+
             async def flood():
                 await client.send_all(frame * count)
+
             nursery.start_soon(flood)
             with trio.fail_after(20):
                 for _ in range(count):

@@ -2,6 +2,7 @@
 
 import trio
 from conftest import FAST
+
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 
@@ -20,8 +21,10 @@ async def test_two_players_and_a_spectator_play_a_full_bot_game(tmp_path):
             assert await carol.watch(alice.address, game.hex()[:8]) == game
             outcomes = {}
             async with trio.open_nursery() as nursery:
+
                 async def play(name, node, seed):
                     outcomes[name] = await run_bot(node, game, "random", seed)
+
                 nursery.start_soon(play, "alice", alice, 1)
                 nursery.start_soon(play, "bob", bob, 2)
             final = alice.session(game)
@@ -51,6 +54,8 @@ async def test_one_node_holds_several_games(tmp_path):
                     nursery.start_soon(run_bot, node, game, "random", seed)
             for game in (first, second):
                 assert alice.session(game).finished
-                assert (alice.home.game(game).log_path.read_bytes()
-                        == bob.home.game(game).log_path.read_bytes())
+                assert (
+                    alice.home.game(game).log_path.read_bytes()
+                    == bob.home.game(game).log_path.read_bytes()
+                )
             assert {g["state"] for g in alice.describe_games()} == {"finished"}

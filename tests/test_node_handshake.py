@@ -3,6 +3,7 @@
 import pytest
 import trio
 from conftest import connection_pair
+
 from creepnet.node.handshake import HandshakeError, handshake
 from creepnet.node.transport import Timeouts
 from creepnet.protocol.identity import Identity

@@ -5,6 +5,7 @@ import struct
 import pytest
 import trio
 from conftest import FAST, LOOPBACK, next_update, raw_peer
+
 from creepnet.node import updates
 from creepnet.node.bot import run_bot
 from creepnet.node.framing import FrameError, FrameReader
@@ -149,16 +150,19 @@ async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
             # Quiet now (both bots stopped), so the forgeries target exactly the next position.
             await bob.wait_for(game, lambda rt: rt.stored == len(session.log))
             seq, head = len(session.log), session.log.head
-            own = sign_event(MALLORY, game=game, seq=seq, prev=head, type="move",
-                             body={"move": "a1-b2"})
+            own = sign_event(
+                MALLORY, game=game, seq=seq, prev=head, type="move", body={"move": "a1-b2"}
+            )
             tampered = sign_event(MALLORY, game=game, seq=seq, prev=head, type="resign", body={})
             as_bob = codec.decode(tampered.raw)
             as_bob["author"] = bob_key  # claims to be bob, signed by mallory
-            replay = sign_event(MALLORY, game=b"\x00" * 16, seq=seq, prev=head, type="move",
-                                body={"move": "a1-b2"})
+            replay = sign_event(
+                MALLORY, game=b"\x00" * 16, seq=seq, prev=head, type="move", body={"move": "a1-b2"}
+            )
             items = [own.raw, codec.encode(as_bob), replay.raw, b"\xc1junk"]
-            await mallory.send({"type": "events", "game": game, "from": seq, "items": items,
-                                "length": seq + 1})
+            await mallory.send(
+                {"type": "events", "game": game, "from": seq, "items": items, "length": seq + 1}
+            )
             reasons = []
             while len(reasons) < 4:
                 update = await next_update(news, lambda u: u.kind == updates.REJECTED)
@@ -172,8 +176,9 @@ async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
             assert session.finished
             assert alice.home.game(game).log_path.read_bytes() == bob.session(game).log.to_bytes()
             for _ in range(20):  # and a peer that keeps lying is cut off
-                await mallory.send({"type": "events", "game": game, "from": 0,
-                                    "items": [b"\xc1"], "length": 1})
+                await mallory.send(
+                    {"type": "events", "game": game, "from": 0, "items": [b"\xc1"], "length": 1}
+                )
             gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
             assert MALLORY.fingerprint in gone.text and "were refused" in gone.text
             await read_until_closed(mallory.stream)
@@ -209,17 +214,27 @@ async def test_equivocation_stops_the_game_names_the_author_and_spreads(tmp_path
             # bob's key signs a second, different event at a position bob already filled
             log = bob.session(game).log
             mine = next(e for e in reversed(log.events) if e.author == bob.identity.public_key)
-            twin = sign_event(bob.identity, game=game, seq=mine.seq, prev=mine.prev,
-                              type="resign", body={})
+            twin = sign_event(
+                bob.identity, game=game, seq=mine.seq, prev=mine.prev, type="resign", body={}
+            )
             relay = await raw_peer(alice.address, MALLORY)
-            await relay.send({"type": "events", "game": game, "from": mine.seq,
-                              "items": [twin.raw], "length": mine.seq + 1})
+            await relay.send(
+                {
+                    "type": "events",
+                    "game": game,
+                    "from": mine.seq,
+                    "items": [twin.raw],
+                    "length": mine.seq + 1,
+                }
+            )
             halted = await next_update(news, lambda u: u.kind == updates.HALTED)
             assert bob.identity.fingerprint in halted.text
             proof_file = alice.home.game(game).folder / "equivocation"
             from creepnet.protocol.log import EquivocationProof
+
             assert EquivocationProof.from_bytes(proof_file.read_bytes()).verify().author == (
-                bob.identity.public_key)
+                bob.identity.public_key
+            )
             await bob.wait_for(game, lambda rt: rt.session.halted is not None)  # passed on
             with pytest.raises(Exception, match="not your turn|halted|stopped"):
                 await alice.play(game, "resign")

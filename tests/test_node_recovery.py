@@ -1,4 +1,4 @@
-"""Disconnects, restarts, torn tails and full disks: catch-up resumes, nothing acknowledged is lost."""
+"""Disconnects, restarts, torn tails, full disks: catch-up resumes, nothing acknowledged is lost."""
 
 import errno
 import os
@@ -6,6 +6,7 @@ import os
 import pytest
 import trio
 from conftest import FAST, next_update
+
 from creepnet.node import storage, updates
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
@@ -46,6 +47,7 @@ async def test_restarted_player_and_spectator_resume_from_disk(tmp_path):
             async with trio.open_nursery() as outer:
                 # bob and carol run in a scope we cancel: the task-level kill -9
                 async with trio.open_nursery() as doomed:
+
                     async def bob_then_die():
                         async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
                             await bob.join(alice.address, player="bob")
@@ -109,13 +111,20 @@ async def test_full_disk_holds_the_move_back_until_it_is_stored(tmp_path, monkey
             game = await alice.host_game(player="alice", options=OPTIONS)
             await bob.join(alice.address, player="bob")
             session = alice.session(game)
-            await alice.wait_for(game, lambda rt: rt.session.waiting_for() is not None
-                                 and rt.session.started and rt.session.engine_state is not None
-                                 and rt.session.waiting_for().what.endswith("to move"))
+            await alice.wait_for(
+                game,
+                lambda rt: (
+                    rt.session.waiting_for() is not None
+                    and rt.session.started
+                    and rt.session.engine_state is not None
+                    and rt.session.waiting_for().what.endswith("to move")
+                ),
+            )
             if session.my_turn() is None:  # let bob move once so it is alice's turn
                 await bob.wait_for(game, lambda rt: rt.session.my_turn() is not None)
                 from creepnet.engine import creeper
                 from creepnet.engine.creeper_bots import make_bot
+
                 move = make_bot("random").choose(bob.session(game).engine_state)
                 await bob.play(game, creeper.format_move(move))
                 await alice.wait_for(game, lambda rt: rt.session.my_turn() is not None)
@@ -129,6 +138,7 @@ async def test_full_disk_holds_the_move_back_until_it_is_stored(tmp_path, monkey
             monkeypatch.setattr(storage, "_write_all", disk_full)
             from creepnet.engine import creeper
             from creepnet.engine.creeper_bots import make_bot
+
             move = creeper.format_move(make_bot("random").choose(session.engine_state))
             with pytest.raises(StorageError, match="disk full"):
                 await alice.play(game, move)
@@ -176,6 +186,7 @@ async def test_kill_9_loses_nothing_acknowledged(tmp_path):
                 process.kill()
             # Read bob's disk as the kill left it (before any catch-up can hide a loss).
             from creepnet.protocol.log import split_log
+
             on_disk = split_log((tmp_path / "bob" / "games" / game.hex() / "log").read_bytes())
             async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
                 # everything bob ever sent (alice has it) was on bob's disk first

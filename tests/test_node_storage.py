@@ -5,6 +5,7 @@ import os
 import stat
 
 import pytest
+
 from creepnet.node import storage
 from creepnet.node.storage import Home, StorageError
 from creepnet.protocol.event import sign_event
@@ -18,7 +19,9 @@ GAME = b"\x42" * 16
 def chain(length: int) -> list[bytes]:
     log = EventLog()
     for seq in range(length):
-        log.append(sign_event(ALICE, game=GAME, seq=seq, prev=log.head, type="note", body={"n": seq}))
+        log.append(
+            sign_event(ALICE, game=GAME, seq=seq, prev=log.head, type="note", body={"n": seq})
+        )
     return [event.raw for event in log.events]
 
 

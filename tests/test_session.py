@@ -6,14 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from creepnet.protocol import codec, onion, session as session_module
+from creepnet.protocol import codec, onion
+from creepnet.protocol import session as session_module
 from creepnet.protocol.event import sign_event
 from creepnet.protocol.identity import Identity
 from creepnet.protocol.lobby import JoinRequest, SeatSecrets
 from creepnet.protocol.log import EquivocationProof, Rejection
-from creepnet.protocol.rules import GameRuleError, NeedRandom, Result, Turn
+from creepnet.protocol.rules import GameRuleError, NeedRandom, Result
 from creepnet.protocol.session import Session
-from creepnet.protocol.table import SPECTATOR, Table, creeper_bot
+from creepnet.protocol.table import Table, creeper_bot
 from creepnet.protocol.verify import verify_log_bytes
 
 BOTS = [creeper_bot("greedy", 1), creeper_bot("random", 2)]
@@ -24,7 +25,9 @@ def play(table: Table, players=BOTS) -> Table:
     return table
 
 
-def forge(session: Session, identity: Identity, type_: str, body: dict, seq=None, prev=None, game=None):
+def forge(
+    session: Session, identity: Identity, type_: str, body: dict, seq=None, prev=None, game=None
+):
     return sign_event(
         identity,
         game=game or session.game,
@@ -145,7 +148,11 @@ def test_illegal_move_is_rejected_with_the_reason_and_blamed():
     table = started_table(seed=7)
     seat = mover(table)
     other = table.sessions[1 - seat]
-    for body, why in (({"move": "d4-d5"}, "illegal move"), ({"move": "zz"}, "illegal move"), ({"x": 1}, "body needs")):
+    for body, why in (
+        ({"move": "d4-d5"}, "illegal move"),
+        ({"move": "zz"}, "illegal move"),
+        ({"x": 1}, "body needs"),
+    ):
         event = forge(other, table.identities[seat], "move", body)
         receipt = other.receive(event.raw)
         assert receipt.rejection.kind == "illegal" and why in receipt.rejection.reason
@@ -205,7 +212,9 @@ def test_join_request_cannot_be_replayed_into_another_game_or_seat():
 def test_host_cannot_seat_itself_twice_or_start_early():
     identity, secrets_ = Identity.generate(), SeatSecrets.generate()
     host = Session.host(identity, secrets_, kind="creeper", name="x")
-    self_join = JoinRequest.create(identity, secrets_, game=host.game, seat=1, player="me", onion_length=host.onion_length)
+    self_join = JoinRequest.create(
+        identity, secrets_, game=host.game, seat=1, player="me", onion_length=host.onion_length
+    )
     with pytest.raises(Rejection, match="already has a seat"):
         host.admit(self_join.to_bytes())
     with pytest.raises(Rejection, match="'start' not allowed"):
@@ -215,10 +224,24 @@ def test_host_cannot_seat_itself_twice_or_start_early():
 
 def test_bad_genesis_is_rejected():
     identity = Identity.generate()
-    base = {"kind": "creeper", "name": "n", "seats": 2, "options": {}, "onion": 8, "player": "p", "anchor": b"a" * 32}
-    for change, why in (({"kind": "chess"}, "unknown game kind"), ({"seats": 3}, "2-2 seats"),
-                        ({"onion": 0}, "onion"), ({"options": {"max_plies": -1}}, "max_plies")):
-        event = sign_event(identity, game=b"g" * 16, seq=0, prev=bytes(32), type="genesis", body={**base, **change})
+    base = {
+        "kind": "creeper",
+        "name": "n",
+        "seats": 2,
+        "options": {},
+        "onion": 8,
+        "player": "p",
+        "anchor": b"a" * 32,
+    }
+    for change, why in (
+        ({"kind": "chess"}, "unknown game kind"),
+        ({"seats": 3}, "2-2 seats"),
+        ({"onion": 0}, "onion"),
+        ({"options": {"max_plies": -1}}, "max_plies"),
+    ):
+        event = sign_event(
+            identity, game=b"g" * 16, seq=0, prev=bytes(32), type="genesis", body={**base, **change}
+        )
         with pytest.raises(Rejection, match=why):
             Session.from_log([event.raw])
 
@@ -230,7 +253,9 @@ def test_equivocation_halts_the_game_and_names_the_author():
     moves = [m for m in (creeper_bot("random", s)(session) for s in range(20))]
     first, second = sorted(set(moves))[:2]
     honest = session.play(first)
-    twin = forge(session, table.identities[seat], "move", {"move": second}, seq=honest.seq, prev=honest.prev)
+    twin = forge(
+        session, table.identities[seat], "move", {"move": second}, seq=honest.seq, prev=honest.prev
+    )
     watcher = table.spectator
     table.pump()
     watcher.receive(honest.raw)
@@ -266,7 +291,11 @@ def test_a_stalled_last_revealer_is_named():
     table.broadcast(0, host.owed())
     table.pump()
     waiting = host.waiting_for()
-    assert waiting.seat == 1 and "reveal" in waiting.what and waiting.key == table.identities[1].public_key
+    assert (
+        waiting.seat == 1
+        and "reveal" in waiting.what
+        and waiting.key == table.identities[1].public_key
+    )
     verdict = verify_log_bytes(host.log.to_bytes())
     assert verdict.valid and not verdict.finished
     assert any("waiting for seat 1" in note and "reveal" in note for note in verdict.notes)
@@ -370,7 +399,9 @@ def dice(monkeypatch):
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_n_seats_reveal_in_order_and_agree(dice, seats):
-    table = play(Table(seats=seats, kind="dice", options={"limit": 5}, seed=seats), players=[None] * seats)
+    table = play(
+        Table(seats=seats, kind="dice", options={"limit": 5}, seed=seats), players=[None] * seats
+    )
     rolls = {s.game_state.rolls for _, s in table.everyone}
     assert len(rolls) == 1 and len(rolls.pop()) == 5
     reveals = [e for e in table.spectator.log.events if e.type == "reveal"]
@@ -384,8 +415,14 @@ def test_join_request_for_another_seat_is_refused(dice):
     game = table.sessions[0]
     # A three-seat lobby already full: a request for seat 1 from earlier cannot be reused.
     old = JoinRequest.from_map(game.log.events[1].body["join"])
-    fresh = Session.host(Identity.generate(), SeatSecrets.generate(), kind="dice", name="y", seats=3, game=game.game)
-    fresh.admit(JoinRequest.create(stranger, SeatSecrets.generate(), game=game.game, seat=1, player="s", onion_length=64).to_bytes())
+    fresh = Session.host(
+        Identity.generate(), SeatSecrets.generate(), kind="dice", name="y", seats=3, game=game.game
+    )
+    fresh.admit(
+        JoinRequest.create(
+            stranger, SeatSecrets.generate(), game=game.game, seat=1, player="s", onion_length=64
+        ).to_bytes()
+    )
     with pytest.raises(Rejection, match="next free seat is 2"):
         fresh.admit(old.to_bytes())
 
@@ -430,5 +467,7 @@ def test_forged_or_unentitled_future_events_cannot_crowd_out_the_honest_one():
     assert late.receive(reply.raw).status == "pending"
     receipt = late.receive(first.raw)
     assert [e.seq for e in receipt.accepted] == [first.seq, reply.seq]
-    assert any(r.kind == "entitlement" and r.author == stranger.public_key for r in receipt.rejections)
+    assert any(
+        r.kind == "entitlement" and r.author == stranger.public_key for r in receipt.rejections
+    )
     assert late.log.to_bytes() == other.log.to_bytes()

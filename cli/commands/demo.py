@@ -5,6 +5,7 @@ and compared.  `creepnet demo racer --local` plays Creepy Racer with the local d
 from __future__ import annotations
 
 import argparse
+import contextlib
 import secrets
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import trio
+
 from creepnet.cli.network import find_game, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.play_loop import play_in_terminal
@@ -50,8 +52,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _command(args: argparse.Namespace, *words: str) -> list[str]:
-    return [sys.executable, "-m", "creepnet.cli", *words, "--iface", LOOPBACK,
-            "--pace", str(args.pace)]
+    return [
+        sys.executable,
+        "-m",
+        "creepnet.cli",
+        *words,
+        "--iface",
+        LOOPBACK,
+        "--pace",
+        str(args.pace),
+    ]
 
 
 async def _never() -> AsyncIterator[str]:
@@ -67,16 +77,55 @@ async def _demo(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     name = f"demo-{args.seed}-{secrets.token_hex(2)}"
     commands = {
-        "host": _command(args, "host", "creeper", "--name", name, "--bot", args.bot, "--seed",
-                         str(args.seed), "--max-plies", str(args.max_plies), "--player",
-                         f"{args.bot}-bot", "--home", str(homes["host"])),
-        "guest": _command(args, "join", name, "--wait", "30", "--bot", args.vs, "--seed",
-                          str(args.seed + 1), "--player", f"{args.vs}-bot", "--home",
-                          str(homes["guest"])),
+        "host": _command(
+            args,
+            "host",
+            "creeper",
+            "--name",
+            name,
+            "--bot",
+            args.bot,
+            "--seed",
+            str(args.seed),
+            "--max-plies",
+            str(args.max_plies),
+            "--player",
+            f"{args.bot}-bot",
+            "--home",
+            str(homes["host"]),
+        ),
+        "guest": _command(
+            args,
+            "join",
+            name,
+            "--wait",
+            "30",
+            "--bot",
+            args.vs,
+            "--seed",
+            str(args.seed + 1),
+            "--player",
+            f"{args.vs}-bot",
+            "--home",
+            str(homes["guest"]),
+        ),
     }
     print(f"demo: {args.bot} (host) vs {args.vs} (guest) in game {name!r}; logs in {out}/")
     processes: dict[str, trio.Process] = {}
-    outputs = {role: open(out / f"{role}.out", "wb") for role in commands}
+    with contextlib.ExitStack() as files:
+        outputs = {role: files.enter_context(open(out / f"{role}.out", "wb")) for role in commands}
+        return await _run_processes(args, out, homes, name, commands, processes, outputs)
+
+
+async def _run_processes(
+    args: argparse.Namespace,
+    out: Path,
+    homes: dict[str, Path],
+    name: str,
+    commands: dict[str, list[str]],
+    processes: dict[str, trio.Process],
+    outputs: dict,
+) -> int:
     try:
         with trio.move_on_after(args.timeout) as deadline:
             async with trio.open_nursery() as nursery:
@@ -93,7 +142,6 @@ async def _demo(args: argparse.Namespace) -> int:
         for role, process in processes.items():
             if process.returncode is None:
                 process.kill()
-            outputs[role].close()
     if deadline.cancelled_caught:
         return fail(f"the demo did not finish within {args.timeout:g}s (see {out}/*.out)", 1)
     return _report(out, homes, processes)
@@ -127,8 +175,10 @@ def _report(out: Path, homes: dict[str, Path], processes: dict[str, trio.Process
     for role, data in logs.items():
         verdict = verify_log_bytes(data)
         state = "finished" if verdict.finished else "unfinished"
-        print(f"{out / (role + '.log')}: {'valid' if verdict.valid else 'INVALID'}, "
-              f"{verdict.events} events, {state}")
+        print(
+            f"{out / (role + '.log')}: {'valid' if verdict.valid else 'INVALID'}, "
+            f"{verdict.events} events, {state}"
+        )
         if verdict.error:
             print(f"  {verdict.error.describe()}")
         ok = ok and verdict.valid and verdict.finished
@@ -136,7 +186,9 @@ def _report(out: Path, homes: dict[str, Path], processes: dict[str, trio.Process
     print(f"logs byte-identical: {'yes' if identical else 'NO'}")
     if ok and identical:
         print(f"outcome: {verify_log_bytes(logs['host']).outcome}")
-        print(f"check it yourself:  creepnet verify {out / 'host.log'}   "
-              f"creepnet replay {out / 'host.log'}")
+        print(
+            f"check it yourself:  creepnet verify {out / 'host.log'}   "
+            f"creepnet replay {out / 'host.log'}"
+        )
         return 0
     return 1

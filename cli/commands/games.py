@@ -6,6 +6,7 @@ import argparse
 import json
 
 import trio
+
 from creepnet.cli.network import add_network_options, interfaces, setup_logging
 from creepnet.cli.options import fail
 from creepnet.node.discovery import browse_once, open_discovery
@@ -30,8 +31,18 @@ def run(args: argparse.Namespace) -> int:
     found.sort(key=lambda f: f.title)
     if args.json:
         for f in found:
-            print(json.dumps({"title": f.title, "kind": f.kind, "game": f.game, "address": f.address,
-                              "seats": f"{f.seats_taken}/{f.seats_total}", "state": f.state}))
+            print(
+                json.dumps(
+                    {
+                        "title": f.title,
+                        "kind": f.kind,
+                        "game": f.game,
+                        "address": f.address,
+                        "seats": f"{f.seats_taken}/{f.seats_total}",
+                        "state": f.state,
+                    }
+                )
+            )
         return 0
     if not found:
         print(f"no games found on the LAN within {args.wait:g}s")
@@ -39,8 +50,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'NAME':<24} {'KIND':<8} {'ID':<8} {'SEATS':<5} {'STATE':<8} {'HOST':<9} ADDRESS")
     for f in found:
         name, host_fp = _split_title(f.title)
-        print(f"{name[:24]:<24} {f.kind:<8} {f.game:<8} {f.seats_taken}/{f.seats_total:<3} "
-              f"{f.state:<8} {host_fp:<9} {f.address}")
+        print(
+            f"{name[:24]:<24} {f.kind:<8} {f.game:<8} {f.seats_taken}/{f.seats_total:<3} "
+            f"{f.state:<8} {host_fp:<9} {f.address}"
+        )
     return 0
 
 

@@ -33,8 +33,13 @@ async def _host(args: argparse.Namespace) -> int:
     async with open_node(args, discovery=not args.no_discovery, port=args.port) as node:
         name = args.name or f"{player}'s game"
         game = await node.host_game(args.kind, name[:64], player=player, options=options)
-        print(f"hosting {args.kind} game {name!r} ({game.hex()[:8]}) as {player} ({node.fingerprint})")
+        print(
+            f"hosting {args.kind} game {name!r} ({game.hex()[:8]}) as {player} ({node.fingerprint})"
+        )
         print(f"listening on port {node.port}; others join with:  creepnet join {game.hex()[:8]}")
-        print(f"  (or without zeroconf:  creepnet join {game.hex()[:8]} --addr <this-host>:{node.port})")
+        print(
+            f"  (or without zeroconf:  creepnet join {game.hex()[:8]} "
+            f"--addr <this-host>:{node.port})"
+        )
         await node.wait_for(game, lambda rt: rt.session.started)
         return await run_seat(node, game, args)

@@ -24,12 +24,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         import json
 
-        print(json.dumps({
-            "fingerprint": identity.fingerprint,
-            "public_key": identity.public_key.hex(),
-            "home": str(home),
-            "created": created,
-        }))
+        print(
+            json.dumps(
+                {
+                    "fingerprint": identity.fingerprint,
+                    "public_key": identity.public_key.hex(),
+                    "home": str(home),
+                    "created": created,
+                }
+            )
+        )
         return 0
     if created:
         print(f"created a new identity in {home}")

@@ -19,8 +19,12 @@ from creepnet.node.node import Node, NodeError
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("join", help="join a game on the LAN (or resume one) and play it")
     parser.add_argument("game", metavar="NAME-OR-ID", help="the game's name or id (prefix)")
-    parser.add_argument("--addr", metavar="HOST:PORT", help="the host's address: no zeroconf needed")
-    parser.add_argument("--wait", type=float, default=DEFAULT_WAIT, help="seconds to look for the game")
+    parser.add_argument(
+        "--addr", metavar="HOST:PORT", help="the host's address: no zeroconf needed"
+    )
+    parser.add_argument(
+        "--wait", type=float, default=DEFAULT_WAIT, help="seconds to look for the game"
+    )
     add_player_options(parser)
     add_network_options(parser)
     parser.set_defaults(func=run)
@@ -56,7 +60,9 @@ async def pick(node: Node, address: str, target: str, prefix: str | None) -> str
     for item in games:
         if item["name"] == target or item["game"].hex().startswith(target.lower()):
             return item["game"].hex()
-    listing = ", ".join(f"{i['game'].hex()[:8]} {i['name']!r} ({i['state']})" for i in games) or "none"
+    listing = (
+        ", ".join(f"{i['game'].hex()[:8]} {i['name']!r} ({i['state']})" for i in games) or "none"
+    )
     raise NodeError(f"no game {target!r} at {address}; it holds: {listing}")
 
 

@@ -46,7 +46,10 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(event.to_json()))
         else:
-            print(f"{event.seq:5d}  {event.author_fingerprint}  {event.type:<10} {describe_body(event.body)}")
+            print(
+                f"{event.seq:5d}  {event.author_fingerprint}  {event.type:<10} "
+                f"{describe_body(event.body)}"
+            )
     if log_file.torn:
         print(f"(torn tail: {len(log_file.torn_tail)} trailing bytes are an incomplete event)")
         return 1

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import trio
+
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
 from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
 from creepnet.engine.creeper_bots import BOT_NAMES
@@ -17,7 +18,9 @@ from creepnet.node.node import Node
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("play", help="play against a bot (a second node on this machine)")
     parser.add_argument("kind", choices=["creeper"], help="the game to play")
-    parser.add_argument("--vs", choices=BOT_NAMES, default="greedy", help="the bot (default greedy)")
+    parser.add_argument(
+        "--vs", choices=BOT_NAMES, default="greedy", help="the bot (default greedy)"
+    )
     parser.add_argument("--max-plies", type=int, default=None, help="draw after this many plies")
     add_player_options(parser)
     add_network_options(parser)
@@ -34,8 +37,9 @@ async def _play(args: argparse.Namespace) -> int:
     options = {"max_plies": args.max_plies} if args.max_plies else {}
     with tempfile.TemporaryDirectory(prefix="creepnet-bot-") as bot_home:
         async with open_node(args, discovery=False) as node, Node.open(Path(bot_home)) as bot_node:
-            game = await node.host_game(args.kind, f"vs {args.vs}", player=player_name(args),
-                                        options=options)
+            game = await node.host_game(
+                args.kind, f"vs {args.vs}", player=player_name(args), options=options
+            )
             async with trio.open_nursery() as nursery:
                 await bot_node.join(node.address, game, player=f"{args.vs}-bot")
                 nursery.start_soon(run_bot, bot_node, game, args.vs, args.seed)

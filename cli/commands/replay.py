@@ -12,7 +12,9 @@ from creepnet.protocol.session import Session
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("replay", help="replay a game log, showing the board after each move")
     parser.add_argument("file", help="a game log file")
-    parser.add_argument("--at", type=int, metavar="SEQ", help="show only the position after event SEQ")
+    parser.add_argument(
+        "--at", type=int, metavar="SEQ", help="show only the position after event SEQ"
+    )
     parser.set_defaults(func=run)
 
 
@@ -28,7 +30,9 @@ def describe(session: Session, event_index: int) -> str:
         "seat": lambda: f"seats {body['join']['player']} at seat {body['join']['seat']}",
         "start": lambda: "starts the game",
         "reveal": lambda: f"reveals randomness for draw {body['draw']}",
-        "move": lambda: f"plays {body['move']}" + (" and offers a draw" if body.get("draw") else ""),
+        "move": lambda: (
+            f"plays {body['move']}" + (" and offers a draw" if body.get("draw") else "")
+        ),
         "resign": lambda: "resigns",
         "accept": lambda: "accepts the draw",
         "decline": lambda: "declines the draw",

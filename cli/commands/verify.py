@@ -1,4 +1,4 @@
-"""`creepnet verify FILE…`: a verdict with reasons for each log (exit 0 valid, 1 invalid, 2 usage)."""
+"""`creepnet verify FILE…`: a verdict with reasons per log (exit 0 valid, 1 invalid, 2 usage)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,12 @@ from creepnet.cli.play_loop import play_in_terminal
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("watch", help="follow a game on the LAN as a spectator")
     parser.add_argument("game", metavar="NAME-OR-ID", help="the game's name or id (prefix)")
-    parser.add_argument("--addr", metavar="HOST:PORT", help="the host's address: no zeroconf needed")
-    parser.add_argument("--wait", type=float, default=DEFAULT_WAIT, help="seconds to look for the game")
+    parser.add_argument(
+        "--addr", metavar="HOST:PORT", help="the host's address: no zeroconf needed"
+    )
+    parser.add_argument(
+        "--wait", type=float, default=DEFAULT_WAIT, help="seconds to look for the game"
+    )
     parser.add_argument("--colour", action="store_true", help="ANSI colours on the board")
     add_network_options(parser)
     parser.set_defaults(func=run)
