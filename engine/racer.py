@@ -72,9 +72,10 @@ from creepnet.engine.racer_state import (
     State,
     locations,
     new_game,
+    public_slots,
     redact,
 )
-from creepnet.engine.racer_view import Observation, audit, observation
+from creepnet.engine.racer_view import Observation, audit, observation, observation_of_view
 
 __all__ = [
     "CHANCE", "PUBLIC", "AcceptHostage", "Action", "AddAttacker", "AskHostage", "Bot", "Card",
@@ -87,5 +88,6 @@ __all__ = [
     "STANDARD_CATALOGUE", "STANDARD_SPEC", "SeatAction", "Shuffle", "Slot", "State",
     "StopHeroes", "Withdraw", "action_from_dict", "action_to_dict", "apply", "audit",
     "chance_action", "crafted_position", "legal_actions", "locations", "make_bot",
-    "new_game", "observation", "pending", "play_game", "redact", "slot_of",
+    "new_game", "observation", "observation_of_view", "pending", "play_game", "public_slots",
+    "redact", "slot_of",
 ]

@@ -30,7 +30,7 @@ class Options:
     moves_per_turn: int = 2
     hand_limit: int = 10
     turn_limit: int | None = None  # after this many turns the game is a draw
-    dealer: int = 0
+    dealer: int = 0  # rolls for the Deck Shift; cards are dealt from seat 0 onwards
 
     def validate(self, catalogue: Catalogue) -> None:
         if not 2 <= self.players <= 4:
