@@ -139,7 +139,7 @@ async def _run_processes(
                     await process.wait()
                 nursery.cancel_scope.cancel()
     finally:
-        for role, process in processes.items():
+        for process in processes.values():
             if process.returncode is None:
                 process.kill()
     if deadline.cancelled_caught:
