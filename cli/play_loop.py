@@ -83,6 +83,7 @@ async def play_in_terminal(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(forward_updates, send.clone())
         nursery.start_soon(forward_lines, send.clone())
+        leaving = False
         if not session.started:
             out("waiting for players to join…")
         refresh()
@@ -104,9 +105,13 @@ async def play_in_terminal(
                     await act(reply.action)
                 if reply.quit:
                     break
+            elif console.resign_queued:
+                leaving = True  # input ended, but a queued resignation must still go out
             else:
                 break
             if session.finished or session.halted is not None:
+                break
+            if leaving and not console.resign_queued:
                 break
         nursery.cancel_scope.cancel()
     refresh()  # the game may have ended while we handled a line: show how

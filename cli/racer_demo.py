@@ -25,15 +25,21 @@ def run_local_demo(players: int, seed: int, out: TextIO | None = None) -> int:
     options = racer.Options(players=players, turn_limit=DEMO_TURN_LIMIT)
     bots = [racer.make_bot("heuristic", seed * 10 + seat) for seat in range(players)]
     narrator = _Narrator(out)
-    print(f"Creepy Racer - local demo: {players} players, seed {seed}, heuristic bots, "
-          "full-information driver", file=out)
+    print(
+        f"Creepy Racer - local demo: {players} players, seed {seed}, heuristic bots, "
+        "full-information driver",
+        file=out,
+    )
     result = racer.play_game(bots, seed, options, observer=narrator.step)
     narrator.flush()
     if result.winner is None:
         print(f"Draw: the turn limit ({DEMO_TURN_LIMIT}) was reached.", file=out)
     else:
-        print(f"Winner: seat {result.winner} after {result.turns} turns "
-              f"({result.steps} engine steps).", file=out)
+        print(
+            f"Winner: seat {result.winner} after {result.turns} turns "
+            f"({result.steps} engine steps).",
+            file=out,
+        )
     return 0
 
 
@@ -83,8 +89,7 @@ class _Narrator:
         if isinstance(before.stage, RevealFaceUp) and not isinstance(after.stage, RevealFaceUp):
             self.say(f"Set-up: seat {before.options.dealer} deals; three face-up Creeps each:")
             for p in after.players:
-                creeps = ", ".join(f"{_name(after, c.slot)} ({after.strength(c)})"
-                                   for c in p.line)
+                creeps = ", ".join(f"{_name(after, c.slot)} ({after.strength(c)})" for c in p.line)
                 self.say(f"  seat {p.seat}: {creeps}")
         elif isinstance(action, racer.Die) and isinstance(request, racer.NeedDie):
             if request.purpose == "deck-shift":
@@ -93,8 +98,10 @@ class _Narrator:
             elif request.purpose == "start":
                 self.start_rolls.append(f"seat {request.seat} {action.value}")
                 if after.start_seat is not None:
-                    self.say(f"Roll to start: {', '.join(self.start_rolls)} -> "
-                             f"seat {after.start_seat} starts.")
+                    self.say(
+                        f"Roll to start: {', '.join(self.start_rolls)} -> "
+                        f"seat {after.start_seat} starts."
+                    )
         elif isinstance(action, racer.PlaceCreep):
             seat = racer.pending(before).actor
             self.say(f"Opening hand: seat {seat} draws the Creep {_name(after, action.slot)}.")
@@ -108,8 +115,10 @@ class _Narrator:
         if isinstance(action, racer.PlayCalamity):
             return f"{_name(after, action.slot)} on {_creep(after, action.target)}"
         if isinstance(action, racer.PlayMonster):
-            return (f"seat {actor} answers with the Monster {_name(after, action.slot)} "
-                    "and takes the next turn")
+            return (
+                f"seat {actor} answers with the Monster {_name(after, action.slot)} "
+                "and takes the next turn"
+            )
         if isinstance(action, racer.PlayGoodFortune):
             return f"{_name(after, action.slot)} heals {_creep(after, action.target)}"
         if isinstance(action, racer.Launch):

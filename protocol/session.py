@@ -437,9 +437,14 @@ class Session:
     def _entitled(self, event: Event) -> None:
         turn = self.expected()
         if turn is None:
+            # Signed for exactly this position, though nobody may write here: the author's fault.
             if self.exhausted():
-                raise Rejection(event.seq, "finished", "no event can follow: randomness exhausted")
-            raise Rejection(event.seq, "finished", "the game is over; no event may follow")
+                raise Rejection(
+                    event.seq, "finished", "no event can follow: randomness exhausted", event.author
+                )
+            raise Rejection(
+                event.seq, "finished", "the game is over; no event may follow", event.author
+            )
         author = self.seats[turn.seat].key if turn.seat < len(self.seats) else None
         if event.author != author:
             raise Rejection(

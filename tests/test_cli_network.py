@@ -201,3 +201,45 @@ async def test_join_by_address_names_the_games_when_the_name_is_wrong(tmp_path):
             )
     assert result.returncode == 1
     assert b"no game 'wrong name'" in result.stderr and b"'real name'" in result.stderr
+
+
+async def test_a_resignation_queued_before_input_ends_is_still_sent(tmp_path):
+    output: list[str] = []
+    queued = trio.Event()
+
+    def out(text: str) -> None:
+        output.append(text)
+        if "as soon as it is your turn" in text:
+            queued.set()
+
+    async with (
+        Node.open(tmp_path / "me", host=LOOPBACK) as me,
+        Node.open(tmp_path / "bot", host=LOOPBACK) as bot,
+    ):
+        game = await me.host_game("creeper", "eof", player="me")
+
+        async def lines():
+            runtime = await me.wait_for(
+                game,
+                lambda rt: (
+                    rt.session.engine_state is not None
+                    and rt.session.game_state.light_seat is not None
+                ),
+            )
+            if runtime.session.my_turn() is not None:  # we are light: move so the bot is to move
+                state = runtime.session.engine_state
+                yield creeper.format_move(creeper.legal_moves(state)[0])
+                await me.wait_for(game, lambda rt: rt.session.my_turn() is None)
+            yield "resign"  # out of turn: queued; then input ends
+
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                await bot.join(me.address, game, player="bot")
+
+                async def bot_after_queue():
+                    await queued.wait()  # hold the bot back until the resignation is queued
+                    await run_bot(bot, game, "random", 3)
+
+                nursery.start_soon(bot_after_queue)
+                await play_in_terminal(me, game, lines=lines(), out=out)
+        assert me.session(game).finished and "wins by resignation" in me.session(game).outcome_text

@@ -1,4 +1,4 @@
-"""The local Creepy Racer demo and its temporary `creepnet racer demo` command."""
+"""The local Creepy Racer demo: `creepnet demo racer --local`."""
 
 import io
 import re
@@ -8,7 +8,7 @@ from creepnet.cli.racer_demo import run_local_demo
 
 
 def test_racer_demo_command_prints_setup_turns_and_winner(capsys):
-    assert main(["racer", "demo", "--players", "3", "--seed", "4"]) == 0
+    assert main(["demo", "racer", "--local", "--players", "3", "--seed", "4"]) == 0
     out = capsys.readouterr().out
     assert "3 players, seed 4" in out
     assert "Set-up: seat 0 deals" in out
@@ -29,5 +29,5 @@ def test_local_demo_is_reproducible_and_varies_with_the_seed():
 
 
 def test_local_demo_refuses_a_bad_player_count(capsys):
-    assert main(["racer", "demo", "--players", "5"]) == 2
+    assert main(["demo", "racer", "--local", "--players", "5"]) == 2
     assert "2 to 4 players" in capsys.readouterr().err

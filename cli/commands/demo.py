@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-plies", type=int, default=300, help="draw after this many plies")
     parser.add_argument("--pace", type=float, default=0.15, help="seconds between bot moves")
     parser.add_argument("--quiet", action="store_true", help="do not draw the board live")
+    parser.add_argument(
+        "--cheat", action="store_true", help="afterwards, let the guest cheat and watch it caught"
+    )
     parser.add_argument("--timeout", type=float, default=300, help="give up after this long")
     parser.add_argument("--local", action="store_true", help="racer: play in this process only")
     parser.add_argument("--players", type=int, default=3, help="racer: number of players (2-4)")
@@ -144,7 +147,7 @@ async def _run_processes(
                 process.kill()
     if deadline.cancelled_caught:
         return fail(f"the demo did not finish within {args.timeout:g}s (see {out}/*.out)", 1)
-    return _report(out, homes, processes)
+    return _report(out, homes, processes, args.cheat)
 
 
 async def _watch(name: str, home: Path) -> None:
@@ -160,7 +163,9 @@ async def _watch(name: str, home: Path) -> None:
         await play_in_terminal(node, game, lines=_never())
 
 
-def _report(out: Path, homes: dict[str, Path], processes: dict[str, trio.Process]) -> int:
+def _report(
+    out: Path, homes: dict[str, Path], processes: dict[str, trio.Process], cheat: bool
+) -> int:
     logs: dict[str, bytes] = {}
     for role in ("host", "guest"):
         if processes[role].returncode != 0:
@@ -184,6 +189,11 @@ def _report(out: Path, homes: dict[str, Path], processes: dict[str, trio.Process
         ok = ok and verdict.valid and verdict.finished
     identical = logs["host"] == logs["guest"]
     print(f"logs byte-identical: {'yes' if identical else 'NO'}")
+    if ok and identical and cheat:
+        from creepnet.cli.cheat_demo import run_cheats
+
+        if not run_cheats(logs["guest"], homes["guest"]):
+            return fail("a cheat was not caught as expected", 1)
     if ok and identical:
         print(f"outcome: {verify_log_bytes(logs['host']).outcome}")
         print(
