@@ -297,7 +297,7 @@ class Node:
     # ----- loading and registering games ---------------------------------------------------
 
     def _register(self, session: Session, store: GameStore, stored: int = 0) -> GameRuntime:
-        runtime = GameRuntime(session, store, stored=stored)
+        runtime = GameRuntime(session, store, stored=stored, published=stored)
         self.games[runtime.game] = runtime
         for peer in self.peers.values():
             peer.send(messages.have(runtime.game, stored))
@@ -527,6 +527,10 @@ class Node:
         if peer.rejections > MAX_REJECTIONS:
             peer.close(f"sent {peer.rejections} events that were refused")
             return
+        # The sender has stored everything it sent us: that is its acknowledgement.
+        claimed = min(message["length"], runtime.stored)
+        if claimed > runtime.acked.get(peer.key, 0):
+            runtime.acked[peer.key] = claimed
         if after > before:
             # Acknowledge what is now on our disk, so the sender knows we are caught up
             # (a finished player's node waits for this before it goes away).
@@ -591,6 +595,10 @@ class Node:
                 self._note(runtime, "exhausted", str(exc), updates.ERROR)
         new = session.log.events[runtime.stored :]
         if new:
+            # Applied events are news at once, so a UI redraws while the disk write runs.
+            # Waiters (bots, wait_for) wake only after it: what they see is stored, and
+            # nothing leaves this node before it is stored.
+            self._announce(runtime, wake=False)
             raws = [event.raw for event in new]
             try:
                 # Shielded: a cancelled append would leave the file and `stored` disagreeing.
@@ -606,13 +614,6 @@ class Node:
                 runtime.notify()
                 return
             start, runtime.stored, runtime.storage_error = runtime.stored, len(session.log), None
-            for event in new:
-                self._publish(
-                    updates.EVENT,
-                    self._describe_event(session, event),
-                    runtime.game,
-                    data={"seq": event.seq, "type": event.type},
-                )
             echo = received is None or not all(raw in received for raw in raws)
             for offset in range(0, len(raws), messages.MAX_BATCH):
                 chunk = messages.batch(raws, offset)
@@ -620,9 +621,23 @@ class Node:
                 for peer in list(runtime.followers.values()):
                     if peer is not source or echo:
                         peer.send(message)
-        self._report(runtime)
-        runtime.notify()
+        self._announce(runtime)
         self._ads_dirty.set()
+
+    def _announce(self, runtime: GameRuntime, wake: bool = True) -> None:
+        """Publish events not yet announced and whom the game waits for; wake waiters."""
+        session = runtime.session
+        for event in session.log.events[runtime.published :]:
+            self._publish(
+                updates.EVENT,
+                self._describe_event(session, event),
+                runtime.game,
+                data={"seq": event.seq, "type": event.type},
+            )
+        runtime.published = len(session.log)
+        self._report(runtime)
+        if wake:
+            runtime.notify()
 
     @staticmethod
     def _describe_event(session: Session, event: Event) -> str:

@@ -59,3 +59,38 @@ async def test_one_node_holds_several_games(tmp_path):
                     == bob.home.game(game).log_path.read_bytes()
                 )
             assert {g["state"] for g in alice.describe_games()} == {"finished"}
+
+
+async def test_wait_synced_counts_what_a_peer_sent_as_acknowledged(tmp_path):
+    """A node whose last event came from a connected peer is in sync without waiting."""
+    from creepnet.node import Node
+
+    async with (
+        Node.open(tmp_path / "a", host="127.0.0.1") as a,
+        Node.open(tmp_path / "b", host="127.0.0.1") as b,
+    ):
+        game = await a.host_game("creeper", "sync", player="a")
+        await b.join(a.address, game, player="b")
+        with trio.fail_after(60):
+            runtime = await b.wait_for(
+                game,
+                lambda rt: (
+                    rt.session.my_turn() is not None
+                    or (
+                        rt.session.game_state is not None
+                        and rt.session.game_state.light_seat is not None
+                    )
+                ),
+            )
+            mover = a if runtime.session.my_turn() is None else b
+            other = b if mover is a else a
+            session = mover.session(game)
+            await mover.wait_for(game, lambda rt: rt.session.my_turn() is not None)
+            from creepnet.engine import creeper
+
+            event = await mover.play(
+                game, creeper.format_move(creeper.legal_moves(session.engine_state)[0])
+            )
+            await other.wait_for(game, lambda rt: rt.stored > event.seq)
+            await other.wait_synced(game)  # the mover sent it: nothing more to wait for
+            await mover.wait_synced(game)  # the other acknowledged it
