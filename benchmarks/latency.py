@@ -94,7 +94,7 @@ class Lines:
         while True:
             line = await self.next()
             if line.startswith(prefix):
-                return line[len(prefix):].strip()
+                return line[len(prefix) :].strip()
 
 
 def child(role: str, *args: str) -> list[str]:
@@ -164,8 +164,12 @@ async def play_stamped(node: Any, game: bytes, seed: int, stamps: Stamps) -> Non
     bot = make_bot("random", seed)
     while True:
         runtime = await node.wait_for(
-            game, lambda rt: rt.session.finished or rt.session.halted is not None
-            or rt.session.my_turn() is not None,
+            game,
+            lambda rt: (
+                rt.session.finished
+                or rt.session.halted is not None
+                or rt.session.my_turn() is not None
+            ),
         )
         session = runtime.session
         if session.finished or session.halted is not None:
@@ -198,8 +202,12 @@ async def role_host(home: str, games: int, plies: int) -> None:
     appends: list[int] = []
     async with Node.open(Path(home), host=LOOPBACK, port=0, discovery=False) as node:
         instrument(node, stamps, appends)
-        ids = [await node.host_game("creeper", f"bench-{i}", player="host",
-                                    options={"max_plies": plies}) for i in range(games)]
+        ids = [
+            await node.host_game(
+                "creeper", f"bench-{i}", player="host", options={"max_plies": plies}
+            )
+            for i in range(games)
+        ]
         appends.clear()  # only moves' appends from here on (genesis etc. excluded)
         say(f"listening {node.address}")
         say("games " + " ".join(game.hex() for game in ids))
@@ -208,8 +216,9 @@ async def role_host(home: str, games: int, plies: int) -> None:
                 nursery.start_soon(play_stamped, node, game, 100 + i, stamps)
             await trio.to_thread.run_sync(sys.stdin.readline)  # the parent says "stop"
             nursery.cancel_scope.cancel()
-        say("result " + json.dumps({**stamps, "appends": appends,
-                                    "frames": move_frame_sizes(node)}))
+        say(
+            "result " + json.dumps({**stamps, "appends": appends, "frames": move_frame_sizes(node)})
+        )
 
 
 async def role_guest(home: str, address: str, moves: int, ids: list[str]) -> None:
@@ -232,8 +241,7 @@ async def role_guest(home: str, address: str, moves: int, ids: list[str]) -> Non
         if node.session(game).log.events[-1].author == node.identity.public_key:
             with trio.fail_after(10):
                 await node.wait_synced(game)
-        say("result " + json.dumps({**stamps, "appends": appends,
-                                    "games": i + 1}))
+        say("result " + json.dumps({**stamps, "appends": appends, "games": i + 1}))
 
 
 # ----- child: bare TCP echo and ping --------------------------------------------------------
@@ -290,8 +298,9 @@ async def role_ping(port: int, size: int, count: int) -> None:
 async def role_advertiser(home: str) -> None:
     from creepnet.node import Node
 
-    async with Node.open(Path(home), host=LOOPBACK, port=0, discovery=True,
-                         iface=[LOOPBACK]) as node:
+    async with Node.open(
+        Path(home), host=LOOPBACK, port=0, discovery=True, iface=[LOOPBACK]
+    ) as node:
         say("ready")
         i = 0
         while (await trio.to_thread.run_sync(sys.stdin.readline)).strip() == "host":
@@ -418,54 +427,79 @@ def us(ns: float) -> str:
 
 async def main(args: argparse.Namespace) -> int:
     disk_root = Path(tempfile.mkdtemp(prefix="creepnet-lat-"))
-    shm_root = Path(tempfile.mkdtemp(prefix="creepnet-lat-", dir="/dev/shm")) \
-        if os.path.isdir("/dev/shm") else None
+    shm_root = (
+        Path(tempfile.mkdtemp(prefix="creepnet-lat-", dir="/dev/shm"))
+        if os.path.isdir("/dev/shm")
+        else None
+    )
     try:
         with trio.fail_after(DEADLINE + args.moves * 0.02 + args.adverts * 3):
-            print(f"creepnet latency benchmark: {args.moves} moves, two node processes, "
-                  f"{LOOPBACK} only; {os.cpu_count()} CPUs")
-            print("method: one-way, stamped with CLOCK_MONOTONIC (system-wide on Linux) in each "
-                  "process:\n  mover: just before node.play (sign, append+fsync, send);  "
-                  "receiver: its `event` update (session accepted + fsynced)")
+            print(
+                f"creepnet latency benchmark: {args.moves} moves, two node processes, "
+                f"{LOOPBACK} only; {os.cpu_count()} CPUs"
+            )
+            print(
+                "method: one-way, stamped with CLOCK_MONOTONIC (system-wide on Linux) in each "
+                "process:\n  mover: just before node.play (sign, append+fsync, send);  "
+                "receiver: its `event` update (session accepted + fsynced)"
+            )
             runs = {"disk": await measure_moves(disk_root, args.moves, args.plies)}
             if shm_root is not None:
                 runs["tmpfs"] = await measure_moves(shm_root, args.moves, args.plies)
             size = int(statistics.median(runs["disk"]["frames"]))
             pings = await measure_ping(size, args.pings)
             rtt = statistics.median(pings)
-            print(f"\nbare trio TCP ping-pong, two processes, {size}-byte frames "
-                  f"(= one move's `events` frame), {len(pings)} round trips:")
+            print(
+                f"\nbare trio TCP ping-pong, two processes, {size}-byte frames "
+                f"(= one move's `events` frame), {len(pings)} round trips:"
+            )
             print(f"  median round trip {us(rtt)}   p99 {us(percentile(pings, 99))}")
             for label, run in runs.items():
                 lat = run["latencies"]
                 median = statistics.median(lat)
-                print(f"\nmove latency, homes on {label} ({run['fs']}): {len(lat)} moves in "
-                      f"{run['games']} games, {run['elapsed']:.2f} s")
-                print(f"  median {ms(median)}   p99 {ms(percentile(lat, 99))}   "
-                      f"min {ms(min(lat))}   max {ms(max(lat))}")
+                print(
+                    f"\nmove latency, homes on {label} ({run['fs']}): {len(lat)} moves in "
+                    f"{run['games']} games, {run['elapsed']:.2f} s"
+                )
+                print(
+                    f"  median {ms(median)}   p99 {ms(percentile(lat, 99))}   "
+                    f"min {ms(min(lat))}   max {ms(max(lat))}"
+                )
                 seg = {k: statistics.median(v) for k, v in run["segments"].items()}
-                print(f"  median split: mover {ms(seg['mover'])} (sign, append+fsync, queue)"
-                      f" | queue->receiver's handler {ms(seg['wire'])} (writer task, TCP, "
-                      f"frame decode) | receiver {ms(seg['receiver'])} (verify, append+fsync)")
+                print(
+                    f"  median split: mover {ms(seg['mover'])} (sign, append+fsync, queue)"
+                    f" | queue->receiver's handler {ms(seg['wire'])} (writer task, TCP, "
+                    f"frame decode) | receiver {ms(seg['receiver'])} (verify, append+fsync)"
+                )
                 appends = run["appends"]
-                print(f"  log append+fsync per call: median {ms(statistics.median(appends))}, "
-                      f"p99 {ms(percentile(appends, 99))} (two per move: mover's and receiver's)")
+                print(
+                    f"  log append+fsync per call: median {ms(statistics.median(appends))}, "
+                    f"p99 {ms(percentile(appends, 99))} (two per move: mover's and receiver's)"
+                )
                 ratio = median / rtt
                 verdict = "meets" if ratio <= 5 else "MISSES"
-                print(f"  ratio median move latency / median bare round trip = {ratio:.1f}x "
-                      f"({verdict} the goal of <= 5x)")
+                print(
+                    f"  ratio median move latency / median bare round trip = {ratio:.1f}x "
+                    f"({verdict} the goal of <= 5x)"
+                )
             if "tmpfs" in runs:
                 disk = statistics.median(runs["disk"]["latencies"])
                 shm = statistics.median(runs["tmpfs"]["latencies"])
                 share = (disk - shm) / disk * 100 if disk else 0
-                print(f"\n  disk vs tmpfs: {ms(disk)} vs {ms(shm)} median: "
-                      f"{share:.0f}% of the move latency on disk is storage (fsync)")
+                print(
+                    f"\n  disk vs tmpfs: {ms(disk)} vs {ms(shm)} median: "
+                    f"{share:.0f}% of the move latency on disk is storage (fsync)"
+                )
             if args.adverts > 0:
                 found = await measure_discovery(disk_root, args.adverts)
-                print(f"\nzeroconf (127.0.0.1 only), host_game -> Found in another process's "
-                      f"browse, {len(found)} samples:")
-                print(f"  median {ms(statistics.median(found))}   "
-                      f"samples: {', '.join(ms(s) for s in found)}")
+                print(
+                    f"\nzeroconf (127.0.0.1 only), host_game -> Found in another process's "
+                    f"browse, {len(found)} samples:"
+                )
+                print(
+                    f"  median {ms(statistics.median(found))}   "
+                    f"samples: {', '.join(ms(s) for s in found)}"
+                )
     finally:
         shutil.rmtree(disk_root, ignore_errors=True)
         if shm_root is not None:

@@ -1,6 +1,6 @@
 """Creepy Racer throughput: whole bot games per second through the full-information driver.
 
-    .venv/bin/python benchmarks/racer.py [--games N] [--bot heuristic|random]
+.venv/bin/python benchmarks/racer.py [--games N] [--bot heuristic|random]
 """
 
 from __future__ import annotations
@@ -33,9 +33,11 @@ def main() -> None:
     args = parser.parse_args()
     for players in (2, 4):
         rate, turns, steps = measure(players, args.games, args.bot)
-        print(f"{players} players, {args.bot} bots: {rate:7.1f} games/s "
-              f"(mean {turns:.1f} turns, {steps:.0f} engine steps per game, "
-              f"{rate * steps:,.0f} steps/s)")
+        print(
+            f"{players} players, {args.bot} bots: {rate:7.1f} games/s "
+            f"(mean {turns:.1f} turns, {steps:.0f} engine steps per game, "
+            f"{rate * steps:,.0f} steps/s)"
+        )
 
 
 if __name__ == "__main__":

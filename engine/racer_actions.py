@@ -254,18 +254,52 @@ class Discard:
 
 ChanceAction = Shuffle | Die | Learn | Pick
 SeatAction = (
-    PlaceCreep | KeepDrawn | Pass | PlayCalamity | PlayGoodFortune | DeclareAttack | AddAttacker
-    | Launch | Withdraw | PlayHero | StopHeroes | PlayMonster | DeclineMonster | AskHostage
-    | ForceHostage | AcceptHostage | RefuseHostage | Discard
+    PlaceCreep
+    | KeepDrawn
+    | Pass
+    | PlayCalamity
+    | PlayGoodFortune
+    | DeclareAttack
+    | AddAttacker
+    | Launch
+    | Withdraw
+    | PlayHero
+    | StopHeroes
+    | PlayMonster
+    | DeclineMonster
+    | AskHostage
+    | ForceHostage
+    | AcceptHostage
+    | RefuseHostage
+    | Discard
 )
 Action = ChanceAction | SeatAction
 
 _ACTION_TYPES: dict[str, type] = {
     cls.__name__: cls
     for cls in (
-        Shuffle, Die, Learn, Pick, PlaceCreep, KeepDrawn, Pass, PlayCalamity, PlayGoodFortune,
-        DeclareAttack, AddAttacker, Launch, Withdraw, PlayHero, StopHeroes, PlayMonster,
-        DeclineMonster, AskHostage, ForceHostage, AcceptHostage, RefuseHostage, Discard,
+        Shuffle,
+        Die,
+        Learn,
+        Pick,
+        PlaceCreep,
+        KeepDrawn,
+        Pass,
+        PlayCalamity,
+        PlayGoodFortune,
+        DeclareAttack,
+        AddAttacker,
+        Launch,
+        Withdraw,
+        PlayHero,
+        StopHeroes,
+        PlayMonster,
+        DeclineMonster,
+        AskHostage,
+        ForceHostage,
+        AcceptHostage,
+        RefuseHostage,
+        Discard,
     )
 }
 

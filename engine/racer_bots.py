@@ -41,8 +41,7 @@ class RandomBot:
         return self._rng.choice(list(legal))
 
 
-_KEEP_VALUE = {Hero.ERASER: 10, Hero.TRIPLE: 8, Hero.REVERSAL: 7, Hero.DOUBLE: 6,
-               Hero.MODIFIER: 5}
+_KEEP_VALUE = {Hero.ERASER: 10, Hero.TRIPLE: 8, Hero.REVERSAL: 7, Hero.DOUBLE: 6, Hero.MODIFIER: 5}
 
 
 class HeuristicBot:
@@ -78,20 +77,29 @@ class HeuristicBot:
         kills = [a for a in calamities if creeps[a.target][1].strength == 1]
         if kills:
             return min(kills, key=lambda a: _line_size(obs, creeps[a.target][0]))
-        attacks = [a for a in legal if isinstance(a, DeclareAttack)
-                   and (obs.turn_number, a.target) not in self._withdrawn]
+        attacks = [
+            a
+            for a in legal
+            if isinstance(a, DeclareAttack) and (obs.turn_number, a.target) not in self._withdrawn
+        ]
         holds_hero = any(obs.catalogue[c].kind is Kind.HERO for _, c in obs.hand)
         planned = [(a, _plan_attack(obs, a.target)) for a in attacks]
-        good = [(a, plan) for a, plan in planned if plan is not None
-                and (plan[1] is None or holds_hero or len(plan[0]) == 1)]
+        good = [
+            (a, plan)
+            for a, plan in planned
+            if plan is not None and (plan[1] is None or holds_hero or len(plan[0]) == 1)
+        ]
         if good and (holds_hero or self._rng.random() < 0.5):
-            best, _ = max(good, key=lambda item: (creeps[item[0].target][1].strength,
-                                                  -len(item[1][0])))
+            best, _ = max(
+                good, key=lambda item: (creeps[item[0].target][1].strength, -len(item[1][0]))
+            )
             return best
         if calamities:
             leader = _leader(obs)
-            return min(calamities, key=lambda a: (creeps[a.target][0] != leader,
-                                                  creeps[a.target][1].strength))
+            return min(
+                calamities,
+                key=lambda a: (creeps[a.target][0] != leader, creeps[a.target][1].strength),
+            )
         forces = [a for a in legal if isinstance(a, ForceHostage)]
         if forces and len(obs.hand) <= 2:
             richest = max(forces, key=lambda a: obs.players[a.seat].hand_count)
@@ -111,7 +119,8 @@ class HeuristicBot:
                 return AddAttacker(slot)
         for action in legal:
             if isinstance(action, Launch) and (
-                action.card is None if opener is None
+                action.card is None
+                if opener is None
                 else action.card is not None and obs.catalogue[action.card].hero is opener[1].hero
             ):
                 return action
@@ -180,8 +189,11 @@ def _plan_attack(
         chosen.append(creep)
         if sum(c.strength for c in chosen) > goal:
             return tuple(c.slot for c in chosen), None
-    openers = {obs.catalogue[c].hero: (s, obs.catalogue[c]) for s, c in obs.hand
-               if obs.catalogue[c].kind is Kind.HERO}
+    openers = {
+        obs.catalogue[c].hero: (s, obs.catalogue[c])
+        for s, c in obs.hand
+        if obs.catalogue[c].kind is Kind.HERO
+    }
     strongest = mine[-1] if mine else None
     if strongest is None:
         return None
@@ -226,8 +238,11 @@ def _keep_value(obs: Observation, card: Card) -> int:
     if card.kind is Kind.MONSTER:
         return 9
     if card.kind is Kind.GOOD_FORTUNE:
-        hurt = any(obs.catalogue[a].family == card.family
-                   for c in obs.players[obs.seat].line for a in c.attached)
+        hurt = any(
+            obs.catalogue[a].family == card.family
+            for c in obs.players[obs.seat].line
+            for a in c.attached
+        )
         return 6 if hurt else 2
     return 4  # Calamity
 

@@ -125,8 +125,12 @@ class Catalogue:
         """One entry per card (no ``count``), so ids are explicit to a reader."""
         return {
             "families": [
-                {"key": f.key, "calamity": f.calamity, "good_fortune": f.good_fortune,
-                 "monster": f.monster}
+                {
+                    "key": f.key,
+                    "calamity": f.calamity,
+                    "good_fortune": f.good_fortune,
+                    "monster": f.monster,
+                }
                 for f in self.families
             ],
             "cards": [_card_to_entry(c) for c in self.cards],
@@ -146,8 +150,11 @@ def _card_from_entry(
         hero = Hero(entry["hero"])
         return Card(card_id, kind, entry.get("name", hero.value), hero=hero)
     family = families[entry["family"]]
-    name = {Kind.CALAMITY: family.calamity, Kind.GOOD_FORTUNE: family.good_fortune,
-            Kind.MONSTER: family.monster}[kind]
+    name = {
+        Kind.CALAMITY: family.calamity,
+        Kind.GOOD_FORTUNE: family.good_fortune,
+        Kind.MONSTER: family.monster,
+    }[kind]
     return Card(card_id, kind, name, family=family.key)
 
 
@@ -173,20 +180,48 @@ _FAMILIES = (
 
 _CREEPS = (
     # 14 of strength 3
-    ("Grimy Gus", 3), ("Slime Sally", 3), ("Pothole Pete", 3), ("Mudflap Mo", 3),
-    ("Rusty Rita", 3), ("Sputter Sam", 3), ("Lugnut Lou", 3), ("Smoggy Sue", 3),
-    ("Dipstick Dan", 3), ("Creaky Kate", 3), ("Hubcap Hank", 3), ("Oily Olive", 3),
-    ("Backfire Bob", 3), ("Fender Fay", 3),
+    ("Grimy Gus", 3),
+    ("Slime Sally", 3),
+    ("Pothole Pete", 3),
+    ("Mudflap Mo", 3),
+    ("Rusty Rita", 3),
+    ("Sputter Sam", 3),
+    ("Lugnut Lou", 3),
+    ("Smoggy Sue", 3),
+    ("Dipstick Dan", 3),
+    ("Creaky Kate", 3),
+    ("Hubcap Hank", 3),
+    ("Oily Olive", 3),
+    ("Backfire Bob", 3),
+    ("Fender Fay", 3),
     # 14 of strength 4
-    ("Skidmark Skip", 4), ("Ghoul Gearhead", 4), ("Exhaust Ed", 4), ("Crankshaft Cora", 4),
-    ("Radiator Rex", 4), ("Wheelie Wanda", 4), ("Piston Pam", 4), ("Turbo Toad", 4),
-    ("Clutch Claw", 4), ("Muffler Mummy", 4), ("Axle Agnes", 4), ("Tailpipe Ted", 4),
-    ("Bumper Bat", 4), ("Drift Drool", 4),
+    ("Skidmark Skip", 4),
+    ("Ghoul Gearhead", 4),
+    ("Exhaust Ed", 4),
+    ("Crankshaft Cora", 4),
+    ("Radiator Rex", 4),
+    ("Wheelie Wanda", 4),
+    ("Piston Pam", 4),
+    ("Turbo Toad", 4),
+    ("Clutch Claw", 4),
+    ("Muffler Mummy", 4),
+    ("Axle Agnes", 4),
+    ("Tailpipe Ted", 4),
+    ("Bumper Bat", 4),
+    ("Drift Drool", 4),
     # 12 of strength 5
-    ("Nitro Nosferatu", 5), ("Hot Rod Horror", 5), ("Burnout Banshee", 5),
-    ("Chrome Cyclops", 5), ("V8 Vulture", 5), ("Redline Reaper", 5), ("Pit Stop Phantom", 5),
-    ("Road Rage Golem", 5), ("Checkered Ghoul", 5), ("Dragster Dracula", 5),
-    ("Supercharged Slug", 5), ("Fishtail Fiend", 5),
+    ("Nitro Nosferatu", 5),
+    ("Hot Rod Horror", 5),
+    ("Burnout Banshee", 5),
+    ("Chrome Cyclops", 5),
+    ("V8 Vulture", 5),
+    ("Redline Reaper", 5),
+    ("Pit Stop Phantom", 5),
+    ("Road Rage Golem", 5),
+    ("Checkered Ghoul", 5),
+    ("Dragster Dracula", 5),
+    ("Supercharged Slug", 5),
+    ("Fishtail Fiend", 5),
 )
 
 STANDARD_SPEC: dict[str, Any] = {

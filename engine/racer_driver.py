@@ -89,8 +89,11 @@ def play_game(
             legal = legal_actions(view)
             if not legal:
                 raise AssertionError(f"seat {actor} has no option at {request!r}")
-            action = legal[0] if len(legal) == 1 else bots[actor].choose(
-                observation_of_view(view, actor), legal)
+            action = (
+                legal[0]
+                if len(legal) == 1
+                else bots[actor].choose(observation_of_view(view, actor), legal)
+            )
         following = apply(state, action)
         if observer is not None:
             observer(state, actor, action, following)

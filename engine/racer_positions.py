@@ -64,14 +64,16 @@ def crafted_position(
             calamities = sum(catalogue[a].kind is Kind.CALAMITY for a in line[-1].attached)
             if calamities >= catalogue[creep].strength:
                 raise ValueError(f"{name!r} would be dead")
-        players.append(Player(
-            seat,
-            deck=tuple(take(r) for r in decks.get(seat, ())),
-            hand=tuple(take(r) for r in hands.get(seat, ())),
-            line=tuple(line),
-            active=bool(line),
-            forced_hostage=seat in forced_used,
-        ))
+        players.append(
+            Player(
+                seat,
+                deck=tuple(take(r) for r in decks.get(seat, ())),
+                hand=tuple(take(r) for r in hands.get(seat, ())),
+                line=tuple(line),
+                active=bool(line),
+                forced_hostage=seat in forced_used,
+            )
+        )
     discard_ids = tuple(take(r) for r in discard)
     dead_ids = tuple(take(r) for r in dead)
     everyone = frozenset(range(players_n))

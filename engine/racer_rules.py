@@ -167,8 +167,14 @@ def legal_actions(state: State) -> list[Action]:
         return [StopHeroes(), *(PlayHero(s, c.id) for s, c in hand if c.kind is Kind.HERO)]
     if isinstance(st, React):
         family = st.family
-        return [DeclineMonster(), *(PlayMonster(s, c.id) for s, c in hand
-                                    if c.kind is Kind.MONSTER and c.family == family)]
+        return [
+            DeclineMonster(),
+            *(
+                PlayMonster(s, c.id)
+                for s, c in hand
+                if c.kind is Kind.MONSTER and c.family == family
+            ),
+        ]
     if isinstance(st, HostageAnswer):
         return [AcceptHostage(), RefuseHostage()]
     if isinstance(st, Discarding):
@@ -199,8 +205,11 @@ def _move_options(state: State, seat: int, hand: list[tuple[Slot, Card]]) -> lis
                 if not state.shows_monster(opp.seat, card.family):
                     options.extend(PlayCalamity(slot, card.id, c.slot) for c in opp.line)
         elif card.kind is Kind.GOOD_FORTUNE:
-            options.extend(PlayGoodFortune(slot, card.id, c.slot) for c in me.line
-                           if _matching_calamity(state, c, card.family) is not None)
+            options.extend(
+                PlayGoodFortune(slot, card.id, c.slot)
+                for c in me.line
+                if _matching_calamity(state, c, card.family) is not None
+            )
     if me.line:
         options.extend(DeclareAttack(c.slot) for opp in opponents if opp.hand for c in opp.line)
     if me.hand:
@@ -216,8 +225,9 @@ def _declaring_options(
     state: State, seat: int, st: Declaring, hand: list[tuple[Slot, Card]]
 ) -> list[Action]:
     options: list[Action] = [Withdraw()]
-    options.extend(AddAttacker(c.slot) for c in state.players[seat].line
-                   if c.slot not in st.attackers)
+    options.extend(
+        AddAttacker(c.slot) for c in state.players[seat].line if c.slot not in st.attackers
+    )
     if st.attackers:
         total, target = _attack_values(state, st)
         if total > target:
@@ -282,19 +292,23 @@ def _on_setup_shuffle(state: State, st: SetupShuffle, action: Shuffle) -> State:
         for k, slot in enumerate(face_up):
             p = players[k % n]
             players[k % n] = replace(p, line=p.line + (LineCreep(slot),))
-        for k, slot in enumerate(slots[len(face_up):in_play]):
+        for k, slot in enumerate(slots[len(face_up) : in_play]):
             p = players[k % n]
             players[k % n] = replace(p, deck=p.deck + (slot,))
-        return replace(state, players=tuple(players), creep_pile=(), box=slots[in_play:],
-                       stage=RevealFaceUp(face_up))
+        return replace(
+            state,
+            players=tuple(players),
+            creep_pile=(),
+            box=slots[in_play:],
+            stage=RevealFaceUp(face_up),
+        )
     if st.pool == "play":
         state, slots = _shuffled(state, state.play_pile, action)
         players = list(state.players)
         for k, slot in enumerate(slots):  # clockwise from seat 0, as evenly as possible
             p = players[k % n]
             players[k % n] = replace(p, deck=p.deck + (slot,))
-        return replace(state, players=tuple(players), play_pile=(),
-                       stage=SetupShuffle("deck", 0))
+        return replace(state, players=tuple(players), play_pile=(), stage=SetupShuffle("deck", 0))
     player = state.players[st.seat]
     state, slots = _shuffled(state, player.deck, action)
     state = with_player(state, replace(player, deck=slots))
@@ -315,8 +329,9 @@ def _on_deck_shift(state: State, st: DeckShift, action: Die) -> State:
     _require_die(action)
     if action.value % 2 == 1:  # odd: every deck passes to the player on the left
         n = state.n
-        players = tuple(replace(p, deck=state.players[(p.seat - 1) % n].deck)
-                        for p in state.players)
+        players = tuple(
+            replace(p, deck=state.players[(p.seat - 1) % n].deck) for p in state.players
+        )
         state = replace(state, players=players)
     return replace(state, stage=StartRoll(tuple(range(state.n))))
 
@@ -367,8 +382,10 @@ def _on_place_creep(state: State, st: Drawing, action: PlaceCreep) -> State:
     _require_kind(state, action.card, Kind.CREEP)
     state = _reveal(state, action.slot, action.card, _everyone(state))
     p = state.players[seat]
-    state = with_player(state, replace(p, hand=_without(p.hand, action.slot),
-                                       line=p.line + (LineCreep(action.slot),)))
+    state = with_player(
+        state,
+        replace(p, hand=_without(p.hand, action.slot), line=p.line + (LineCreep(action.slot),)),
+    )
     # A Creep is replaced by another draw: the queue count stays.
     return replace(state, stage=replace(st, drawn=None, learned=False))
 
@@ -403,8 +420,9 @@ def _settle_drawing(state: State, st: Drawing) -> State | None:
         return replace(state, stage=replace(st, queue=tuple(rest)))
     if player.deck:
         slot = player.deck[0]
-        state = with_player(state, replace(player, deck=player.deck[1:],
-                                           hand=player.hand + (slot,)))
+        state = with_player(
+            state, replace(player, deck=player.deck[1:], hand=player.hand + (slot,))
+        )
         return replace(state, stage=replace(st, drawn=slot, learned=False))
     if state.discard:
         return replace(state, stage=replace(st, redeal=True))
@@ -449,8 +467,9 @@ def _finish_move(state: State) -> State:
     if not state.players[turn.seat].active:
         return _end_turn(state)  # the mover was eliminated: their turn is over at once
     left = turn.moves_left - 1
-    return replace(state, turn=replace(turn, moves_left=left),
-                   stage=Moves() if left > 0 else Discarding())
+    return replace(
+        state, turn=replace(turn, moves_left=left), stage=Moves() if left > 0 else Discarding()
+    )
 
 
 def _on_pass(state: State, st: Moves, action: Pass) -> State:
@@ -519,8 +538,12 @@ def _on_monster(state: State, st: React, action: PlayMonster) -> State:
     turn = state.turn
     assert turn is not None
     # The Calamity player's turn ends (after discarding); the reacting player goes next.
-    return replace(state, discard=state.discard + tuple(cleared),
-                   turn=replace(turn, next_seat=st.seat, moves_left=0), stage=Discarding())
+    return replace(
+        state,
+        discard=state.discard + tuple(cleared),
+        turn=replace(turn, next_seat=st.seat, moves_left=0),
+        stage=Discarding(),
+    )
 
 
 def _on_good_fortune(state: State, st: Moves, action: PlayGoodFortune) -> State:
@@ -736,8 +759,11 @@ def _settle(state: State) -> State:
             following = _settle_drawing(state, st)
         elif isinstance(st, Discarding):
             seat = _turn_seat(state)
-            following = (_end_turn(state)
-                         if len(state.players[seat].hand) <= state.options.hand_limit else None)
+            following = (
+                _end_turn(state)
+                if len(state.players[seat].hand) <= state.options.hand_limit
+                else None
+            )
         elif isinstance(st, Exchange) and st.rolling is None:
             seat = _side_seat(state, st, st.to_play)
             following = _resolve_attack(state, st) if not state.players[seat].hand else None
@@ -764,7 +790,7 @@ def _turn_seat(state: State) -> int:
 
 def _without(slots: tuple[Slot, ...], slot: Slot) -> tuple[Slot, ...]:
     index = slots.index(slot)
-    return slots[:index] + slots[index + 1:]
+    return slots[:index] + slots[index + 1 :]
 
 
 def _require_die(action: Die) -> None:
@@ -842,8 +868,12 @@ def _shuffled(
             card_id = old[slots[source]]
             if card_id is not None:
                 known[new_slot] = card_id
-    state = replace(state, known=MappingProxyType(known), audience=MappingProxyType(audience),
-                    next_slot=state.next_slot + size)
+    state = replace(
+        state,
+        known=MappingProxyType(known),
+        audience=MappingProxyType(audience),
+        next_slot=state.next_slot + size,
+    )
     return state, fresh
 
 

@@ -157,8 +157,19 @@ class Over:
 
 
 Stage = (
-    SetupShuffle | RevealFaceUp | DeckShift | StartRoll | Drawing | Moves | Declaring | Exchange
-    | React | HostageAnswer | HostageSwap | Discarding | Over
+    SetupShuffle
+    | RevealFaceUp
+    | DeckShift
+    | StartRoll
+    | Drawing
+    | Moves
+    | Declaring
+    | Exchange
+    | React
+    | HostageAnswer
+    | HostageSwap
+    | Discarding
+    | Over
 )
 
 
@@ -208,9 +219,7 @@ class State:
         return card
 
     def strength(self, creep: LineCreep) -> int:
-        calamities = sum(
-            1 for s in creep.attached if self.public_card(s).kind is Kind.CALAMITY
-        )
+        calamities = sum(1 for s in creep.attached if self.public_card(s).kind is Kind.CALAMITY)
         return self.public_card(creep.slot).strength - calamities
 
     def find_creep(self, slot: Slot) -> tuple[int, LineCreep] | None:
@@ -265,8 +274,13 @@ def new_game(options: Options | None = None, catalogue: Catalogue = STANDARD_CAT
 
 def locations(state: State) -> Iterator[tuple[str, Slot]]:
     """Every slot in the game with the name of the place holding it."""
-    for name, pile in (("creep_pile", state.creep_pile), ("play_pile", state.play_pile),
-                       ("box", state.box), ("discard", state.discard), ("dead", state.dead)):
+    for name, pile in (
+        ("creep_pile", state.creep_pile),
+        ("play_pile", state.play_pile),
+        ("box", state.box),
+        ("discard", state.discard),
+        ("dead", state.dead),
+    ):
         for slot in pile:
             yield name, slot
     for p in state.players:
@@ -286,8 +300,11 @@ def locations(state: State) -> Iterator[tuple[str, Slot]]:
 
 def public_slots(state: State) -> set[Slot]:
     """Slots every seat can see: lines, attachments, discard, dead, Heroes in an attack."""
-    return {slot for place, slot in locations(state)
-            if place.split(":")[0] in ("line", "attached", "discard", "dead", "attack")}
+    return {
+        slot
+        for place, slot in locations(state)
+        if place.split(":")[0] in ("line", "attached", "discard", "dead", "attack")
+    }
 
 
 def redact(state: State, seat: int) -> State:

@@ -80,8 +80,12 @@ def observation_of_view(view: State, seat: int) -> Observation:
             seat=p.seat,
             active=p.active,
             line=tuple(
-                CreepView(c.slot, view.public_card(c.slot).id, view.strength(c),
-                          tuple(view.public_card(s).id for s in c.attached))
+                CreepView(
+                    c.slot,
+                    view.public_card(c.slot).id,
+                    view.strength(c),
+                    tuple(view.public_card(s).id for s in c.attached),
+                )
                 for c in p.line
             ),
             hand_count=len(p.hand),
@@ -96,8 +100,15 @@ def observation_of_view(view: State, seat: int) -> Observation:
     if isinstance(st, Declaring) and turn is not None:
         attack = AttackView(turn.seat, None, st.attackers, st.target, None, ((), ()), ())
     elif isinstance(st, Exchange) and turn is not None:
-        attack = AttackView(turn.seat, st.defender, st.attackers, st.target, st.values,
-                            st.stacks, tuple(view.public_card(s).id for s in st.heroes))
+        attack = AttackView(
+            turn.seat,
+            st.defender,
+            st.attackers,
+            st.target,
+            st.values,
+            st.stacks,
+            tuple(view.public_card(s).id for s in st.heroes),
+        )
     return Observation(
         seat=seat,
         catalogue=view.catalogue,

@@ -128,8 +128,9 @@ async def _handshake(conn: Connection, identity: Identity, name: str, version: i
         raise _Refuse(f"hello.nonce must be {NONCE_SIZE} bytes")
     if key == identity.public_key:
         raise _Refuse("connected to itself (same key on both ends)")
-    agent = hello.get("agent") if isinstance(hello.get("agent"), str) else ""
-    peer_name = hello.get("name") if isinstance(hello.get("name"), str) else ""
+    agent, peer_name = hello.get("agent"), hello.get("name")
+    agent = agent if isinstance(agent, str) else ""
+    peer_name = peer_name if isinstance(peer_name, str) else ""
 
     my_transcript = transcript(nonce, peer_nonce, identity.public_key, key)
     await conn.send({"type": "auth", "sig": identity.sign(my_transcript)})

@@ -36,7 +36,7 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
         value = message.get(name)
         if not isinstance(value, expected) or isinstance(value, bool):
             raise ProtocolViolation(f"`{kind}.{name}` is missing or of the wrong type")
-        if expected is int and value < 0:
+        if isinstance(value, int) and value < 0:
             raise ProtocolViolation(f"`{kind}.{name}` must not be negative")
     if "game" in shape and len(message["game"]) != GAME_ID_SIZE:
         raise ProtocolViolation(f"`{kind}.game` must be {GAME_ID_SIZE} bytes")

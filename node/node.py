@@ -431,14 +431,15 @@ class Node:
         for runtime in self.games.values():
             # Announce what we hold: a peer that follows the game subscribes us and catches up.
             peer.send(messages.have(runtime.game, runtime.stored))
+        key = peer.key
         try:
             await peer.run(self._dispatch)
         finally:
-            if self.peers.get(peer.key) is peer:
-                del self.peers[peer.key]
+            if self.peers.get(key) is peer:
+                del self.peers[key]
             for runtime in self.games.values():
-                if runtime.followers.get(peer.key) is peer:
-                    del runtime.followers[peer.key]
+                if runtime.followers.get(key) is peer:
+                    del runtime.followers[key]
                     runtime.notify()  # e.g. wait_synced no longer waits for this peer
             self._publish(
                 updates.PEER_DISCONNECTED,

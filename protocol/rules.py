@@ -6,6 +6,7 @@ sequence numbers or bytes.  The session owns authenticity and ordering; the adap
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -64,7 +65,9 @@ class GameRules(Protocol):
         """A seat's role in words, e.g. 'light'."""
 
 
-def expect_keys(body: dict[str, Any], required: set[str], optional: set[str] = frozenset()) -> None:
+def expect_keys(
+    body: dict[str, Any], required: AbstractSet[str], optional: AbstractSet[str] = frozenset()
+) -> None:
     """Event bodies are closed: unknown fields would be unsigned-in-meaning malleability."""
     keys = set(body)
     if not required <= keys or not keys <= required | optional:

@@ -551,7 +551,8 @@ class Session:
         self.seats[seat].last_reveal = pre
         self.reveals.append(pre)
         if len(self.reveals) == len(self.seats):
-            step = self.rules.next(self.game_state) if self.rules else None
+            assert self.rules is not None
+            step = self.rules.next(self.game_state)
             assert isinstance(step, NeedRandom)
             value = onion.uniform(
                 onion.draw_entropy(self.game, self.draws, self.reveals), step.bound

@@ -54,8 +54,21 @@ def namespaces() -> Iterator[tuple[str, str]]:
                 pytest.skip(f"`ip netns add` failed here: {result.stderr.strip()}")
             created.append(ns)
         # Born inside the namespaces: the veth never shows up among this machine's interfaces.
-        result = ip("-n", host_ns, "link", "add", host_if, "type", "veth",
-                    "peer", "name", guest_if, "netns", guest_ns, check=False)
+        result = ip(
+            "-n",
+            host_ns,
+            "link",
+            "add",
+            host_if,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            guest_if,
+            "netns",
+            guest_ns,
+            check=False,
+        )
         if result.returncode != 0:
             pytest.skip(f"cannot create a veth pair here: {result.stderr.strip()}")
         for ns, dev, addr in ((host_ns, host_if, HOST_ADDR), (guest_ns, guest_if, GUEST_ADDR)):
@@ -119,21 +132,53 @@ async def test_bot_game_across_two_network_namespaces(namespaces, tmp_path):
     processes: list[trio.Process] = []
     try:
         with trio.fail_after(TIMEOUT):
-            host, host_out = await start(in_namespace(
-                host_ns, "host", "creeper", "--bot", "greedy", "--seed", "1", "--no-discovery",
-                "--iface", HOST_ADDR, "--port", "0", "--max-plies", "80", "--player", "host",
-                "--name", "netns game",
-                "--home", str(host_home),
-            ))
+            host, host_out = await start(
+                in_namespace(
+                    host_ns,
+                    "host",
+                    "creeper",
+                    "--bot",
+                    "greedy",
+                    "--seed",
+                    "1",
+                    "--no-discovery",
+                    "--iface",
+                    HOST_ADDR,
+                    "--port",
+                    "0",
+                    "--max-plies",
+                    "80",
+                    "--player",
+                    "host",
+                    "--name",
+                    "netns game",
+                    "--home",
+                    str(host_home),
+                )
+            )
             processes.append(host)
             hosting = await host_out.until("hosting ")
             game = hosting.split("(", 1)[1].split(")", 1)[0]  # "... game 'n' (3fa9c2d1) as ..."
             port = (await host_out.until("listening on port ")).split()[3].rstrip(";")
-            guest, guest_out = await start(in_namespace(
-                guest_ns, "join", game, "--addr", f"{HOST_ADDR}:{port}", "--bot", "random",
-                "--seed", "2", "--iface", GUEST_ADDR, "--player", "guest",
-                "--home", str(guest_home),
-            ))
+            guest, guest_out = await start(
+                in_namespace(
+                    guest_ns,
+                    "join",
+                    game,
+                    "--addr",
+                    f"{HOST_ADDR}:{port}",
+                    "--bot",
+                    "random",
+                    "--seed",
+                    "2",
+                    "--iface",
+                    GUEST_ADDR,
+                    "--player",
+                    "guest",
+                    "--home",
+                    str(guest_home),
+                )
+            )
             processes.append(guest)
             async with trio.open_nursery() as nursery:
                 outputs: dict[str, str] = {}

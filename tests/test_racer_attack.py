@@ -93,15 +93,18 @@ def test_attacking_your_own_creep_is_refused():
         apply(position(), DeclareAttack(slot_of(position(), "Grimy Gus")))
 
 
-@pytest.mark.parametrize("hero, target, legal", [
-    ("2X", "Nitro Nosferatu", True),  # 3*2 = 6 > 5
-    ("2X", "Exhaust Ed", True),  # 6 > 4
-    ("3X", "Nitro Nosferatu", True),
-    ("Reversal", "Nitro Nosferatu", True),  # swap: 5 against 3
-    ("Reversal", "Rusty Rita", False),  # swap: 3 against 3 is no attack
-    ("Modifier", "Nitro Nosferatu", True),  # a gamble, always allowed
-    ("Creep Eraser", "Nitro Nosferatu", False),  # never an opener
-])
+@pytest.mark.parametrize(
+    "hero, target, legal",
+    [
+        ("2X", "Nitro Nosferatu", True),  # 3*2 = 6 > 5
+        ("2X", "Exhaust Ed", True),  # 6 > 4
+        ("3X", "Nitro Nosferatu", True),
+        ("Reversal", "Nitro Nosferatu", True),  # swap: 5 against 3
+        ("Reversal", "Rusty Rita", False),  # swap: 3 against 3 is no attack
+        ("Modifier", "Nitro Nosferatu", True),  # a gamble, always allowed
+        ("Creep Eraser", "Nitro Nosferatu", False),  # never an opener
+    ],
+)
 def test_openers(hero, target, legal):
     state = declare(position(hand0=[hero]), target, "Grimy Gus")
     launch = Launch(*hand_card(state, hero, 0))
@@ -112,12 +115,15 @@ def test_openers(hero, target, legal):
 
 
 def test_double_opener_that_is_not_enough_is_refused():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: [("Nitro Nosferatu", [])]},
-                             hands={0: ["2X"], 1: ["3X"]})
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: [("Nitro Nosferatu", [])]}, hands={0: ["2X"], 1: ["3X"]}
+    )
     state = declare(state, "Nitro Nosferatu", "Grimy Gus")
     assert Launch(*hand_card(state, "2X", 0)) in legal_actions(state)
-    state = crafted_position(lines={0: [("Skidmark Skip", ["Flat Tire", "Bone Dry"])],
-                                    1: ["Nitro Nosferatu"]}, hands={0: ["2X"], 1: ["3X"]})
+    state = crafted_position(
+        lines={0: [("Skidmark Skip", ["Flat Tire", "Bone Dry"])], 1: ["Nitro Nosferatu"]},
+        hands={0: ["2X"], 1: ["3X"]},
+    )
     state = declare(state, "Nitro Nosferatu", "Skidmark Skip")  # 2*2 = 4 against 5
     assert Launch(*hand_card(state, "2X", 0)) not in legal_actions(state)
 
@@ -132,8 +138,9 @@ def test_reversal_opener_swaps_the_values():
 
 
 def test_reversal_reply_takes_the_opponents_last_effect():
-    state = declare(position(hand0=["2X", "Flat Tire"], hand1=["Reversal"]),
-                    "Rusty Rita", "Skidmark Skip")
+    state = declare(
+        position(hand0=["2X", "Flat Tire"], hand1=["Reversal"]), "Rusty Rita", "Skidmark Skip"
+    )
     state = apply(state, Launch(*hand_card(state, "2X", 0)))
     assert state.stage.values == (8, 3)
     state = apply(state, PlayHero(*hand_card(state, "Reversal", 1)))
@@ -146,8 +153,11 @@ def test_reversal_reply_takes_the_opponents_last_effect():
 
 
 def test_reversal_answered_by_reversal_takes_the_effect_back():
-    state = declare(position(hand0=["Reversal", "Flat Tire"], hand1=["3X", "Modifier"]),
-                    "Rusty Rita", "Skidmark Skip")
+    state = declare(
+        position(hand0=["Reversal", "Flat Tire"], hand1=["3X", "Modifier"]),
+        "Rusty Rita",
+        "Skidmark Skip",
+    )
     state = apply(state, Launch())  # 4 against 3
     state = apply(state, PlayHero(*hand_card(state, "3X", 1)))
     assert state.stage.values == (4, 9)
@@ -170,8 +180,9 @@ def test_reversal_reply_without_an_effect_to_take_swaps():
 
 
 def test_opening_modifier_that_falls_short_loses_at_once():
-    state = declare(position(hand0=["Modifier"], hand1=["Creep Eraser"]),
-                    "Nitro Nosferatu", "Grimy Gus")
+    state = declare(
+        position(hand0=["Modifier"], hand1=["Creep Eraser"]), "Nitro Nosferatu", "Grimy Gus"
+    )
     state = apply(state, Launch(*hand_card(state, "Modifier", 0)))
     assert pending(state) == NeedDie("modifier", 0)
     state = apply(state, Die(1))  # 3 is not above 5: the defender is never asked
@@ -197,8 +208,9 @@ def test_modifier_waits_for_its_die():
 
 
 def test_creep_eraser_wins_at_once_for_the_defender():
-    state = declare(position(hand0=["3X", "2X"], hand1=["Creep Eraser"]),
-                    "Nitro Nosferatu", "Skidmark Skip")
+    state = declare(
+        position(hand0=["3X", "2X"], hand1=["Creep Eraser"]), "Nitro Nosferatu", "Skidmark Skip"
+    )
     state = apply(state, Launch(*hand_card(state, "3X", 0)))  # 12 against 5
     state = apply(state, PlayHero(*hand_card(state, "Creep Eraser", 1)))
     assert alive(state, 0) == ["Grimy Gus", "Slime Sally"]  # the 2X never came into play
@@ -215,8 +227,12 @@ def test_exchange_ends_when_the_side_to_play_has_no_card():
 
 
 def test_creep_eraser_wins_at_once_for_the_attacker():
-    state = declare(position(hand0=["Creep Eraser"], hand1=["3X", "2X"]),
-                    "Nitro Nosferatu", "Grimy Gus", "Slime Sally")
+    state = declare(
+        position(hand0=["Creep Eraser"], hand1=["3X", "2X"]),
+        "Nitro Nosferatu",
+        "Grimy Gus",
+        "Slime Sally",
+    )
     state = apply(state, Launch())
     state = apply(state, PlayHero(*hand_card(state, "3X", 1)))
     state = apply(state, PlayHero(*hand_card(state, "Creep Eraser", 0)))
@@ -225,8 +241,10 @@ def test_creep_eraser_wins_at_once_for_the_attacker():
 
 
 def test_attacker_losing_every_creep_is_out_and_the_game_ends():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: ["Nitro Nosferatu"], 2: ["Rusty Rita"]},
-                             hands={0: ["Modifier"], 1: ["2X"]})
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Nitro Nosferatu"], 2: ["Rusty Rita"]},
+        hands={0: ["Modifier"], 1: ["2X"]},
+    )
     state = declare(state, "Nitro Nosferatu", "Grimy Gus")
     state = apply(apply(state, Launch(*hand_card(state, "Modifier", 0))), Die(1))
     assert not state.players[0].active

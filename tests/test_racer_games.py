@@ -14,16 +14,20 @@ def bots_for(players, kind, seed):
 
 
 @settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), players=st.integers(2, 4),
-       kind=st.sampled_from(["random", "heuristic", "mixed"]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    players=st.integers(2, 4),
+    kind=st.sampled_from(["random", "heuristic", "mixed"]),
+)
 def test_random_games_conserve_cards_and_end(seed, players, kind):
     def check(before, actor, action, after):
         problems = audit(after)  # every card in exactly one place, all identities sound
         assert problems == [], (action, problems)
         everyone = set(range(players))
         unrevealed = after.stage.slots if isinstance(after.stage, RevealFaceUp) else ()
-        assert all(after.audience[s] == everyone
-                   for s in public_slots(after) if s not in unrevealed)
+        assert all(
+            after.audience[s] == everyone for s in public_slots(after) if s not in unrevealed
+        )
 
     options = Options(players=players, turn_limit=150)
     result = play_game(bots_for(players, kind, seed), seed, options, observer=check)
@@ -36,8 +40,9 @@ def test_random_games_conserve_cards_and_end(seed, players, kind):
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_heuristic_games_have_a_winner(players):
     for seed in range(3):
-        result = play_game(bots_for(players, "heuristic", seed), seed,
-                           Options(players=players, turn_limit=400))
+        result = play_game(
+            bots_for(players, "heuristic", seed), seed, Options(players=players, turn_limit=400)
+        )
         assert result.winner is not None
         assert sum(p.active for p in result.final.players) == 1
 
@@ -56,8 +61,12 @@ def test_heuristic_beats_random_more_often_than_not():
 def test_same_seed_same_game():
     def run():
         log = []
-        play_game(bots_for(3, "mixed", 5), 5, Options(players=3, turn_limit=200),
-                  observer=lambda b, actor, action, a: log.append((actor, action)))
+        play_game(
+            bots_for(3, "mixed", 5),
+            5,
+            Options(players=3, turn_limit=200),
+            observer=lambda b, actor, action, a: log.append((actor, action)),
+        )
         return log
 
     assert run() == run()
@@ -82,8 +91,12 @@ def test_unknown_bot_name():
 def test_random_bot_is_deterministic_given_its_seed():
     def seat_choices(bot_seeds):
         chosen = []
-        play_game([make_bot("random", s) for s in bot_seeds], 9, Options(turn_limit=30),
-                  observer=lambda b, actor, action, a: actor >= 0 and chosen.append(action))
+        play_game(
+            [make_bot("random", s) for s in bot_seeds],
+            9,
+            Options(turn_limit=30),
+            observer=lambda b, actor, action, a: actor >= 0 and chosen.append(action),
+        )
         return chosen
 
     first = seat_choices((1, 2))

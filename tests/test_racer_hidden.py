@@ -55,8 +55,11 @@ def play_with_nodes(players, seed, bot_name):
             me = nodes[request.actor]  # the actor decides on its own node only
             legal = legal_actions(me)
             assert legal == legal_actions(redact(full, request.actor))
-            action = legal[0] if len(legal) == 1 else bots[request.actor].choose(
-                observation(me, request.actor), legal)
+            action = (
+                legal[0]
+                if len(legal) == 1
+                else bots[request.actor].choose(observation(me, request.actor), legal)
+            )
         full = apply(full, action)
         nodes = [apply(node, as_seen_by(k, request, action)) for k, node in enumerate(nodes)]
         for k, node in enumerate(nodes):
@@ -69,15 +72,19 @@ def play_with_nodes(players, seed, bot_name):
     return steps
 
 
-@pytest.mark.parametrize("players, seed, bot", [(2, 1, "heuristic"), (3, 2, "random"),
-                                                (4, 3, "heuristic")])
+@pytest.mark.parametrize(
+    "players, seed, bot", [(2, 1, "heuristic"), (3, 2, "random"), (4, 3, "heuristic")]
+)
 def test_seat_nodes_stay_in_step_with_the_full_game(players, seed, bot):
     assert play_with_nodes(players, seed, bot) > 50
 
 
 def test_a_node_does_not_know_other_hands_or_any_deck():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]},
-                             hands={0: ["2X"], 1: ["3X"]}, decks={0: ["Reversal"]})
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]},
+        hands={0: ["2X"], 1: ["3X"]},
+        decks={0: ["Reversal"]},
+    )
     view = redact(state, 1)
     assert view.card(slot_of(state, "3X")) is not None
     assert view.card(slot_of(state, "2X")) is None
@@ -89,8 +96,9 @@ def test_a_node_does_not_know_other_hands_or_any_deck():
 
 
 def test_playing_a_card_other_than_the_one_held_is_refused():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]},
-                             hands={0: ["2X", "Flat Tire"]})
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]}, hands={0: ["2X", "Flat Tire"]}
+    )
     two_x = slot_of(state, "2X")
     flat_tire = state.known[slot_of(state, "Flat Tire")]
     with pytest.raises(IllegalAction, match="different card"):
@@ -98,8 +106,10 @@ def test_playing_a_card_other_than_the_one_held_is_refused():
 
 
 def test_a_node_refuses_a_card_it_already_knows_to_be_elsewhere():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]},
-                             hands={0: ["Flat Tire", "2X"], 1: ["Flat Tire"]})
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]},
+        hands={0: ["Flat Tire", "2X"], 1: ["Flat Tire"]},
+    )
     node = redact(state, 1)  # seat 1 cannot see seat 0's hand ...
     mine = state.known[slot_of(state, "Flat Tire", seat=1)]
     cheat = PlayCalamity(slot_of(state, "2X"), mine, slot_of(state, "Rusty Rita"))
@@ -108,25 +118,40 @@ def test_a_node_refuses_a_card_it_already_knows_to_be_elsewhere():
 
 
 def test_a_hidden_kept_creep_is_caught_by_the_audit():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]},
-                             decks={0: ["Nitro Nosferatu", "2X", "3X"]}, at="turn-start")
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]},
+        decks={0: ["Nitro Nosferatu", "2X", "3X"]},
+        at="turn-start",
+    )
     node = redact(state, 1)
     request = pending(node)
     assert isinstance(request, NeedCard) and request.learner == 0
     node = apply(node, Learn(request.slot, None))
     node = apply(node, KeepDrawn(request.slot))  # seat 1 cannot tell it was a Creep
     with pytest.raises(IllegalAction):
-        apply(apply(state, Learn(request.slot, state.known[request.slot])),
-              KeepDrawn(request.slot))  # the full state can
+        apply(
+            apply(state, Learn(request.slot, state.known[request.slot])), KeepDrawn(request.slot)
+        )  # the full state can
     hidden = {s: c for s, c in state.known.items() if s not in node.known}
     problems = racer.audit(node, hidden)
     assert any("kept hidden" in p for p in problems)
 
 
 def test_actions_round_trip_through_plain_dicts():
-    samples = [Shuffle((2, 0, 1)), Shuffle(None), racer.Die(4), Learn(7, None), Learn(7, 3),
-               racer.Pick(1), racer.PlaceCreep(5, 2), racer.Pass(), racer.Launch(),
-               racer.Launch(3, 100), PlayCalamity(1, 2, 3), racer.ForceHostage(2)]
+    samples = [
+        Shuffle((2, 0, 1)),
+        Shuffle(None),
+        racer.Die(4),
+        Learn(7, None),
+        Learn(7, 3),
+        racer.Pick(1),
+        racer.PlaceCreep(5, 2),
+        racer.Pass(),
+        racer.Launch(),
+        racer.Launch(3, 100),
+        PlayCalamity(1, 2, 3),
+        racer.ForceHostage(2),
+    ]
     for action in samples:
         assert action_from_dict(action_to_dict(action)) == action
     with pytest.raises(IllegalAction):

@@ -112,8 +112,11 @@ def test_turn_draws_two_and_a_drawn_creep_is_placed_and_replaced():
 
 
 def test_placing_a_non_creep_is_refused():
-    state = learn_all(crafted_position(lines={0: ["Grimy Gus"], 1: ["Slime Sally"]},
-                                       decks={0: ["2X", "3X"]}, at="turn-start"))
+    state = learn_all(
+        crafted_position(
+            lines={0: ["Grimy Gus"], 1: ["Slime Sally"]}, decks={0: ["2X", "3X"]}, at="turn-start"
+        )
+    )
     slot = pending(state).slot
     with pytest.raises(IllegalAction):
         apply(state, PlaceCreep(slot, state.known[slot]))
@@ -153,8 +156,9 @@ def test_nothing_is_drawn_when_deck_and_discard_are_empty():
 
 
 def test_calamity_lowers_strength_and_target_is_always_asked_to_react():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: ["Skidmark Skip"]},
-                             hands={0: ["Flat Tire"], 1: ["2X"]})
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Skidmark Skip"]}, hands={0: ["Flat Tire"], 1: ["2X"]}
+    )
     target = slot_of(state, "Skidmark Skip")
     state = apply(state, PlayCalamity(*play(state, "Flat Tire", 0), target))
     assert strength_of(state, "Skidmark Skip") == 3
@@ -166,8 +170,9 @@ def test_calamity_lowers_strength_and_target_is_always_asked_to_react():
 
 
 def test_calamity_only_on_an_opponents_creep():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: ["Skidmark Skip"]},
-                             hands={0: ["Flat Tire"]})
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Skidmark Skip"]}, hands={0: ["Flat Tire"]}
+    )
     with pytest.raises(IllegalAction, match="opponent"):
         apply(state, PlayCalamity(*play(state, "Flat Tire", 0), slot_of(state, "Grimy Gus")))
 
@@ -183,8 +188,11 @@ def test_calamity_to_zero_kills_when_the_reaction_is_declined():
     state = apply(state, DeclineMonster())
     assert line_names(state, 1) == ["Rusty Rita"]
     assert state.dead == (sally,)
-    assert sorted(name_of(state, s) for s in state.discard) == ["Bone Dry", "Flat Tire",
-                                                                "Flat Tire"]
+    assert sorted(name_of(state, s) for s in state.discard) == [
+        "Bone Dry",
+        "Flat Tire",
+        "Flat Tire",
+    ]
 
 
 def test_monster_saves_a_creep_at_zero_and_takes_the_turn_order():
@@ -206,8 +214,10 @@ def test_monster_saves_a_creep_at_zero_and_takes_the_turn_order():
     # Every Flat Tire on seat 2's Creeps is gone; the Bone Dry stays; Sally lives.
     assert strength_of(state, "Slime Sally") == 2
     assert strength_of(state, "Pothole Pete") == 3
-    assert [name_of(state, s) for s in state.find_creep(sally)[1].attached] == ["Bone Dry",
-                                                                               "Tread Troll"]
+    assert [name_of(state, s) for s in state.find_creep(sally)[1].attached] == [
+        "Bone Dry",
+        "Tread Troll",
+    ]
     assert sorted(name_of(state, s) for s in state.discard) == ["Flat Tire"] * 3
     # Seat 0's turn ends at once, after discarding down to 10 ...
     assert pending(state) == Decide(0, "discard")
@@ -228,14 +238,17 @@ def test_monster_saves_a_creep_at_zero_and_takes_the_turn_order():
     pete = slot_of(state, "Pothole Pete")
     with pytest.raises(IllegalAction, match="Monster"):
         apply(state, PlayCalamity(*play(state, "Flat Tire", 0), pete))
-    assert not any(isinstance(a, PlayCalamity) and state.card(a.slot).name == "Flat Tire"
-                   for a in legal_actions(state))
+    assert not any(
+        isinstance(a, PlayCalamity) and state.card(a.slot).name == "Flat Tire"
+        for a in legal_actions(state)
+    )
     assert any(isinstance(a, PlayCalamity) and a.target == pete for a in legal_actions(state))
 
 
 def test_monster_must_match_the_calamity_family():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]},
-                             hands={0: ["Flat Tire"], 1: ["Fuel Fiend"]})
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]}, hands={0: ["Flat Tire"], 1: ["Fuel Fiend"]}
+    )
     state = apply(state, PlayCalamity(*play(state, "Flat Tire", 0), slot_of(state, "Rusty Rita")))
     assert legal_actions(state) == [DeclineMonster()]
     with pytest.raises(IllegalAction, match="match"):
@@ -273,8 +286,10 @@ def test_good_fortune_removes_the_matching_calamity():
 
 
 def test_two_moves_then_the_turn_passes():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: ["Skidmark Skip"]},
-                             hands={0: ["Flat Tire", "Bone Dry", "Dead Battery"], 1: ["2X"]})
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Skidmark Skip"]},
+        hands={0: ["Flat Tire", "Bone Dry", "Dead Battery"], 1: ["2X"]},
+    )
     skip = slot_of(state, "Skidmark Skip")
     state = apply(apply(state, PlayCalamity(*play(state, "Flat Tire", 0), skip)), DeclineMonster())
     state = apply(apply(state, PlayCalamity(*play(state, "Bone Dry", 0), skip)), DeclineMonster())
@@ -303,8 +318,11 @@ def test_hand_limit_discards_face_up_down_to_ten():
 
 
 def hostage_state(**kw):
-    return crafted_position(lines={0: ["Grimy Gus"], 1: ["Rusty Rita"], 2: ["Slime Sally"]},
-                            hands={0: ["2X", "3X"], 1: ["Reversal", "Modifier"], 2: []}, **kw)
+    return crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Rusty Rita"], 2: ["Slime Sally"]},
+        hands={0: ["2X", "3X"], 1: ["Reversal", "Modifier"], 2: []},
+        **kw,
+    )
 
 
 def test_refused_hostage_ask_uses_the_move():

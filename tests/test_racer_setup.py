@@ -40,11 +40,18 @@ def test_standard_catalogue_matches_the_tournament_piles():
     assert len(play) == 95
     for family in cat.families:
         of_family = [c for c in play if c.family == family.key]
-        assert [sum(c.kind is k for c in of_family)
-                for k in (Kind.CALAMITY, Kind.GOOD_FORTUNE, Kind.MONSTER)] == [6, 6, 1]
+        assert [
+            sum(c.kind is k for c in of_family)
+            for k in (Kind.CALAMITY, Kind.GOOD_FORTUNE, Kind.MONSTER)
+        ] == [6, 6, 1]
     heroes = [c.hero.value for c in play if c.kind is Kind.HERO]
     assert {h: heroes.count(h) for h in set(heroes)} == {
-        "2X": 8, "3X": 7, "Modifier": 5, "Reversal": 5, "Creep Eraser": 5}
+        "2X": 8,
+        "3X": 7,
+        "Modifier": 5,
+        "Reversal": 5,
+        "Creep Eraser": 5,
+    }
     bone_dry = cat[cat.ids_named("Bone Dry")[0]]
     assert cat.family(bone_dry.family).good_fortune == "Extra Gas"
 
@@ -58,13 +65,20 @@ def test_bad_catalogue_spec_is_rejected():
     with pytest.raises(CatalogueError):
         Catalogue.from_dict({"families": [], "cards": [{"kind": "calamity", "family": "nope"}]})
     with pytest.raises(CatalogueError):
-        Catalogue.from_dict({"families": [], "cards": [{"kind": "creep", "name": "X",
-                                                        "strength": 0}]})
+        Catalogue.from_dict(
+            {"families": [], "cards": [{"kind": "creep", "name": "X", "strength": 0}]}
+        )
 
 
 HOME_RULES = {
-    "families": [{"key": "fog", "calamity": "Pea Souper", "good_fortune": "Fog Lamps",
-                  "monster": "Mist Monster"}],
+    "families": [
+        {
+            "key": "fog",
+            "calamity": "Pea Souper",
+            "good_fortune": "Fog Lamps",
+            "monster": "Mist Monster",
+        }
+    ],
     "cards": [
         *({"kind": "creep", "name": f"Home Creep {i}", "strength": 2 + i % 3} for i in range(8)),
         {"kind": "calamity", "family": "fog", "count": 10},
@@ -106,9 +120,14 @@ def reveal_face_up(state):
     return state
 
 
-@pytest.mark.parametrize("players, boxed, play_split", [
-    (2, 20, [48, 47]), (3, 10, [32, 32, 31]), (4, 0, [24, 24, 24, 23]),
-])
+@pytest.mark.parametrize(
+    "players, boxed, play_split",
+    [
+        (2, 20, [48, 47]),
+        (3, 10, [32, 32, 31]),
+        (4, 0, [24, 24, 24, 23]),
+    ],
+)
 def test_deal(players, boxed, play_split):
     state = new_game(Options(players=players))
     req = pending(state)
@@ -142,8 +161,9 @@ def test_deal(players, boxed, play_split):
 def dealt(players=2):
     state = new_game(Options(players=players))
     while not isinstance(req := pending(state), NeedDie):
-        state = apply(state, identity(req)) if isinstance(req, NeedShuffle) else reveal_face_up(
-            state)
+        state = (
+            apply(state, identity(req)) if isinstance(req, NeedShuffle) else reveal_face_up(state)
+        )
     return state
 
 
