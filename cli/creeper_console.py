@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from creepnet.engine import creeper
+from creepnet.protocol.identity import fingerprint as fp_of
 from creepnet.protocol.session import Session
 
 HELP = """\
@@ -79,6 +80,18 @@ class CreeperConsole:
                 " — your opponent offers a draw (accept/decline, or move)" if offer else ""
             )
         return waiting.describe()
+
+    def peer_news(self, connected: bool, fingerprint: str | None, text: str) -> str:
+        """A connection change in words about the game: who it is and what it means."""
+        s = self.session
+        seat = next((i for i, seat in enumerate(s.seats) if fp_of(seat.key) == fingerprint), None)
+        if seat is None or s.finished:
+            return f"* {text}"
+        who = "your opponent" if s.local_seat is not None else f"seat {seat}"
+        name = f"{who} {s.seats[seat].player} ({fingerprint})"
+        if connected:
+            return f"* {name} is connected"
+        return f"* {name} disconnected; the game waits, and nothing played is lost"
 
     def prompt(self) -> str:
         return "> " if self.session.my_turn() is not None else ""

@@ -11,12 +11,13 @@ from creepnet.cli.creeper_console import CreeperConsole
 from creepnet.node import updates
 from creepnet.node.node import Node
 from creepnet.node.storage import StorageError
+from creepnet.node.updates import Update
 from creepnet.protocol.log import Rejection
 
 Out = Callable[[str], None]
+PEER_NEWS = {updates.PEER_CONNECTED: True, updates.PEER_DISCONNECTED: False}
 SHOWN = {
-    updates.PEER_CONNECTED,
-    updates.PEER_DISCONNECTED,
+    updates.STORAGE_OK,
     updates.REJECTED,
     updates.HALTED,
     updates.STORAGE_ERROR,
@@ -88,11 +89,13 @@ async def play_in_terminal(
             out("waiting for players to join…")
         refresh()
         async for kind, item in receive:
-            if kind == "update":
-                if item.game not in (None, game):  # type: ignore[attr-defined]
+            if isinstance(item, Update):
+                if item.game not in (None, game):
                     continue
-                if item.kind in SHOWN:  # type: ignore[attr-defined]
-                    out(f"* {item.text}")  # type: ignore[attr-defined]
+                if item.kind in PEER_NEWS:
+                    out(console.peer_news(PEER_NEWS[item.kind], item.peer, item.text))
+                elif item.kind in SHOWN:
+                    out(f"* {item.text}")
                 refresh()
                 queued = console.pending_action()
                 if queued:

@@ -27,6 +27,7 @@ class GameRuntime:
     changed: trio.Event = field(default_factory=trio.Event)
     join_refused: str | None = None
     storage_error: str | None = None
+    retrying_storage: bool = False  # a task retries the held-back append with back-off
     reported: dict[str, Any] = field(default_factory=dict)  # what the update stream last said
 
     @property

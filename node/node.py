@@ -270,6 +270,26 @@ class Node:
             await self._settle(runtime)
         return runtime.storage_error is None
 
+    def _retry_storage_later(self, runtime: GameRuntime) -> None:
+        if not runtime.retrying_storage and self._nursery is not None:
+            runtime.retrying_storage = True
+            self._nursery.start_soon(self._retry_storage, runtime)
+
+    async def _retry_storage(self, runtime: GameRuntime) -> None:
+        """A full disk often clears (a download ends, files are deleted): keep trying, backing
+        off, so the game resumes by itself.  Nothing was sent meanwhile, so nothing is lost."""
+        delay = self.timeouts.retry
+        try:
+            while runtime.storage_error is not None:
+                await trio.sleep(delay)  # a back-off timer, not synchronisation
+                delay = min(delay * 2, MAX_RETRY)
+                async with runtime.lock:
+                    if runtime.storage_error is not None:
+                        await self._settle(runtime)
+        finally:
+            runtime.retrying_storage = False
+        self._publish(updates.STORAGE_OK, "the disk took the held-back events", runtime.game)
+
     async def wait_for(
         self, game: bytes, predicate: Callable[[GameRuntime], bool], timeout: float | None = None
     ) -> GameRuntime:
@@ -609,9 +629,11 @@ class Node:
                 runtime.storage_error = str(exc)
                 self._publish(
                     updates.STORAGE_ERROR,
-                    f"{exc}; not sending or acknowledging the new events until they are stored",
+                    f"{exc}; not sending or acknowledging the new events until they are "
+                    "stored (retrying)",
                     runtime.game,
                 )
+                self._retry_storage_later(runtime)
                 runtime.notify()
                 return
             start, runtime.stored, runtime.storage_error = runtime.stored, len(session.log), None

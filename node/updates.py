@@ -31,6 +31,7 @@ GAME_OVER = "game-over"
 SEATED = "seated"  # the local player got a seat
 JOIN_REFUSED = "join-refused"
 STORAGE_ERROR = "storage-error"
+STORAGE_OK = "storage-ok"  # held-back events were stored after all, and sent
 ERROR = "error"
 
 

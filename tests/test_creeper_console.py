@@ -70,3 +70,17 @@ def test_spectator_and_quit():
     assert "watching" in watcher.handle("e7-d6").text
     assert watcher.handle("quit").quit
     assert "ply 0" in watcher.handle("board").text
+
+
+def test_connection_news_names_the_opponent_and_says_what_it_means():
+    table, me, other = started()
+    opponent = other.session.seats[other.session.local_seat]
+    from creepnet.protocol.identity import fingerprint
+
+    fp = fingerprint(opponent.key)
+    gone = me.peer_news(False, fp, "raw text")
+    assert f"your opponent {opponent.player} ({fp}) disconnected" in gone and "waits" in gone
+    assert "is connected" in me.peer_news(True, fp, "raw text")
+    watcher = CreeperConsole(table.spectator)
+    assert f"seat {other.session.local_seat} {opponent.player}" in watcher.peer_news(False, fp, "x")
+    assert me.peer_news(False, "zzzz-zzzz", "a stranger left") == "* a stranger left"

@@ -2,6 +2,7 @@
 
 import errno
 import os
+from dataclasses import replace
 
 import pytest
 import trio
@@ -101,7 +102,73 @@ async def test_restarted_host_is_redialled(tmp_path):
                 assert alice.session(game).log.to_bytes() == bob.session(game).log.to_bytes()
 
 
+async def alice_to_move(alice: Node, bob: Node, game: bytes) -> None:
+    """Colours drawn and, if bob moves first, one move by bob: alice is to move."""
+    from creepnet.engine import creeper
+    from creepnet.engine.creeper_bots import make_bot
+
+    await alice.wait_for(
+        game,
+        lambda rt: (
+            rt.session.waiting_for() is not None
+            and rt.session.started
+            and rt.session.engine_state is not None
+            and rt.session.waiting_for().what.endswith("to move")
+        ),
+    )
+    if alice.session(game).my_turn() is None:
+        await bob.wait_for(game, lambda rt: rt.session.my_turn() is not None)
+        move = make_bot("random").choose(bob.session(game).engine_state)
+        await bob.play(game, creeper.format_move(move))
+        await alice.wait_for(game, lambda rt: rt.session.my_turn() is not None)
+
+
+async def play_on_a_full_disk(alice: Node, bob: Node, game: bytes, monkeypatch, news) -> bytes:
+    """Alice moves while every write fails with ENOSPC; returns the log as it was before."""
+    from creepnet.engine import creeper
+    from creepnet.engine.creeper_bots import make_bot
+
+    session = alice.session(game)
+    log_path = alice.home.game(game).log_path
+    before = log_path.read_bytes()
+
+    def disk_full(fd, data):
+        os.write(fd, bytes(data)[:5])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(storage, "_write_all", disk_full)
+    move = creeper.format_move(make_bot("random").choose(session.engine_state))
+    with pytest.raises(StorageError, match="disk full"):
+        await alice.play(game, move)
+    error = await next_update(news, lambda u: u.kind == updates.STORAGE_ERROR)
+    assert "disk full" in error.text
+    assert log_path.read_bytes() == before  # intact, no half event
+    assert len(bob.session(game).log) == len(session.log) - 1  # and nothing was sent
+    return before
+
+
 async def test_full_disk_holds_the_move_back_until_it_is_stored(tmp_path, monkeypatch):
+    slow_retry = replace(FAST, retry=3600.0)  # only flush() may store here
+    with trio.fail_after(30):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=slow_retry) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            game = await alice.host_game(player="alice", options=OPTIONS)
+            await bob.join(alice.address, player="bob")
+            await alice_to_move(alice, bob, game)
+            await play_on_a_full_disk(alice, bob, game, monkeypatch, news)
+            monkeypatch.undo()
+            assert await alice.flush(game)
+            session = alice.session(game)
+            await bob.wait_for(game, lambda rt: len(rt.session.log) == len(session.log))
+            await finish(game, alice, bob)
+            log_path = alice.home.game(game).log_path
+            assert log_path.read_bytes() == bob.session(game).log.to_bytes()
+
+
+async def test_the_game_resumes_by_itself_when_the_disk_frees_up(tmp_path, monkeypatch):
     with trio.fail_after(30):
         async with (
             Node.open(tmp_path / "alice", timeouts=FAST) as alice,
@@ -110,46 +177,14 @@ async def test_full_disk_holds_the_move_back_until_it_is_stored(tmp_path, monkey
         ):
             game = await alice.host_game(player="alice", options=OPTIONS)
             await bob.join(alice.address, player="bob")
+            await alice_to_move(alice, bob, game)
+            await play_on_a_full_disk(alice, bob, game, monkeypatch, news)
+            monkeypatch.undo()  # space is freed; nobody calls flush()
+            await next_update(news, lambda u: u.kind == updates.STORAGE_OK)
             session = alice.session(game)
-            await alice.wait_for(
-                game,
-                lambda rt: (
-                    rt.session.waiting_for() is not None
-                    and rt.session.started
-                    and rt.session.engine_state is not None
-                    and rt.session.waiting_for().what.endswith("to move")
-                ),
-            )
-            if session.my_turn() is None:  # let bob move once so it is alice's turn
-                await bob.wait_for(game, lambda rt: rt.session.my_turn() is not None)
-                from creepnet.engine import creeper
-                from creepnet.engine.creeper_bots import make_bot
-
-                move = make_bot("random").choose(bob.session(game).engine_state)
-                await bob.play(game, creeper.format_move(move))
-                await alice.wait_for(game, lambda rt: rt.session.my_turn() is not None)
-            log_path = alice.home.game(game).log_path
-            before = log_path.read_bytes()
-
-            def disk_full(fd, data):
-                os.write(fd, bytes(data)[:5])
-                raise OSError(errno.ENOSPC, "No space left on device")
-
-            monkeypatch.setattr(storage, "_write_all", disk_full)
-            from creepnet.engine import creeper
-            from creepnet.engine.creeper_bots import make_bot
-
-            move = creeper.format_move(make_bot("random").choose(session.engine_state))
-            with pytest.raises(StorageError, match="disk full"):
-                await alice.play(game, move)
-            error = await next_update(news, lambda u: u.kind == updates.STORAGE_ERROR)
-            assert "disk full" in error.text
-            assert log_path.read_bytes() == before  # intact, no half event
-            assert len(bob.session(game).log) == len(session.log) - 1  # and nothing was sent
-            monkeypatch.undo()
-            assert await alice.flush(game)
             await bob.wait_for(game, lambda rt: len(rt.session.log) == len(session.log))
             await finish(game, alice, bob)
+            log_path = alice.home.game(game).log_path
             assert log_path.read_bytes() == bob.session(game).log.to_bytes()
 
 
