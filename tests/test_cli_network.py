@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -243,3 +244,43 @@ async def test_a_resignation_queued_before_input_ends_is_still_sent(tmp_path):
                 nursery.start_soon(bot_after_queue)
                 await play_in_terminal(me, game, lines=lines(), out=out)
         assert me.session(game).finished and "wins by resignation" in me.session(game).outcome_text
+
+
+async def test_a_peer_of_another_protocol_version_gets_a_clear_error(tmp_path):
+    """A node from the future says hello with version 99: one line, exit 1, no traceback."""
+    import secrets
+
+    from creepnet.node.framing import encode_frame
+    from creepnet.protocol.identity import Identity
+
+    future = Identity.generate()
+
+    async def future_node(stream: trio.SocketStream) -> None:
+        hello = {
+            "type": "hello",
+            "version": 99,
+            "key": future.public_key,
+            "nonce": secrets.token_bytes(32),
+            "agent": "creepnet/99",
+            "name": "future",
+        }
+        await stream.send_all(encode_frame(hello))
+        with trio.move_on_after(TIMEOUT):
+            while await stream.receive_some(4096):
+                pass  # read whatever the honest node says, until it hangs up
+
+    async with trio.open_nursery() as nursery:
+        serve = functools.partial(trio.serve_tcp, future_node, 0, host=LOOPBACK)
+        listeners = await nursery.start(serve)
+        port = listeners[0].socket.getsockname()[1]
+        with trio.fail_after(TIMEOUT):
+            result = await trio.run_process(
+                [*CLI, "join", "x", "--addr", f"{LOOPBACK}:{port}", "--home", str(tmp_path)],
+                capture_stdout=True,
+                capture_stderr=True,
+                check=False,
+            )
+        nursery.cancel_scope.cancel()
+    err = result.stderr.decode()
+    assert result.returncode == 1 and "version 99" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
