@@ -2,6 +2,7 @@
 
 import errno
 import os
+from contextlib import asynccontextmanager
 from dataclasses import replace
 
 import pytest
@@ -147,45 +148,44 @@ async def play_on_a_full_disk(alice: Node, bob: Node, game: bytes, monkeypatch, 
     return before
 
 
+@asynccontextmanager
+async def full_disk_game(tmp_path, monkeypatch, alice_timeouts=FAST):
+    """Alice and bob in a game where alice's move hit ENOSPC; the disk still fails on entry."""
+    async with (
+        Node.open(tmp_path / "alice", timeouts=alice_timeouts) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+        alice.updates() as news,
+    ):
+        game = await alice.host_game(player="alice", options=OPTIONS)
+        await bob.join(alice.address, player="bob")
+        await alice_to_move(alice, bob, game)
+        await play_on_a_full_disk(alice, bob, game, monkeypatch, news)
+        yield alice, bob, game, news
+
+
+async def finished_identically(alice: Node, bob: Node, game: bytes) -> None:
+    session = alice.session(game)
+    await bob.wait_for(game, lambda rt: len(rt.session.log) == len(session.log))
+    await finish(game, alice, bob)
+    log_path = alice.home.game(game).log_path
+    assert log_path.read_bytes() == bob.session(game).log.to_bytes()
+
+
 async def test_full_disk_holds_the_move_back_until_it_is_stored(tmp_path, monkeypatch):
     slow_retry = replace(FAST, retry=3600.0)  # only flush() may store here
     with trio.fail_after(30):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=slow_retry) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
-            game = await alice.host_game(player="alice", options=OPTIONS)
-            await bob.join(alice.address, player="bob")
-            await alice_to_move(alice, bob, game)
-            await play_on_a_full_disk(alice, bob, game, monkeypatch, news)
+        async with full_disk_game(tmp_path, monkeypatch, slow_retry) as (alice, bob, game, _):
             monkeypatch.undo()
             assert await alice.flush(game)
-            session = alice.session(game)
-            await bob.wait_for(game, lambda rt: len(rt.session.log) == len(session.log))
-            await finish(game, alice, bob)
-            log_path = alice.home.game(game).log_path
-            assert log_path.read_bytes() == bob.session(game).log.to_bytes()
+            await finished_identically(alice, bob, game)
 
 
 async def test_the_game_resumes_by_itself_when_the_disk_frees_up(tmp_path, monkeypatch):
     with trio.fail_after(30):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
-            game = await alice.host_game(player="alice", options=OPTIONS)
-            await bob.join(alice.address, player="bob")
-            await alice_to_move(alice, bob, game)
-            await play_on_a_full_disk(alice, bob, game, monkeypatch, news)
+        async with full_disk_game(tmp_path, monkeypatch) as (alice, bob, game, news):
             monkeypatch.undo()  # space is freed; nobody calls flush()
             await next_update(news, lambda u: u.kind == updates.STORAGE_OK)
-            session = alice.session(game)
-            await bob.wait_for(game, lambda rt: len(rt.session.log) == len(session.log))
-            await finish(game, alice, bob)
-            log_path = alice.home.game(game).log_path
-            assert log_path.read_bytes() == bob.session(game).log.to_bytes()
+            await finished_identically(alice, bob, game)
 
 
 BOB_PROCESS = """

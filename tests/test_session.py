@@ -267,8 +267,9 @@ def test_equivocation_halts_the_game_and_names_the_author():
     assert watcher.receive(honest.raw).status == "halted"
 
 
-def test_equivocation_seen_before_the_gap_fills():
-    table = started_table(seed=14)
+def two_moves_and_a_latecomer(seed: int):
+    """Two moves played; a session that has seen neither, to receive them out of order."""
+    table = started_table(seed=seed)
     seat = mover(table)
     session = table.sessions[seat]
     first = session.play(creeper_bot("random", 0)(session))
@@ -276,8 +277,15 @@ def test_equivocation_seen_before_the_gap_fills():
     table.pump()
     other = table.sessions[1 - seat]
     reply = other.play(creeper_bot("random", 0)(other))
-    twin = forge(other, table.identities[1 - seat], "resign", {}, seq=reply.seq, prev=reply.prev)
     late = Session.from_log([e.raw for e in other.log.events[:-2]])
+    return table, other, first, reply, late
+
+
+def test_equivocation_seen_before_the_gap_fills():
+    table, other, _, reply, late = two_moves_and_a_latecomer(seed=14)
+    twin = forge(
+        other, table.identities[other.local_seat], "resign", {}, seq=reply.seq, prev=reply.prev
+    )
     assert late.receive(reply.raw).status == "pending"
     assert late.receive(twin.raw).status == "equivocation"
 
@@ -448,15 +456,7 @@ def test_uniform_is_in_range_and_unbiased_enough():
 
 
 def test_forged_or_unentitled_future_events_cannot_crowd_out_the_honest_one():
-    table = started_table(seed=40)
-    seat = mover(table)
-    session = table.sessions[seat]
-    first = session.play(creeper_bot("random", 0)(session))
-    table.broadcast(seat, [first])
-    table.pump()
-    other = table.sessions[1 - seat]
-    reply = other.play(creeper_bot("random", 0)(other))
-    late = Session.from_log([e.raw for e in other.log.events[:-2]])
+    _, other, first, reply, late = two_moves_and_a_latecomer(seed=40)
     # A forgery and a validly signed event by the wrong seat both arrive first for seq n+1.
     forged = codec.decode(reply.raw)
     forged["body"] = {"move": "a2-a3"}
