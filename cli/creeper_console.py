@@ -38,6 +38,7 @@ class CreeperConsole:
         self.colour = colour
         self.offer_armed = False
         self.resign_queued = False
+        self.hinted = False  # the first "your turn" says what to type
 
     # ----- what to show ------------------------------------------------------------------
 
@@ -75,10 +76,14 @@ class CreeperConsole:
         if waiting.seat == s.local_seat:
             if s.my_turn() is None:
                 return "working…"
-            offer = self._opponent_offer()
-            return "your turn" + (
-                " — your opponent offers a draw (accept/decline, or move)" if offer else ""
-            )
+            colour = s.rules.describe(s.game_state, waiting.seat) if s.rules else ""
+            text = f"your turn ({colour})"
+            if self._opponent_offer():
+                text += " — your opponent offers a draw (accept/decline, or move)"
+            if not self.hinted:
+                self.hinted = True
+                text += ": type a move like e7-d6, or 'moves' or 'help'"
+            return text
         return waiting.describe()
 
     def peer_news(self, connected: bool, fingerprint: str | None, text: str) -> str:

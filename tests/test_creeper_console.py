@@ -24,7 +24,9 @@ def test_introduction_and_status_name_the_players():
     table, me, other = started()
     intro = me.introduction()
     assert "(you)" in intro and "light" in intro and "dark" in intro
-    assert me.status() == "your turn" and me.prompt() == "> "
+    first = me.status()
+    assert first.startswith("your turn (") and "type a move" in first and me.prompt() == "> "
+    assert me.status() in {"your turn (light)", "your turn (dark)"}  # the hint comes once
     assert "waiting for seat" in other.status() and other.prompt() == ""
 
 
