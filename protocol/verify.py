@@ -9,7 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from creepnet.protocol.log import Rejection, parse_or_reject, split_log
+from creepnet.protocol import codec
+from creepnet.protocol.event import EventError
+from creepnet.protocol.identity import fingerprint
+from creepnet.protocol.log import EquivocationProof, Rejection, parse_or_reject, split_log
 from creepnet.protocol.session import Session
 
 
@@ -84,4 +87,40 @@ def verify_log_bytes(data: bytes) -> Verdict:
             verdict.notes.append("stuck: the seats' committed randomness is exhausted")
         elif waiting is not None:
             verdict.notes.append(f"{waiting.describe()} (since seq {waiting.since_seq})")
+    return verdict
+
+
+def verify_file_bytes(data: bytes) -> Verdict:
+    """Verify what a file holds: a game log, or an equivocation proof a node stored."""
+    proof = _as_proof(data)
+    return verify_log_bytes(data) if proof is None else verify_proof(proof)
+
+
+def _as_proof(data: bytes) -> EquivocationProof | None:
+    try:
+        value = codec.decode(data)
+    except codec.CodecError:
+        return None  # a log of several events, or garbage: the log verifier will say which
+    if not isinstance(value, dict) or value.get("kind") != "equivocation":
+        return None
+    try:
+        return EquivocationProof.from_bytes(data)
+    except ValueError:
+        return None
+
+
+def verify_proof(proof: EquivocationProof) -> Verdict:
+    """Does the proof hold: two different validly signed events by one author at one position?"""
+    try:
+        first = proof.verify()
+    except (ValueError, EventError) as exc:
+        return Verdict(
+            False, 2, kind="equivocation proof", error=Rejection(None, "proof", str(exc))
+        )
+    second = parse_or_reject(proof.second)
+    who = fingerprint(first.author)
+    verdict = Verdict(True, 2, finished=True, game=first.game, kind="equivocation proof")
+    verdict.outcome = f"{who} signed two different events at seq {first.seq}: a proven equivocation"
+    for label, event in (("first", first), ("second", second)):
+        verdict.notes.append(f"{label}: {event.type} {event.body} (event id {event.id.hex()[:16]})")
     return verdict

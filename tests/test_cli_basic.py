@@ -90,3 +90,35 @@ def test_replay_shows_who_did_what_and_the_board(tmp_path, capsys):
     at = capsys.readouterr().out
     assert at.startswith("seq 5:") and "ply 1" in at
     assert main(["replay", "--at", "99", str(tmp_path / "game.log")]) == 2
+
+
+def test_verify_checks_an_equivocation_proof_file(tmp_path, capsys):
+    from creepnet.protocol.event import sign_event
+    from creepnet.protocol.log import EquivocationProof
+
+    table = Table(seed=5, options={"max_plies": 4})
+    table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
+    last = table.spectator.log.events[-1]
+    cheater = next(i for i in table.identities if i.public_key == last.author)
+    twin = sign_event(cheater, game=last.game, seq=last.seq, prev=last.prev, type="resign", body={})
+    proof = EquivocationProof(last.raw, twin.raw).to_bytes()
+    (tmp_path / "equivocation").write_bytes(proof)
+    assert main(["verify", str(tmp_path / "equivocation")]) == 0
+    out = capsys.readouterr().out
+    assert "valid equivocation proof" in out and cheater.fingerprint in out and "resign" in out
+    forged = bytearray(proof)
+    forged[-5] ^= 1  # inside the second event's bytes
+    (tmp_path / "forged").write_bytes(bytes(forged))
+    assert main(["verify", str(tmp_path / "forged")]) == 1
+    assert "INVALID" in capsys.readouterr().out
+
+
+def test_a_proof_of_two_different_authors_proves_nothing(tmp_path, capsys):
+    from creepnet.protocol.log import EquivocationProof
+
+    table = Table(seed=6, options={"max_plies": 4})
+    table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
+    a, b = table.spectator.log.events[-2:]  # consecutive moves by the two players
+    (tmp_path / "bogus").write_bytes(EquivocationProof(a.raw, b.raw).to_bytes())
+    assert main(["verify", str(tmp_path / "bogus")]) == 1
+    assert "differ in game, seq or author" in capsys.readouterr().out

@@ -6,12 +6,14 @@ import argparse
 import json
 
 from creepnet.cli.options import UsageError, fail, read_file
-from creepnet.protocol.verify import Verdict, verify_log_bytes
+from creepnet.protocol.verify import Verdict, verify_file_bytes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("verify", help="verify game logs offline, rules and crypto included")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="game log files")
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="game logs, or equivocation proofs a node stored"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON verdict per line")
     parser.set_defaults(func=run)
 
@@ -20,6 +22,9 @@ def render(name: str, verdict: Verdict) -> str:
     if not verdict.valid:
         assert verdict.error is not None
         return f"{name}: INVALID\n  {verdict.error.describe()}"
+    if verdict.kind == "equivocation proof":
+        notes = "".join(f"\n  {note}" for note in verdict.notes)
+        return f"{name}: valid equivocation proof\n  {verdict.outcome}{notes}"
     state = "finished" if verdict.finished else "unfinished"
     lines = [f"{name}: valid, {verdict.events} events, {state}"]
     if verdict.outcome:
@@ -37,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
             fail(str(exc))
             worst = 2
             continue
-        verdict = verify_log_bytes(data)
+        verdict = verify_file_bytes(data)
         if args.json:
             print(json.dumps({"file": name, **verdict.to_json()}))
         else:
