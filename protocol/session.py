@@ -154,8 +154,8 @@ class Session:
     ) -> Session:
         """Replay and fully verify events; raises Rejection at the first bad one."""
         session = cls(identity, seat_secrets)
-        for seq, raw in enumerate(raws):
-            session._commit(parse_or_reject(raw, seq))
+        for raw in raws:
+            session.accept(raw)
         return session
 
     # ----- what the game is waiting for ------------------------------------------------------
@@ -232,6 +232,15 @@ class Session:
         return turn
 
     # ----- incoming bytes -------------------------------------------------------------------
+
+    def accept(self, raw: bytes) -> Event:
+        """Strictly append the next event of a log: raises Rejection, never holds or halts.
+
+        For replaying a log in order; live peers use ``receive``, which copes with disorder.
+        """
+        event = parse_or_reject(raw, len(self.log))
+        self._commit(event)
+        return event
 
     def receive(self, raw: bytes) -> Receipt:
         """Take an event from anywhere; never raises for bad input."""

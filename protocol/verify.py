@@ -49,9 +49,9 @@ def replay(data: bytes) -> tuple[Session, Rejection | None]:
         log_file = split_log(data)
     except Rejection as rejection:
         return session, rejection
-    for seq, raw in enumerate(log_file.items):
+    for raw in log_file.items:
         try:
-            session._commit(parse_or_reject(raw, seq))
+            session.accept(raw)
         except Rejection as rejection:
             return session, rejection
     if log_file.torn:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from creepnet.cli.options import UsageError, fail, read_file
-from creepnet.protocol.log import Rejection, parse_or_reject, split_log
+from creepnet.protocol.log import Rejection, split_log
 from creepnet.protocol.session import Session
 
 
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     session = Session()
     for seq, raw in enumerate(log_file.items):
         try:
-            session._commit(parse_or_reject(raw, seq))
+            session.accept(raw)
         except Rejection as exc:
             print(f"INVALID: {exc.describe()}")
             return 1
