@@ -84,38 +84,47 @@ async def play_in_terminal(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(forward_updates, send.clone())
         nursery.start_soon(forward_lines, send.clone())
-        leaving = False
         if not session.started:
             out("waiting for players to join…")
         refresh()
-        async for kind, item in receive:
-            if isinstance(item, Update):
-                if item.game not in (None, game):
-                    continue
-                if item.kind in PEER_NEWS:
-                    out(console.peer_news(PEER_NEWS[item.kind], item.peer, item.text))
-                elif item.kind in SHOWN:
-                    out(f"* {item.text}")
-                refresh()
-                queued = console.pending_action()
-                if queued:
-                    await act(queued)
-            elif kind == "line":
-                reply = console.handle(str(item))
-                if reply.text:
-                    out(reply.text)
-                if reply.action:
-                    await act(reply.action)
-                if reply.quit:
-                    break
-            elif console.resign_queued:
-                leaving = True  # input ended, but a queued resignation must still go out
-            else:
-                break
-            if session.finished or session.halted is not None:
-                break
-            if leaving and not console.resign_queued:
-                break
+
+        def over() -> bool:
+            return session.finished or session.halted is not None
+
+        async def converse() -> None:
+            leaving = False
+            async for kind, item in receive:
+                if isinstance(item, Update):
+                    if item.game not in (None, game):
+                        continue
+                    if item.kind in PEER_NEWS:
+                        out(console.peer_news(PEER_NEWS[item.kind], item.peer, item.text))
+                    elif item.kind in SHOWN:
+                        out(f"* {item.text}")
+                    refresh()
+                    queued = console.pending_action()
+                    if queued:
+                        await act(queued)
+                elif kind == "line":
+                    reply = console.handle(str(item))
+                    if reply.text:
+                        out(reply.text)
+                    if reply.action:
+                        await act(reply.action)
+                    if reply.quit:
+                        return
+                elif console.resign_queued:
+                    leaving = True  # input ended, but a queued resignation must still go out
+                else:
+                    return
+                if over():
+                    return
+                if leaving and not console.resign_queued:
+                    return
+
+        # A game that ended before we looked (watching a finished game) has nothing to wait for.
+        if not over():
+            await converse()
         nursery.cancel_scope.cancel()
     refresh()  # the game may have ended while we handled a line: show how
     return 0

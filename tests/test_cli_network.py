@@ -284,3 +284,26 @@ async def test_a_peer_of_another_protocol_version_gets_a_clear_error(tmp_path):
     err = result.stderr.decode()
     assert result.returncode == 1 and "version 99" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+async def test_watching_a_finished_game_shows_the_end_and_returns(tmp_path):
+    async with (
+        Node.open(tmp_path / "a", host=LOOPBACK) as a,
+        Node.open(tmp_path / "b", host=LOOPBACK) as b,
+    ):
+        game = await a.host_game("creeper", "done", player="a", options={"max_plies": 10})
+        await b.join(a.address, game, player="b")
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_bot, a, game, "random", 1)
+                nursery.start_soon(run_bot, b, game, "random", 2)
+            result = await trio.run_process(
+                [*CLI, "watch", game.hex()[:8], "--addr", a.address, "--home", str(tmp_path / "w")],
+                capture_stdout=True,
+                capture_stderr=True,
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+    out = result.stdout.decode()
+    assert result.returncode == 0, out + result.stderr.decode()
+    assert "game over: draw (move limit of 10 plies)" in out and "ply 10" in out
