@@ -8,7 +8,7 @@ announces it in ``have``.  The node never judges an event itself: it hands raw b
 
 from __future__ import annotations
 
-import functools
+import collections
 import ipaddress
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -18,7 +18,7 @@ from typing import Any
 import trio
 
 from creepnet.node import messages, updates
-from creepnet.node.discovery import Discovery, GameAd, open_discovery
+from creepnet.node.discovery import Discovery, Found, GameAd, open_discovery
 from creepnet.node.framing import FrameError
 from creepnet.node.game import GameRuntime
 from creepnet.node.handshake import WIRE_VERSION, HandshakeError, handshake
@@ -37,6 +37,10 @@ MAX_PEERS = 64
 MAX_HANDSHAKES = 16  # concurrent unauthenticated connections; more are closed at once
 MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
 MAX_RETRY = 30.0
+REDISCOVER_AFTER = 2  # failed redials of a game's host before we look for it by zeroconf
+REDISCOVER_WAIT = 3.0  # shortest browse for a host that moved (seconds)
+HOST_MOVED = "host-moved"  # update kind: a followed game's host was found at a new address
+ACTIVE = ("lobby", "playing")
 
 
 class NodeError(Exception):
@@ -93,6 +97,9 @@ class Node:
         self._handshakes = trio.CapacityLimiter(MAX_HANDSHAKES)
         self._nursery: trio.Nursery | None = None
         self._ads_dirty = trio.Event()
+        # The port our unfinished hosted games were served on before, when it was taken and
+        # we listen elsewhere (their players find us again by zeroconf).
+        self.port_taken: int | None = None
 
     # ----- life cycle ---------------------------------------------------------------------
 
@@ -109,15 +116,71 @@ class Node:
 
     async def _start(self, nursery: trio.Nursery) -> None:
         self._nursery = nursery
-        listeners = await nursery.start(
-            functools.partial(trio.serve_tcp, self._accept, self.port, host=self.host)
-        )
-        self.port = listeners[0].socket.getsockname()[1]
-        if self.use_discovery:
-            self.discovery = await nursery.start(self._run_discovery)
+        # Games first: which port to ask for depends on the hosted games we resume.
         for game in self.home.stored_games():
             await self._load(game)
-        self._publish(updates.LISTENING, f"listening on {self.address} as {self.fingerprint}")
+        await self._listen(nursery)
+        self._record_port()
+        if self.use_discovery:
+            self.discovery = await nursery.start(self._run_discovery)
+        for runtime in self.games.values():
+            self._redial(runtime)
+        moved = f" (port {self.port_taken}, used before, is taken)" if self.port_taken else ""
+        self._publish(
+            updates.LISTENING, f"listening on {self.address}{moved} as {self.fingerprint}"
+        )
+
+    async def _listen(self, nursery: trio.Nursery) -> None:
+        listeners = await self._open_listeners()
+        self.port = listeners[0].socket.getsockname()[1]
+        nursery.start_soon(trio.serve_listeners, self._accept, listeners)
+
+    async def _open_listeners(self) -> list[trio.SocketListener]:
+        """The port asked for; asked for any (0), where our hosted games were served before."""
+        if self.port:
+            return await trio.open_tcp_listeners(self.port, host=self.host)  # the caller's choice
+        previous = self._previous_ports()
+        listeners: list[trio.SocketListener] | None = None
+        for port in previous:
+            try:
+                listeners = await trio.open_tcp_listeners(port, host=self.host)
+                break
+            except OSError:
+                continue  # taken (another program, or another node on this home)
+        if listeners is None:
+            listeners = await trio.open_tcp_listeners(0, host=self.host)
+        if previous and listeners[0].socket.getsockname()[1] != previous[0]:
+            self.port_taken = previous[0]
+        return listeners
+
+    def _previous_ports(self) -> list[int]:
+        """Ports our unfinished hosted games were served on, most common first: their
+        players redial the address they know, so listening there again is how they find us."""
+        ports = [rt.store.load_port() for rt in self._hosted_active()]
+        counts = collections.Counter(port for port in ports if port)
+        return [port for port, _ in counts.most_common()]
+
+    def _hosted_active(self) -> list[GameRuntime]:
+        return [rt for rt in self.games.values() if rt.hosted and rt.state in ACTIVE]
+
+    def _record_port(self) -> None:
+        for runtime in self._hosted_active():
+            if runtime.store.load_port() != self.port:
+                self._save_port(runtime)
+
+    def _save_port(self, runtime: GameRuntime) -> None:
+        try:
+            runtime.store.save_port(self.port)
+        except StorageError as exc:  # only a hint for the next restart: the game goes on
+            self._publish(updates.STORAGE_ERROR, str(exc), runtime.game)
+
+    async def start_discovery(self) -> None:
+        """Turn zeroconf on in a node opened without it (advertise, find moved hosts)."""
+        if self.discovery is None:
+            assert self._nursery is not None
+            self.use_discovery = True
+            self._ads_dirty.set()
+            self.discovery = await self._nursery.start(self._run_discovery)
 
     @property
     def address(self) -> str:
@@ -186,6 +249,7 @@ class Node:
             await self._settle(runtime)
         if runtime.stored == 0:
             raise NodeError(f"cannot store the new game: {runtime.storage_error}")
+        self._save_port(runtime)
         return session.game  # type: ignore[return-value]
 
     async def join(
@@ -245,10 +309,7 @@ class Node:
 
     def _follow_through(self, runtime: GameRuntime, peer: Peer, address: str) -> None:
         runtime.dial.add(address)
-        try:
-            runtime.store.save_peers(sorted(runtime.dial))
-        except StorageError as exc:
-            self._publish(updates.STORAGE_ERROR, str(exc), runtime.game)
+        self._save_dial(runtime)
         runtime.followers[peer.key] = peer
         peer.send(messages.have(runtime.game, runtime.stored))
 
@@ -360,10 +421,18 @@ class Node:
         runtime = self._register(session, store, stored=len(raws))
         async with runtime.lock:
             await self._settle(runtime)  # anything we owe (e.g. a reveal cut off by the crash)
-        for address in store.load_peers():
-            runtime.dial.add(address)
-            if runtime.state in ("lobby", "playing"):
+        runtime.dial.update(store.load_peers())
+
+    def _redial(self, runtime: GameRuntime) -> None:
+        if runtime.state in ACTIVE:
+            for address in sorted(runtime.dial):
                 self._ensure_dialer(address)
+
+    def _save_dial(self, runtime: GameRuntime) -> None:
+        try:
+            runtime.store.save_peers(sorted(runtime.dial))
+        except StorageError as exc:
+            self._publish(updates.STORAGE_ERROR, str(exc), runtime.game)
 
     # ----- connections ---------------------------------------------------------------------
 
@@ -407,14 +476,17 @@ class Node:
         dialer.error = None
         return dialer
 
+    def _games_at(self, address: str) -> list[GameRuntime]:
+        """The unfinished games that need the node at address."""
+        return [rt for rt in self.games.values() if address in rt.dial and rt.state in ACTIVE]
+
     def _wanted(self, address: str) -> bool:
-        return any(
-            address in rt.dial and rt.state in ("lobby", "playing") for rt in self.games.values()
-        )
+        return bool(self._games_at(address))
 
     async def _dial_loop(self, dialer: _Dialer) -> None:
         """Dial, serve until the connection drops, redial with backoff while a game needs it."""
         delay = self.timeouts.retry
+        failures = 0
         try:
             while True:
                 try:
@@ -427,11 +499,14 @@ class Node:
                     dialer.notify()
                     if not self._wanted(dialer.address):
                         return
+                    failures += 1
                     self._publish(updates.ERROR, f"{exc}; retrying in {delay:.1f}s")
-                    await trio.sleep(delay)
+                    await self._pause_before_redial(dialer.address, delay, failures)
+                    if not self._wanted(dialer.address):
+                        return  # every game that needed it was found elsewhere
                     delay = min(delay * 2, MAX_RETRY)
                     continue
-                delay = self.timeouts.retry
+                delay, failures = self.timeouts.retry, 0
                 dialer.peer, dialer.error = Peer(conn, hello, dialed=dialer.address), None
                 dialer.notify()
                 await self._serve(dialer.peer)
@@ -441,6 +516,56 @@ class Node:
                 await trio.sleep(delay)
         finally:
             self._dialers.pop(dialer.address, None)
+
+    async def _pause_before_redial(self, address: str, delay: float, failures: int) -> None:
+        """Back off; once a host keeps failing and zeroconf is on, spend the pause looking for
+        its games elsewhere (a restarted host whose port was taken listens on a new one)."""
+        if self.discovery is None or failures < REDISCOVER_AFTER:
+            await trio.sleep(delay)  # a back-off timer, not synchronisation
+            return
+        with trio.move_on_after(max(delay, REDISCOVER_WAIT)):
+            await self._find_moved(self.discovery, address)
+
+    async def _find_moved(self, discovery: Discovery, address: str) -> None:
+        """Browse for the games we need from address; move each one advertised elsewhere.
+        Returns once all are found (the caller bounds the time)."""
+        missing = {rt.game.hex()[:8]: rt for rt in self._games_at(address)}
+        async with discovery.browse() as channel:
+            async for item in channel:
+                runtime = missing.get(item.game) if isinstance(item, Found) else None
+                if runtime is None or not self._is_new_home(runtime, item, address):
+                    continue
+                self._move(runtime, address, item.address)
+                del missing[item.game]
+                if not missing:
+                    return
+
+    @staticmethod
+    def _is_new_home(runtime: GameRuntime, found: Found, old: str) -> bool:
+        """An advert of this game at another address, by the key that signed its genesis."""
+        events = runtime.session.log.events
+        host = fingerprint(events[0].author) if events else None
+        parts = found.title.rsplit(" ", 2)
+        return (
+            bool(found.address)
+            and found.address != old
+            and len(parts) == 3
+            and parts[1] == host
+            and runtime.game.hex().startswith(parts[2])
+        )
+
+    def _move(self, runtime: GameRuntime, old: str, new: str) -> None:
+        """Follow the game's host to its new address, and remember it for restarts."""
+        runtime.dial.discard(old)
+        runtime.dial.add(new)
+        self._save_dial(runtime)
+        self._publish(
+            HOST_MOVED,
+            f"found the host again at {new} by zeroconf (it was at {old}); reconnecting",
+            runtime.game,
+            data={"old": old, "new": new},
+        )
+        self._ensure_dialer(new)
 
     async def _serve(self, peer: Peer) -> None:
         old = self.peers.get(peer.key)
@@ -766,9 +891,7 @@ class Node:
 
     def _desired_ads(self) -> list[GameAd]:
         ads = []
-        for runtime in self.games.values():
-            if not runtime.hosted or runtime.state not in ("lobby", "playing"):
-                continue
+        for runtime in self._hosted_active():
             session = runtime.session
             ads.append(
                 GameAd(

@@ -6,6 +6,7 @@ Layout::
     <home>/games/<game-id-hex>/log        the events' canonical bytes in order, append-only
     <home>/games/<game-id-hex>/secrets    this seat's SeatSecrets, 0600
     <home>/games/<game-id-hex>/peers      addresses to redial on restart, one per line
+    <home>/games/<game-id-hex>/port       the TCP port we last served this game on (host only)
 
 An event counts as stored (and may be gossiped or acknowledged) only after write + flush +
 fsync returned.  A failed append cuts the file back to its previous length, so a full disk
@@ -25,6 +26,7 @@ GAMES = "games"
 LOG = "log"
 SECRETS = "secrets"
 PEERS = "peers"
+PORT = "port"
 
 
 class StorageError(Exception):
@@ -47,6 +49,7 @@ class GameStore:
         self.log_path = folder / LOG
         self.secrets_path = folder / SECRETS
         self.peers_path = folder / PEERS
+        self.port_path = folder / PORT
         self._size: int | None = None  # bytes of valid, stored events
         self.dropped_tail = 0
 
@@ -134,6 +137,21 @@ class GameStore:
             return [line for line in self.peers_path.read_text().splitlines() if line.strip()]
         except FileNotFoundError:
             return []
+
+    def save_port(self, port: int) -> None:
+        """Remember where we serve this hosted game, so a restart can listen there again."""
+        try:
+            write_private_file(self.port_path, f"{port}\n".encode())
+        except OSError as exc:
+            raise StorageError(_describe(exc, self.port_path)) from exc
+
+    def load_port(self) -> int | None:
+        """The port saved by save_port, or None (none saved, or the file is not a port)."""
+        try:
+            text = self.port_path.read_text().strip()
+        except (FileNotFoundError, UnicodeDecodeError):
+            return None
+        return int(text) if text.isdigit() and 0 < int(text) < 65536 else None
 
 
 def _describe(exc: OSError, path: Path) -> str:

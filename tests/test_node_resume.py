@@ -1,0 +1,94 @@
+"""A host that goes away mid-game and comes back: on its old port, or on a new one found by
+zeroconf.  Real sockets and zeroconf, on 127.0.0.1 only."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import trio
+from conftest import FAST, next_update
+
+from creepnet.node.bot import run_bot
+from creepnet.node.node import HOST_MOVED, Node
+
+LOOPBACK = "127.0.0.1"
+LOOPBACK_ONLY = [LOOPBACK]
+OPTIONS = {"max_plies": 50}
+TIMEOUT = 60  # generous: these machines are slow and shared
+
+
+def open_node(home: Path, **options) -> Node:
+    return Node.open(home, timeouts=FAST, discovery=True, iface=LOOPBACK_ONLY, **options)
+
+
+async def finish(game: bytes, *players: Node) -> None:
+    async with trio.open_nursery() as nursery:
+        for seed, node in enumerate(players):
+            nursery.start_soon(run_bot, node, game, "random", seed + 10)
+
+
+async def play_then_stop_host(home: Path, bob: Node) -> tuple[bytes, int]:
+    """Alice hosts, bob joins, a few moves are played; then alice's node goes away."""
+    async with open_node(home) as alice:
+        game = await alice.host_game(name="resumed", player="alice", options=OPTIONS)
+        await bob.join(alice.address, game, player="bob")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(finish, game, alice, bob)
+            await alice.wait_for(game, lambda rt: rt.stored >= 10)
+            nursery.cancel_scope.cancel()  # the task-level kill of the host
+        assert not alice.session(game).finished
+        assert (home / "games" / game.hex() / "port").read_text().strip() == str(alice.port)
+        return game, alice.port
+
+
+async def finished_identically(alice: Node, bob: Node, game: bytes) -> None:
+    await finish(game, alice, bob)
+    final = alice.session(game)
+    assert final.finished
+    await bob.wait_for(game, lambda rt: rt.stored == len(final.log))
+    assert alice.home.game(game).log_path.read_bytes() == final.log.to_bytes()
+    assert bob.home.game(game).log_path.read_bytes() == final.log.to_bytes()
+
+
+@asynccontextmanager
+async def squatting(port: int) -> AsyncIterator[None]:
+    """Another program takes the port: it accepts connections and hangs up at once."""
+    listeners = await trio.open_tcp_listeners(port, host=LOOPBACK)
+
+    async def hang_up(stream: trio.SocketStream) -> None:
+        await stream.aclose()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, hang_up, listeners)
+        try:
+            yield
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_restarted_host_listens_on_its_old_port_and_the_game_goes_on(tmp_path):
+    with trio.fail_after(TIMEOUT):
+        async with open_node(tmp_path / "bob") as bob, bob.updates() as news:
+            game, port = await play_then_stop_host(tmp_path / "alice", bob)
+            await next_update(news, lambda u: u.kind == "peer-disconnected", TIMEOUT)
+            async with open_node(tmp_path / "alice") as alice:  # port 0: "any"
+                assert (alice.port, alice.port_taken) == (port, None)
+                await next_update(news, lambda u: u.kind == "peer-connected", TIMEOUT)
+                await finished_identically(alice, bob, game)
+            assert bob.home.game(game).load_peers() == [f"{LOOPBACK}:{port}"]
+
+
+async def test_a_host_whose_port_was_taken_is_found_again_by_zeroconf(tmp_path):
+    with trio.fail_after(TIMEOUT):
+        async with open_node(tmp_path / "bob") as bob, bob.updates() as news:
+            game, port = await play_then_stop_host(tmp_path / "alice", bob)
+            async with squatting(port), open_node(tmp_path / "alice") as alice:
+                assert alice.port != port and alice.port_taken == port
+                moved = await next_update(news, lambda u: u.kind == HOST_MOVED, TIMEOUT)
+                assert moved.game == game and moved.data["new"] == alice.address
+                await finished_identically(alice, bob, game)
+                # Both remember the new place, for the next restart of either.
+                assert bob.home.game(game).load_peers() == [alice.address]
+                assert alice.home.game(game).load_port() == alice.port
