@@ -59,6 +59,21 @@ async def open_node(
         yield node
 
 
+def port_note(node: Node) -> str | None:
+    """What to tell the user when a resumed hosted game could not get its old port back."""
+    if node.port_taken is None:
+        return None
+    how = (
+        "players who were connected find it again by zeroconf"
+        if node.discovery is not None
+        else f"players who were connected must rejoin with --addr <this-host>:{node.port}"
+    )
+    return (
+        f"note: port {node.port_taken}, where this home's game was served before, is taken; "
+        f"listening on {node.port} instead ({how})"
+    )
+
+
 def matches(found: Found, target: str) -> bool:
     """A game seen on the LAN matches its name, its title or a prefix of its id."""
     name = found.title.rsplit(" ", 2)[0] if found.title.count(" ") >= 2 else found.title

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import argparse
 
-from creepnet.cli.network import add_network_options, open_node, run_trio
+from creepnet.cli.network import add_network_options, open_node, port_note, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.node.node import Node
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("host", help="host a game on the LAN and play it")
+    parser = sub.add_parser(
+        "host", help="host a game on the LAN and play it (run again: resume it)"
+    )
     parser.add_argument("kind", choices=["creeper"], help="the game to host")
     parser.add_argument("--name", default=None, help="the game's name on the LAN (default: yours)")
-    parser.add_argument("--port", type=int, default=0, help="TCP port to listen on (default: any)")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="TCP port to listen on (default: any; a resumed game's old port if it is free)",
+    )
     parser.add_argument("--max-plies", type=int, default=None, help="draw after this many plies")
     parser.add_argument("--no-discovery", action="store_true", help="do not advertise by zeroconf")
     add_player_options(parser)
@@ -27,15 +35,35 @@ def run(args: argparse.Namespace) -> int:
     return run_trio(_host, args)
 
 
+def hosted_game(node: Node, name: str) -> bytes | None:
+    """An unfinished game this home hosts under that name: run again, the command resumes it."""
+    for game, runtime in node.games.items():
+        if (
+            runtime.hosted
+            and runtime.state in ("lobby", "playing")
+            and runtime.session.name == name
+        ):
+            return game
+    return None
+
+
 async def _host(args: argparse.Namespace) -> int:
     player = player_name(args)
     options = {"max_plies": args.max_plies} if args.max_plies else {}
+    name = (args.name or f"{player}'s game")[:64]
     async with open_node(args, discovery=not args.no_discovery, port=args.port) as node:
-        name = args.name or f"{player}'s game"
-        game = await node.host_game(args.kind, name[:64], player=player, options=options)
-        print(
-            f"hosting {args.kind} game {name!r} ({game.hex()[:8]}) as {player} ({node.fingerprint})"
-        )
+        game = hosted_game(node, name)
+        if game is not None:
+            print(f"resuming game {name!r} ({game.hex()[:8]})")
+        else:
+            game = await node.host_game(args.kind, name, player=player, options=options)
+            print(
+                f"hosting {args.kind} game {name!r} ({game.hex()[:8]}) as {player} "
+                f"({node.fingerprint})"
+            )
+        note = port_note(node)
+        if note:
+            print(note)
         print(f"listening on port {node.port}; others join with:  creepnet join {game.hex()[:8]}")
         print(
             f"  (or without zeroconf:  creepnet join {game.hex()[:8]} "

@@ -10,6 +10,7 @@ from creepnet.cli.network import (
     find_game,
     interfaces,
     open_node,
+    port_note,
     run_trio,
 )
 from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
@@ -38,11 +39,15 @@ def check_address(text: str) -> str:
 
 
 def stored_game(node: Node, target: str) -> bytes | None:
-    """A game this home already holds whose id or name matches: rejoin instead of join."""
-    for game, runtime in node.games.items():
-        if game.hex().startswith(target.lower()) or runtime.session.name == target:
-            return game
-    return None
+    """A game this home already holds whose id or name matches: rejoin instead of join.
+    An unfinished one wins over finished games of the same name."""
+    matching = [
+        game
+        for game, runtime in node.games.items()
+        if game.hex().startswith(target.lower()) or runtime.session.name == target
+    ]
+    unfinished = [game for game in matching if node.games[game].state in ("lobby", "playing")]
+    return (unfinished or matching or [None])[0]
 
 
 async def locate(args: argparse.Namespace) -> tuple[str, str | None]:
@@ -71,16 +76,30 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _join(args: argparse.Namespace) -> int:
+    # Zeroconf starts only once we know we need it: `--addr` alone never multicasts.
     async with open_node(args, discovery=False) as node:
         game = stored_game(node, args.game)
         if game is not None and node.session(game).local_seat is not None:
-            print(f"resuming game {node.session(game).name!r} ({game.hex()[:8]})")
-            if not node.session(game).finished:
-                return await run_seat(node, game, args)
-            print(f"that game is over: {node.session(game).outcome_text}")
-            return 0
+            return await resume(node, game, args)
         address, prefix = await locate(args)
         target = await pick(node, address, args.game, prefix)
         game = await node.join(address, target, player=player_name(args))
         print(f"joined at {address}")
+        if not args.addr:
+            await node.start_discovery()  # found by zeroconf: find the host again if it moves
         return await run_seat(node, game, args)
+
+
+async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
+    """Play on a game we hold a seat in: as its host (advertised again, on its old port if
+    free), or as a guest (redialling the host, and looking it up by zeroconf if it moved)."""
+    session = node.session(game)
+    print(f"resuming game {session.name!r} ({game.hex()[:8]})")
+    if session.finished:
+        print(f"that game is over: {session.outcome_text}")
+        return 0
+    await node.start_discovery()
+    note = port_note(node)
+    if note:
+        print(note)
+    return await run_seat(node, game, args)

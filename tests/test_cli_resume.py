@@ -1,0 +1,140 @@
+"""The host's machine crashes mid-game: `kill -9`, then the same `creepnet host` command again.
+Real processes, TCP and zeroconf on 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import trio
+
+from creepnet.protocol.verify import verify_log_bytes
+
+LOOPBACK = "127.0.0.1"
+CLI = [sys.executable, "-m", "creepnet.cli"]
+TIMEOUT = 180  # generous: these machines are slow and shared
+EVENT = re.compile(r"\] event: #(\d+) ")
+LISTENING = re.compile(r"listening: listening on 127\.0\.0\.1:(\d+) ")  # the node's -v log
+
+
+class Output:
+    """A process's merged stdout/stderr, read continuously (a full pipe would stall it)."""
+
+    def __init__(self, process: trio.Process) -> None:
+        self.process = process
+        self.lines: list[str] = []
+        self.done = False
+        self._changed = trio.Event()
+
+    async def pump(self) -> None:
+        assert self.process.stdout is not None
+        pending = b""
+        async for chunk in self.process.stdout:
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            self._add([line.decode(errors="replace") for line in complete])
+        self._add([pending.decode(errors="replace")] if pending else [])
+        self.done = True
+        self._add([])
+
+    def _add(self, lines: list[str]) -> None:
+        self.lines.extend(lines)
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def until(self, wanted: str | Callable[[str], bool]) -> str:
+        """The first line containing wanted (or satisfying it); fails if the output ends."""
+        test = wanted if callable(wanted) else (lambda line: wanted in line)
+        seen = 0
+        while True:
+            for line in self.lines[seen:]:
+                if test(line):
+                    return line
+            seen = len(self.lines)
+            if self.done:
+                raise AssertionError(f"never saw {wanted!r} in:\n{self.text}")
+            await self._changed.wait()
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+async def start(nursery: trio.Nursery, *words: str) -> Output:
+    process = await trio.lowlevel.open_process(
+        [*CLI, *words], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    output = Output(process)
+    nursery.start_soon(output.pump)
+    return output
+
+
+def after_move(line: str, seq: int = 12) -> bool:
+    match = EVENT.search(line)
+    return match is not None and int(match.group(1)) >= seq
+
+
+def only_log(home: Path) -> Path:
+    (log,) = (home / "games").glob("*/log")
+    return log
+
+
+async def port_of(output: Output) -> str:
+    match = LISTENING.search(await output.until(LISTENING.search))
+    assert match is not None
+    return match.group(1)
+
+
+@pytest.mark.parametrize("again_with", ["host", "join"])
+async def test_the_host_is_killed_and_one_command_resumes_the_game(tmp_path, again_with):
+    """`creepnet host creeper --name crashy` run again, or `creepnet join crashy` on the host's
+    home: the game resumes on the same port, the guest reconnects, and both finish."""
+    host_home, guest_home = tmp_path / "host", tmp_path / "guest"
+    common = ["--iface", LOOPBACK, "--pace", "0.05", "--home", str(host_home), "-v"]
+    seat = ["--bot", "greedy", "--seed", "1", "--player", "host", *common]
+    host_command = ["host", "creeper", "--name", "crashy", "--max-plies", "60", *seat]
+    again_command = host_command if again_with == "host" else ["join", "crashy", *seat]
+    guest_command = [
+        "join", "crashy", "--bot", "random", "--seed", "2", "--wait", "60",
+        "--player", "guest", "--home", str(guest_home), "--iface", LOOPBACK, "--pace", "0.05",
+    ]  # fmt: skip
+    outputs: list[Output] = []
+    try:
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                host = await start(nursery, *host_command)
+                outputs.append(host)
+                port = await port_of(host)
+                guest = await start(nursery, *guest_command)
+                outputs.append(guest)
+                await guest.until("joined at ")
+                await host.until(after_move)  # mid-game
+                host.process.kill()  # SIGKILL: no goodbye, no flush, no zeroconf withdrawal
+                await host.process.wait()
+                assert guest.process.returncode is None
+
+                again = await start(nursery, *again_command)
+                outputs.append(again)
+                game = (await again.until("resuming game 'crashy' (")).split("(")[1].rstrip(")")
+                assert await port_of(again) == port
+                assert "peer-connected" in await again.until("peer-connected")
+                assert await again.process.wait() == 0, again.text
+                assert await guest.process.wait() == 0, guest.text
+    finally:
+        for output in outputs:
+            if output.process.returncode is None:
+                output.process.kill()
+    assert "game over" not in host.text  # it really was killed mid-game
+    assert "game over" in again.text and "game over" in guest.text
+    assert "hosting creeper game" not in again.text  # resumed, not a new game
+    host_log, guest_log = only_log(host_home), only_log(guest_home)
+    assert host_log.parent.name.startswith(game)
+    data = host_log.read_bytes()
+    assert data == guest_log.read_bytes()
+    verdict = verify_log_bytes(data)
+    assert verdict.valid and verdict.finished, verdict.error
+    assert (guest_log.parent / "peers").read_text().split() == [f"{LOOPBACK}:{port}"]
