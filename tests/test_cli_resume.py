@@ -138,3 +138,17 @@ async def test_the_host_is_killed_and_one_command_resumes_the_game(tmp_path, aga
     verdict = verify_log_bytes(data)
     assert verdict.valid and verdict.finished, verdict.error
     assert (guest_log.parent / "peers").read_text().split() == [f"{LOOPBACK}:{port}"]
+
+
+def test_the_port_note_says_where_the_game_is_now_and_how_it_is_found():
+    from types import SimpleNamespace
+
+    from creepnet.cli.network import port_note
+
+    same = SimpleNamespace(port_taken=None, port=4100, discovery=None)
+    assert port_note(same) is None
+    moved = SimpleNamespace(port_taken=4100, port=4242, discovery=object())
+    note = port_note(moved)
+    assert note and "port 4100" in note and "4242" in note and "zeroconf" in note
+    hidden = SimpleNamespace(port_taken=4100, port=4242, discovery=None)
+    assert "--addr <this-host>:4242" in (port_note(hidden) or "")
