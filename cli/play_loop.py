@@ -17,6 +17,7 @@ from creepnet.protocol.log import Rejection
 Out = Callable[[str], None]
 PEER_NEWS = {updates.PEER_CONNECTED: True, updates.PEER_DISCONNECTED: False}
 SHOWN = {
+    updates.HOST_MOVED,
     updates.STORAGE_OK,
     updates.REJECTED,
     updates.HALTED,

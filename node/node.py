@@ -39,7 +39,6 @@ MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
 MAX_RETRY = 30.0
 REDISCOVER_AFTER = 2  # failed redials of a game's host before we look for it by zeroconf
 REDISCOVER_WAIT = 3.0  # shortest browse for a host that moved (seconds)
-HOST_MOVED = "host-moved"  # update kind: a followed game's host was found at a new address
 ACTIVE = ("lobby", "playing")
 
 
@@ -560,7 +559,7 @@ class Node:
         runtime.dial.add(new)
         self._save_dial(runtime)
         self._publish(
-            HOST_MOVED,
+            updates.HOST_MOVED,
             f"found the host again at {new} by zeroconf (it was at {old}); reconnecting",
             runtime.game,
             data={"old": old, "new": new},

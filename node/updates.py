@@ -32,6 +32,7 @@ SEATED = "seated"  # the local player got a seat
 JOIN_REFUSED = "join-refused"
 STORAGE_ERROR = "storage-error"
 STORAGE_OK = "storage-ok"  # held-back events were stored after all, and sent
+HOST_MOVED = "host-moved"  # a followed game's host was found again at a new address
 ERROR = "error"
 
 

@@ -11,7 +11,8 @@ import trio
 from conftest import FAST, next_update
 
 from creepnet.node.bot import run_bot
-from creepnet.node.node import HOST_MOVED, Node
+from creepnet.node.node import Node
+from creepnet.node.updates import HOST_MOVED
 
 LOOPBACK = "127.0.0.1"
 LOOPBACK_ONLY = [LOOPBACK]
