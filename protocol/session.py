@@ -35,6 +35,7 @@ RULES: dict[str, GameRules] = {"creeper": CreeperRules()}
 MAX_GAME_NAME = 64
 MAX_BUFFERED = 1024  # events held while waiting for a gap to fill; more is refused, not stored
 MAX_CANDIDATES = 4  # different signed events held for one future position
+MAX_BUFFERED_BYTES = 4 << 20  # and their total size: a count alone would allow ~1 GiB
 
 
 @dataclass
@@ -296,10 +297,11 @@ class Session:
             proof = find_equivocation(other, event)
             if proof is not None:
                 return self._halt(proof)
-        buffered = sum(len(events) for events in self._buffer.values())
+        everything = [e for events in self._buffer.values() for e in events]
         if (
             len(held) >= MAX_CANDIDATES
-            or buffered >= MAX_BUFFERED
+            or len(everything) >= MAX_BUFFERED
+            or sum(len(e.raw) for e in everything) + len(event.raw) > MAX_BUFFERED_BYTES
             or event.seq - len(self.log) > MAX_BUFFERED
         ):
             return Receipt(

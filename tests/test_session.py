@@ -471,3 +471,28 @@ def test_forged_or_unentitled_future_events_cannot_crowd_out_the_honest_one():
         r.kind == "entitlement" and r.author == stranger.public_key for r in receipt.rejections
     )
     assert late.log.to_bytes() == other.log.to_bytes()
+
+
+def test_held_events_are_bounded_by_size_not_only_count():
+    """A stranger's validly signed far-future events cannot park unbounded memory."""
+    table = started_table(seed=41)
+    watcher = table.spectator
+    stranger = Identity.generate()
+    padding = b"\x00" * (512 << 10)  # 512 KiB bodies: 1024 of them would be half a GiB
+    held = 0
+    for ahead in range(2, 40):
+        bulky = forge(
+            watcher,
+            stranger,
+            "move",
+            {"move": "a2-a3", "pad": padding},
+            seq=len(watcher.log) + ahead,
+            prev=b"\x01" * 32,
+        )
+        if watcher.receive(bulky.raw).status == "pending":
+            held += 1
+    assert 0 < held <= session_module.MAX_BUFFERED_BYTES // len(padding)
+    # the game itself is unaffected: in-order events are never held
+    seat = mover(table)
+    session = table.sessions[seat]
+    assert watcher.receive(session.play(creeper_bot("random", 0)(session)).raw).status == "accepted"
