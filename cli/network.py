@@ -97,6 +97,39 @@ async def find_game(target: str, iface: list[str] | None, wait: float) -> Found:
     raise LookupError(f"no game {target!r} found on the LAN within {wait:g}s (seen: {names})")
 
 
+async def find_open_game(iface: list[str] | None, wait: float, settle: float = 1.0) -> Found:
+    """The one game on the LAN with a free seat; LookupError when there is none, or several.
+
+    After the first open game appears we listen ``settle`` seconds more, so a second one can
+    still show up and make the choice ambiguous rather than arbitrary.
+    """
+    open_games: dict[str, Found] = {}
+    async with open_discovery(iface) as discovery, discovery.browse() as channel:
+        with trio.move_on_after(wait) as window:
+            async for item in channel:
+                if isinstance(item, Found):
+                    if (
+                        item.state == "lobby"
+                        and item.seats_taken < item.seats_total
+                        and item.address
+                    ):
+                        open_games[item.instance] = item
+                        window.deadline = min(window.deadline, trio.current_time() + settle)
+                else:
+                    open_games.pop(item.instance, None)
+    if len(open_games) == 1:
+        return next(iter(open_games.values()))
+    if not open_games:
+        raise LookupError(
+            f"no open game found on the LAN within {wait:g}s; "
+            "host one with `creepnet host creeper`, or join one with --addr HOST:PORT"
+        )
+    listing = ", ".join(
+        sorted(f"{f.title.rsplit(' ', 2)[0]!r} ({f.game})" for f in open_games.values())
+    )
+    raise LookupError(f"several open games: {listing}; say which: creepnet join NAME-OR-ID")
+
+
 # Errors a user can cause or fix, and the exit code each gets (2: usage, 1: failure).
 USER_ERRORS: tuple[tuple[type[BaseException], int], ...] = (
     (ValueError, 2),

@@ -310,3 +310,74 @@ async def test_watching_a_finished_game_shows_the_end_and_returns(tmp_path):
     out = result.stdout.decode()
     assert result.returncode == 0, out + result.stderr.decode()
     assert "game over: draw (move limit of 10 plies)" in out and "ply 10" in out
+
+
+async def test_join_without_a_name_takes_the_only_open_game(tmp_path):
+    async with Node.open(tmp_path / "h", host=LOOPBACK, discovery=True, iface=[LOOPBACK]) as host:
+        game = await host.host_game("creeper", "solo", player="h", options={"max_plies": 12})
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+
+                async def host_plays() -> None:
+                    await host.wait_for(game, lambda rt: rt.session.started)
+                    await run_bot(host, game, "random", 1)
+
+                nursery.start_soon(host_plays)
+                result = await trio.run_process(
+                    [
+                        *CLI,
+                        "join",
+                        "--bot",
+                        "random",
+                        "--iface",
+                        LOOPBACK,
+                        "--home",
+                        str(tmp_path / "j"),
+                    ],
+                    capture_stdout=True,
+                    capture_stderr=True,
+                    check=False,
+                )
+        out = result.stdout.decode()
+        assert result.returncode == 0, out + result.stderr.decode()
+        assert f"found 'solo' ({game.hex()[:8]})" in out and "game over" in out
+        assert host.session(game).finished
+
+
+def test_join_without_a_name_and_no_open_game_says_what_to_do(tmp_path):
+    result = cli("join", "--wait", "1", "--iface", LOOPBACK, "--home", str(tmp_path))
+    assert result.returncode == 1 and "no open game found" in result.stderr
+    assert "creepnet host creeper" in result.stderr
+
+
+async def visible_on_loopback(names: set[str]) -> None:
+    """Wait until zeroconf on 127.0.0.1 shows games with all these names."""
+    from creepnet.node.discovery import Found, open_discovery
+
+    seen: set[str] = set()
+    async with open_discovery([LOOPBACK]) as discovery, discovery.browse() as channel:
+        async for item in channel:
+            if isinstance(item, Found):
+                seen.add(item.title.rsplit(" ", 2)[0])
+                if names <= seen:
+                    return
+
+
+async def test_join_without_a_name_lists_several_open_games(tmp_path):
+    async with (
+        Node.open(tmp_path / "a", host=LOOPBACK, discovery=True, iface=[LOOPBACK]) as a,
+        Node.open(tmp_path / "b", host=LOOPBACK, discovery=True, iface=[LOOPBACK]) as b,
+    ):
+        await a.host_game("creeper", "first", player="a")
+        await b.host_game("creeper", "second", player="b")
+        with trio.fail_after(TIMEOUT):
+            await visible_on_loopback({"first", "second"})  # both adverts are announced
+            result = await trio.run_process(
+                [*CLI, "join", "--wait", "6", "--iface", LOOPBACK, "--home", str(tmp_path / "j")],
+                capture_stdout=True,
+                capture_stderr=True,
+                check=False,
+            )
+    err = result.stderr.decode()
+    assert result.returncode == 1 and "several open games" in err
+    assert "'first'" in err and "'second'" in err

@@ -8,6 +8,7 @@ from creepnet.cli.network import (
     DEFAULT_WAIT,
     add_network_options,
     find_game,
+    find_open_game,
     interfaces,
     open_node,
     port_note,
@@ -19,7 +20,12 @@ from creepnet.node.node import Node, NodeError
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("join", help="join a game on the LAN (or resume one) and play it")
-    parser.add_argument("game", metavar="NAME-OR-ID", help="the game's name or id (prefix)")
+    parser.add_argument(
+        "game",
+        metavar="NAME-OR-ID",
+        nargs="?",
+        help="the game's name or id prefix (default: your unfinished game, else the only open one)",
+    )
     parser.add_argument(
         "--addr", metavar="HOST:PORT", help="the host's address: no zeroconf needed"
     )
@@ -38,9 +44,17 @@ def check_address(text: str) -> str:
     return text
 
 
-def stored_game(node: Node, target: str) -> bytes | None:
+def stored_game(node: Node, target: str | None) -> bytes | None:
     """A game this home already holds whose id or name matches: rejoin instead of join.
-    An unfinished one wins over finished games of the same name."""
+    An unfinished one wins over finished games of the same name.  Without a target: the one
+    unfinished game we hold a seat in, if there is exactly one."""
+    if target is None:
+        seated = [
+            game
+            for game, runtime in node.games.items()
+            if runtime.state in ("lobby", "playing") and runtime.session.local_seat is not None
+        ]
+        return seated[0] if len(seated) == 1 else None
     matching = [
         game
         for game, runtime in node.games.items()
@@ -54,12 +68,17 @@ async def locate(args: argparse.Namespace) -> tuple[str, str | None]:
     """The host's address, and the id prefix to ask it for (None: match by name there)."""
     if args.addr:
         return check_address(args.addr), None
-    found = await find_game(args.game, interfaces(args), args.wait)
+    if args.game is None:
+        found = await find_open_game(interfaces(args), args.wait)
+        print(f"found {found.title.rsplit(' ', 2)[0]!r} ({found.game}) at {found.address}")
+    else:
+        found = await find_game(args.game, interfaces(args), args.wait)
     return found.address, found.game
 
 
-async def pick(node: Node, address: str, target: str, prefix: str | None) -> str | None:
-    if prefix:
+async def pick(node: Node, address: str, target: str | None, prefix: str | None) -> str | None:
+    """The id (prefix) to ask the host for; None lets a host with one open game decide."""
+    if prefix or target is None:
         return prefix
     games = await node.list_games(address)
     for item in games:
