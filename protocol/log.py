@@ -120,6 +120,15 @@ class LogFile:
     def torn(self) -> bool:
         return bool(self.torn_tail)
 
+    def torn_tail_rejection(self) -> Rejection:
+        """What a verifier says of a torn tail: where it starts and that the rest is intact."""
+        return Rejection(
+            len(self.items),
+            "torn-tail",
+            f"torn tail: the last {len(self.torn_tail)} bytes are an incomplete event "
+            f"(the {len(self.items)} events before it are intact)",
+        )
+
 
 def split_log(data: bytes) -> LogFile:
     """Cut log-file bytes into events; raises Rejection for bytes that are not msgpack at all."""
@@ -141,12 +150,7 @@ def load_log(data: bytes) -> EventLog:
     for seq, raw in enumerate(log_file.items):
         log.append(parse_or_reject(raw, seq))
     if log_file.torn:
-        raise Rejection(
-            len(log),
-            "torn-tail",
-            f"torn tail: the last {len(log_file.torn_tail)} bytes are an incomplete event "
-            f"(the {len(log)} events before it are intact)",
-        )
+        raise log_file.torn_tail_rejection()
     return log
 
 
@@ -180,7 +184,11 @@ class EquivocationProof:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> EquivocationProof:
-        value = codec.decode(data)
+        return cls.from_value(codec.decode(data))
+
+    @classmethod
+    def from_value(cls, value: object) -> EquivocationProof:
+        """The proof in an already decoded value; ValueError if it is not one."""
         if not (
             isinstance(value, dict)
             and value.get("kind") == "equivocation"
@@ -189,7 +197,8 @@ class EquivocationProof:
             and all(isinstance(item, bytes) for item in value["events"])
         ):
             raise ValueError("not an equivocation proof")
-        return cls(value["events"][0], value["events"][1])
+        events = value["events"]
+        return cls(events[0], events[1])
 
 
 def find_equivocation(known: Event, incoming: Event) -> EquivocationProof | None:

@@ -55,12 +55,7 @@ def replay(data: bytes) -> tuple[Session, Rejection | None]:
         except Rejection as rejection:
             return session, rejection
     if log_file.torn:
-        return session, Rejection(
-            len(log_file.items),
-            "torn-tail",
-            f"torn tail: the last {len(log_file.torn_tail)} bytes are an incomplete event "
-            f"(the {len(log_file.items)} events before it are intact)",
-        )
+        return session, log_file.torn_tail_rejection()
     if not log_file.items:
         return session, Rejection(0, "empty", "the log holds no events")
     return session, None
@@ -101,12 +96,10 @@ def _as_proof(data: bytes) -> EquivocationProof | None:
         value = codec.decode(data)
     except codec.CodecError:
         return None  # a log of several events, or garbage: the log verifier will say which
-    if not isinstance(value, dict) or value.get("kind") != "equivocation":
-        return None
     try:
-        return EquivocationProof.from_bytes(data)
+        return EquivocationProof.from_value(value)
     except ValueError:
-        return None
+        return None  # any other value: the log verifier will say what is wrong with it
 
 
 def verify_proof(proof: EquivocationProof) -> Verdict:
