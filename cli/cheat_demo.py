@@ -29,12 +29,13 @@ def run_cheats(log_bytes: bytes, cheater_home: Path, out: Out = print) -> bool:
         out("(the guest made no move to cheat with)")
         return True
     out(f"\nNow the guest ({cheater.fingerprint}) turns cheater, with its own key:")
+    twin = _twin(events, cheater, mine[0])  # one forged alternative, used twice below
     caught = [
         _edit_without_key(events, mine[-1], out),
         _illegal_move(events, cheater, mine[-1], out),
         _late_move(events, cheater, out),
-        _rewrite_history(events, cheater, mine[0], out),
-        _equivocate(events, cheater, mine[0], out),
+        _rewrite_history(events, mine[0], twin, out),
+        _equivocate(cheater, mine[0], twin, out),
     ]
     return all(caught)
 
@@ -78,22 +79,22 @@ def _late_move(events: list[Event], cheater: Identity, out: Out) -> bool:
     return _verdict(label, data, out, blame=cheater.public_key)
 
 
-def _rewrite_history(events: list[Event], cheater: Identity, target: Event, out: Out) -> bool:
+def _twin(events: list[Event], cheater: Identity, target: Event) -> Event:
+    """The cheater's own signature on a different, plausible move at target's position."""
     body = {"move": _other_move(events, target) or target.body["move"]}
-    resigned = sign_event(
+    return sign_event(
         cheater, game=target.game, seq=target.seq, prev=target.prev, type=target.type, body=body
     )
-    data = b"".join(resigned.raw if e is target else e.raw for e in events)
+
+
+def _rewrite_history(events: list[Event], target: Event, twin: Event, out: Out) -> bool:
+    data = b"".join(twin.raw if e is target else e.raw for e in events)
     label = f"4. re-signs a different move at seq {target.seq}, keeping the rest of the game"
     # The opponent's next event points at the original: the chain breaks right after.
     return _verdict(label, data, out, blame=None)
 
 
-def _equivocate(events: list[Event], cheater: Identity, target: Event, out: Out) -> bool:
-    body = {"move": _other_move(events, target) or target.body["move"]}
-    twin = sign_event(
-        cheater, game=target.game, seq=target.seq, prev=target.prev, type=target.type, body=body
-    )
+def _equivocate(cheater: Identity, target: Event, twin: Event, out: Out) -> bool:
     proof = EquivocationProof(target.raw, twin.raw)
     named = proof.verify().author == cheater.public_key
     out(

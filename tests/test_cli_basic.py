@@ -122,3 +122,18 @@ def test_a_proof_of_two_different_authors_proves_nothing(tmp_path, capsys):
     (tmp_path / "bogus").write_bytes(EquivocationProof(a.raw, b.raw).to_bytes())
     assert main(["verify", str(tmp_path / "bogus")]) == 1
     assert "differ in game, seq or author" in capsys.readouterr().out
+
+
+def test_every_cheat_of_the_cheat_demo_is_caught_and_attributed(tmp_path):
+    from creepnet.cli.cheat_demo import run_cheats
+    from creepnet.protocol.identity import KEY_FILE, _KEY_FILE_MAGIC, write_private_file
+
+    table = Table(seed=8, options={"max_plies": 30})
+    table.run([creeper_bot("greedy", 1), creeper_bot("random", 2)])
+    guest = table.identities[1]
+    write_private_file(tmp_path / KEY_FILE, _KEY_FILE_MAGIC + guest.seed())
+    said: list[str] = []
+    assert run_cheats(table.spectator.log.to_bytes(), tmp_path, said.append)
+    text = "\n".join(said)
+    assert text.count("creepnet verify: INVALID") == 4
+    assert f"(author {guest.fingerprint})" in text and f"{guest.fingerprint} equivocated" in text
