@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from creepnet.cli import commands
+from creepnet.cli.options import Failure, UsageError, fail
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,6 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args))
+    except UsageError as exc:
+        return fail(str(exc), 2)
+    except Failure as exc:
+        return fail(str(exc), 1)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

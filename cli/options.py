@@ -9,6 +9,8 @@ from pathlib import Path
 
 import platformdirs
 
+from creepnet.protocol.log import LogFile, Rejection, split_log
+
 
 def add_home_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -44,3 +46,15 @@ def read_file(path: str) -> bytes:
 
 class UsageError(Exception):
     """A problem with the command line or the files it names: exit code 2."""
+
+
+class Failure(Exception):
+    """The command could not do its job (e.g. the file is no creepnet log): exit code 1."""
+
+
+def read_log(path: str) -> LogFile:
+    """A log file cut into its events; UsageError if unreadable, Failure if not a log."""
+    try:
+        return split_log(read_file(path))
+    except Rejection as exc:
+        raise Failure(exc.describe()) from None

@@ -139,7 +139,7 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     except UnicodeDecodeError:
         raise CodecError("invalid UTF-8 in a string") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        raise CodecError(f"malformed msgpack: {exc}") from None
+        raise CodecError(f"malformed msgpack: {str(exc) or type(exc).__name__}") from None
     if type(value) is float:
         raise CodecError("floats are not allowed")
     if type(value) in (dict, list):
@@ -178,7 +178,7 @@ def split_stream(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Split:
     except CodecError as exc:
         raise StreamError(f"at offset {start}: {exc}", len(items), start) from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        message = f"at offset {start}: malformed msgpack: {exc}"
+        message = f"at offset {start}: malformed msgpack: {str(exc) or type(exc).__name__}"
         raise StreamError(message, len(items), start) from None
     return Split(items, data[start:])
 

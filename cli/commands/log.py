@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from creepnet.cli.options import UsageError, fail, read_file
+from creepnet.cli.options import read_log
 from creepnet.protocol.event import EventError, parse_event
-from creepnet.protocol.log import Rejection, split_log
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,12 +30,7 @@ def describe_body(body: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        log_file = split_log(read_file(args.file))
-    except UsageError as exc:
-        return fail(str(exc))
-    except Rejection as exc:
-        return fail(exc.describe(), 1)
+    log_file = read_log(args.file)
     for seq, raw in enumerate(log_file.items):
         try:
             event = parse_event(raw)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from creepnet.cli.options import UsageError, fail, read_file
-from creepnet.protocol.log import Rejection, split_log
+from creepnet.cli.options import fail, read_log
+from creepnet.protocol.log import Rejection
 from creepnet.protocol.session import Session
 
 
@@ -50,12 +50,7 @@ def board(session: Session) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        log_file = split_log(read_file(args.file))
-    except UsageError as exc:
-        return fail(str(exc))
-    except Rejection as exc:
-        return fail(exc.describe(), 1)
+    log_file = read_log(args.file)
     if args.at is not None and not 0 <= args.at < len(log_file.items):
         return fail(f"--at must be between 0 and {len(log_file.items) - 1}")
     session = Session()
