@@ -1,14 +1,17 @@
-"""Shared fixtures for the node tests: loopback-only sockets."""
+"""Shared fixtures and helpers for the node and CLI tests: loopback-only sockets."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import pytest
 import trio
 
+from creepnet.node.bot import run_bot
 from creepnet.node.transport import Connection, Timeouts
+from creepnet.protocol.verify import verify_log_bytes
 
 LOOPBACK = "127.0.0.1"
 FAST = Timeouts(connect=2.0, handshake=2.0, ping=0.5, idle=3.0, send=2.0, retry=0.05)
@@ -64,3 +67,27 @@ async def next_update(channel, predicate, seconds: float = 10):
             if predicate(update):
                 return update
     raise AssertionError("update stream ended")
+
+
+async def finish(game: bytes, *players) -> None:
+    """Random bots play every given node's seat until the game ends."""
+    async with trio.open_nursery() as nursery:
+        for seed, node in enumerate(players):
+            nursery.start_soon(run_bot, node, game, "random", seed + 10)
+
+
+def only_log(home: Path) -> Path:
+    logs = sorted((home / "games").glob("*/log"))
+    assert len(logs) == 1, logs
+    return logs[0]
+
+
+def same_finished_log(host_home: Path, guest_home: Path, game_prefix: str) -> tuple[Path, Path]:
+    """Both homes hold one log of the game, byte-identical and verified as finished."""
+    host_log, guest_log = only_log(host_home), only_log(guest_home)
+    assert host_log.parent.name.startswith(game_prefix)
+    data = host_log.read_bytes()
+    assert data == guest_log.read_bytes()
+    verdict = verify_log_bytes(data)
+    assert verdict.valid and verdict.finished, verdict.error
+    return host_log, guest_log

@@ -7,12 +7,10 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 import trio
-
-from creepnet.protocol.verify import verify_log_bytes
+from conftest import same_finished_log
 
 LOOPBACK = "127.0.0.1"
 CLI = [sys.executable, "-m", "creepnet.cli"]
@@ -78,11 +76,6 @@ def after_move(line: str, seq: int = 12) -> bool:
     return match is not None and int(match.group(1)) >= seq
 
 
-def only_log(home: Path) -> Path:
-    (log,) = (home / "games").glob("*/log")
-    return log
-
-
 async def port_of(output: Output) -> str:
     match = LISTENING.search(await output.until(LISTENING.search))
     assert match is not None
@@ -131,12 +124,7 @@ async def test_the_host_is_killed_and_one_command_resumes_the_game(tmp_path, aga
     assert "game over" not in host.text  # it really was killed mid-game
     assert "game over" in again.text and "game over" in guest.text
     assert "hosting creeper game" not in again.text  # resumed, not a new game
-    host_log, guest_log = only_log(host_home), only_log(guest_home)
-    assert host_log.parent.name.startswith(game)
-    data = host_log.read_bytes()
-    assert data == guest_log.read_bytes()
-    verdict = verify_log_bytes(data)
-    assert verdict.valid and verdict.finished, verdict.error
+    host_log, guest_log = same_finished_log(host_home, guest_home, game)
     assert (guest_log.parent / "peers").read_text().split() == [f"{LOOPBACK}:{port}"]
 
 

@@ -18,12 +18,10 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import trio
-
-from creepnet.protocol.verify import verify_log_bytes
+from conftest import same_finished_log
 
 HOST_ADDR, GUEST_ADDR = "10.77.0.1", "10.77.0.2"  # a private /30, inside the namespaces only
 TIMEOUT = 120  # generous: these machines are slow and shared
@@ -120,12 +118,6 @@ async def start(command: list[str]) -> tuple[trio.Process, Lines]:
     return process, Lines(process.stdout)
 
 
-def only_log(home: Path) -> Path:
-    logs = sorted((home / "games").glob("*/log"))
-    assert len(logs) == 1, logs
-    return logs[0]
-
-
 async def test_bot_game_across_two_network_namespaces(namespaces, tmp_path):
     host_ns, guest_ns = namespaces
     host_home, guest_home = tmp_path / "host", tmp_path / "guest"
@@ -197,11 +189,6 @@ async def test_bot_game_across_two_network_namespaces(namespaces, tmp_path):
     assert guest.returncode == 0, outputs["guest"]
     assert "game over" in outputs["host"] and "game over" in outputs["guest"]
 
-    host_log, guest_log = only_log(host_home), only_log(guest_home)
-    assert host_log.parent.name.startswith(game)
-    data = host_log.read_bytes()
-    assert data == guest_log.read_bytes()
-    verdict = verify_log_bytes(data)
-    assert verdict.valid and verdict.finished, verdict.error
+    host_log, guest_log = same_finished_log(host_home, guest_home, game)
     # The guest reached the host through the veth, at the host namespace's address.
     assert (guest_log.parent / "peers").read_text().split() == [f"{HOST_ADDR}:{port}"]

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 import trio
-from conftest import FAST, next_update
+from conftest import FAST, finish, next_update
 
 from creepnet.node import storage, updates
 from creepnet.node.bot import run_bot
@@ -15,12 +15,6 @@ from creepnet.node.node import Node
 from creepnet.node.storage import StorageError
 
 OPTIONS = {"max_plies": 50}
-
-
-async def finish(game, *players):
-    async with trio.open_nursery() as nursery:
-        for seed, node in enumerate(players):
-            nursery.start_soon(run_bot, node, game, "random", seed + 10)
 
 
 async def test_dropped_connection_is_redialled_and_caught_up(tmp_path):

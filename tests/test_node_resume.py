@@ -8,9 +8,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
-from conftest import FAST, next_update
+from conftest import FAST, finish, next_update
 
-from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.node.updates import HOST_MOVED
 
@@ -22,12 +21,6 @@ TIMEOUT = 60  # generous: these machines are slow and shared
 
 def open_node(home: Path, discovery: bool = True) -> Node:
     return Node.open(home, timeouts=FAST, discovery=discovery, iface=LOOPBACK_ONLY)
-
-
-async def finish(game: bytes, *players: Node) -> None:
-    async with trio.open_nursery() as nursery:
-        for seed, node in enumerate(players):
-            nursery.start_soon(run_bot, node, game, "random", seed + 10)
 
 
 async def play_then_stop_host(home: Path, bob: Node) -> tuple[bytes, int]:
