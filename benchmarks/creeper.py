@@ -16,18 +16,18 @@ import random
 import time
 from collections.abc import Callable
 
-from creepnet.engine import creeper_core as core
 from creepnet.engine.creeper import (
     STANDARD,
     Colour,
     apply,
+    core,
     initial_state,
     legal_moves,
     outcome,
     perft,
 )
-from creepnet.engine.creeper_board import tables
-from creepnet.engine.creeper_bots import make_bot
+from creepnet.engine.creeper.board import tables
+from creepnet.engine.creeper.bots import make_bot
 
 
 def perft_rate(count: Callable[[], int], rounds: int = 3) -> tuple[int, float]:

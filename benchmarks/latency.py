@@ -159,7 +159,7 @@ async def play_stamped(node: Any, game: bytes, seed: int, stamps: Stamps) -> Non
     """run_bot, with a stamp just before each of our moves is signed, and one when node.play
     returns (signed, stored, queued to the peer's writer)."""
     from creepnet.engine import creeper
-    from creepnet.engine.creeper_bots import make_bot
+    from creepnet.engine.creeper.bots import make_bot
 
     bot = make_bot("random", seed)
     while True:

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Callable
 
 import trio
 
-from creepnet.cli.creeper_console import CreeperConsole
+from creepnet.cli.faces import console_for
 from creepnet.node import updates
 from creepnet.node.node import Node
 from creepnet.node.storage import StorageError
@@ -25,7 +25,6 @@ SHOWN = {
     updates.ERROR,
     updates.JOIN_REFUSED,
 }
-BOARD_EVENTS = {"move", "resign", "accept", "decline"}
 
 
 async def stdin_lines() -> AsyncIterator[str]:
@@ -49,7 +48,7 @@ async def play_in_terminal(
     """Show the game and take commands until it ends, the user quits, or (for players, with
     leave_on_eof) input ends.  A spectator without a terminal keeps watching to the end."""
     session = node.session(game)
-    console = CreeperConsole(session, colour=colour)
+    console = console_for(session, colour=colour)
     send, receive = trio.open_memory_channel[tuple[str, object]](256)
     shown = {"intro": False, "events": 0}
 
@@ -60,7 +59,7 @@ async def play_in_terminal(
             out(console.introduction())
             out(console.board())
             shown["intro"] = True
-        elif shown["intro"] and any(event.type in BOARD_EVENTS for event in new):
+        elif shown["intro"] and any(event.type in console.redraw_after for event in new):
             out(console.board())
         if new:
             out(console.status())

@@ -8,14 +8,14 @@ from collections.abc import AsyncIterator
 import trio
 
 from creepnet.cli.play_loop import Out, play_in_terminal
-from creepnet.engine.creeper_bots import BOT_NAMES
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
+from creepnet.protocol.games import bot_names
 
 
 def add_player_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--player", default=None, help="your display name (default: the OS user)")
-    parser.add_argument("--bot", choices=BOT_NAMES, help="let a bot play this seat")
+    parser.add_argument("--bot", choices=bot_names(), help="let a bot play this seat")
     parser.add_argument("--seed", type=int, default=0, help="the bot's seed")
     parser.add_argument("--pace", type=float, default=0.0, help="seconds a bot waits before moving")
     parser.add_argument("--colour", action="store_true", help="ANSI colours on the board")

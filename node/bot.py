@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import trio
 
-from creepnet.engine import creeper
-from creepnet.engine.creeper_bots import Bot, make_bot
 from creepnet.node.node import Node
+from creepnet.protocol.games import get_game
+from creepnet.protocol.rules import SeatBot
 
 
 async def run_bot(
-    node: Node, game: bytes, bot: Bot | str = "random", seed: int = 0, pace: float = 0.0
+    node: Node, game: bytes, bot: SeatBot | str = "random", seed: int = 0, pace: float = 0.0
 ) -> str | None:
     """Play the local seat of game until it ends; returns the outcome text (None if halted).
 
-    ``pace`` seconds pass before each move, so people can watch a bot game."""
-    chooser = make_bot(bot, seed) if isinstance(bot, str) else bot
+    A bot named by a string is the game's registered bot of that name.  ``pace`` seconds pass
+    before each move, so people can watch a bot game."""
+    chooser: SeatBot | None = None if isinstance(bot, str) else bot
     while True:
         runtime = await node.wait_for(
             game,
@@ -28,7 +29,11 @@ async def run_bot(
         session = runtime.session
         if session.finished or session.halted is not None:
             return session.outcome_text
+        if chooser is None:
+            assert isinstance(bot, str)
+            chooser = get_game(session.kind).make_bot(bot, seed)
         if pace > 0:
             await trio.sleep(pace)
-        move = chooser.choose(session.engine_state)
-        await node.play(game, creeper.format_move(move))
+        seat = session.local_seat
+        assert seat is not None
+        await node.play(game, chooser.choose(session.game_state, seat))

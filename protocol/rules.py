@@ -65,6 +65,12 @@ class GameRules(Protocol):
         """A seat's role in words, e.g. 'light'."""
 
 
+class SeatBot(Protocol):
+    """Chooses the local seat's next action, as the text a player would type."""
+
+    def choose(self, game: Any, seat: int) -> str: ...
+
+
 def expect_keys(
     body: dict[str, Any], required: AbstractSet[str], optional: AbstractSet[str] = frozenset()
 ) -> None:

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from creepnet.protocol import onion
-from creepnet.protocol.creeper_game import CreeperRules
 from creepnet.protocol.event import GAME_ID_SIZE, Event, sign_event
+from creepnet.protocol.games import GAMES
 from creepnet.protocol.identity import Identity, fingerprint
 from creepnet.protocol.lobby import JoinError, JoinRequest, SeatSecrets, check_player_name
 from creepnet.protocol.log import (
@@ -31,7 +31,6 @@ from creepnet.protocol.log import (
 )
 from creepnet.protocol.rules import GameRuleError, GameRules, NeedRandom, Result, Turn, expect_keys
 
-RULES: dict[str, GameRules] = {"creeper": CreeperRules()}
 MAX_GAME_NAME = 64
 MAX_BUFFERED = 1024  # events held while waiting for a gap to fill; more is refused, not stored
 MAX_CANDIDATES = 4  # different signed events held for one future position
@@ -501,7 +500,8 @@ class Session:
             check_player_name(body["player"])
         except (GameRuleError, JoinError) as exc:
             raise bad(str(exc)) from None
-        rules = RULES.get(body["kind"]) if isinstance(body["kind"], str) else None
+        game = GAMES.get(body["kind"]) if isinstance(body["kind"], str) else None
+        rules = game.rules if game is not None else None
         if rules is None:
             raise bad(f"unknown game kind {body['kind']!r}")
         name, seats, length = body["name"], body["seats"], body["onion"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from creepnet.protocol.event import Event
+from creepnet.protocol.games import get_game
 from creepnet.protocol.identity import Identity
 from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.log import Rejection
@@ -132,10 +133,11 @@ class Table:
                 return
 
 
-def creeper_bot(name: str = "random", seed: int = 0) -> Player:
-    """A Player that asks an engine bot for a move in the session's current position."""
-    from creepnet.engine import creeper
-    from creepnet.engine.creeper_bots import make_bot
+def seat_bot(kind: str, name: str = "random", seed: int = 0) -> Player:
+    """A Player that asks the game's registered bot for the session's local seat."""
+    bot = get_game(kind).make_bot(name, seed)
+    return lambda session: bot.choose(session.game_state, session.local_seat)
 
-    bot = make_bot(name, seed)
-    return lambda session: creeper.format_move(bot.choose(session.engine_state))
+
+def creeper_bot(name: str = "random", seed: int = 0) -> Player:
+    return seat_bot("creeper", name, seed)

@@ -18,8 +18,8 @@ import trio
 from creepnet.cli.network import find_game, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.play_loop import play_in_terminal
-from creepnet.engine.creeper_bots import BOT_NAMES
 from creepnet.node.node import Node, NodeError
+from creepnet.protocol.games import bot_names
 from creepnet.protocol.verify import verify_log_bytes
 
 LOOPBACK = "127.0.0.1"  # demos never leave this machine
@@ -30,8 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("kind", choices=["creeper", "racer"], help="the game")
     parser.add_argument("--seed", type=int, default=1, help="bots' seed (default 1)")
     parser.add_argument("--out", type=Path, default=Path("demo-out"), help="where logs go")
-    parser.add_argument("--bot", choices=BOT_NAMES, default="search", help="host's bot")
-    parser.add_argument("--vs", choices=BOT_NAMES, default="greedy", help="guest's bot")
+    parser.add_argument("--bot", choices=bot_names(), default="search", help="host's bot")
+    parser.add_argument("--vs", choices=bot_names(), default="greedy", help="guest's bot")
     parser.add_argument("--max-plies", type=int, default=300, help="draw after this many plies")
     parser.add_argument("--pace", type=float, default=0.15, help="seconds between bot moves")
     parser.add_argument("--quiet", action="store_true", help="do not draw the board live")
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if args.kind == "racer":
         if not args.local:
             return fail("Creepy Racer over the network is not built yet; use `demo racer --local`")
-        from creepnet.cli.racer_demo import run_local_demo
+        from creepnet.cli.racer.local_demo import run_local_demo
 
         return run_local_demo(args.players, args.seed)
     return run_trio(_demo, args)
@@ -190,7 +190,7 @@ def _report(
     identical = logs["host"] == logs["guest"]
     print(f"logs byte-identical: {'yes' if identical else 'NO'}")
     if ok and identical and cheat:
-        from creepnet.cli.cheat_demo import run_cheats
+        from creepnet.cli.creeper.cheat_demo import run_cheats
 
         if not run_cheats(logs["guest"], homes["guest"]):
             return fail("a cheat was not caught as expected", 1)

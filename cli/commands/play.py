@@ -10,16 +10,16 @@ import trio
 
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
 from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
-from creepnet.engine.creeper_bots import BOT_NAMES
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
+from creepnet.protocol.games import bot_names
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("play", help="play against a bot (a second node on this machine)")
     parser.add_argument("kind", choices=["creeper"], help="the game to play")
     parser.add_argument(
-        "--vs", choices=BOT_NAMES, default="greedy", help="the bot (default greedy)"
+        "--vs", choices=bot_names(), default="greedy", help="the bot (default greedy)"
     )
     parser.add_argument("--max-plies", type=int, default=None, help="draw after this many plies")
     add_player_options(parser)

@@ -1,0 +1,39 @@
+"""The CLI's side of the game registry: each game's terminal face, found by the game's kind.
+
+`creepnet.protocol.games` holds the rules and bots; a game adds its console here, so the shared
+play loop never imports a game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from creepnet.cli.creeper.console import CreeperConsole, Reply
+from creepnet.protocol.session import Session
+
+
+class Console(Protocol):
+    """A game's terminal play without I/O: what to show, and what a typed line means."""
+
+    resign_queued: bool
+    redraw_after: frozenset[str]  # event types after which the whole board is shown again
+
+    def ready(self) -> bool: ...
+    def introduction(self) -> str: ...
+    def board(self) -> str: ...
+    def status(self) -> str: ...
+    def peer_news(self, connected: bool, fingerprint: str | None, text: str) -> str: ...
+    def pending_action(self) -> str | None: ...
+    def handle(self, line: str) -> Reply: ...
+
+
+CONSOLES: dict[str, Callable[..., Console]] = {"creeper": CreeperConsole}
+
+
+def console_for(session: Session, colour: bool = False) -> Console:
+    try:
+        make = CONSOLES[session.kind]
+    except KeyError:
+        raise ValueError(f"no terminal console for {session.kind or 'this'} game yet") from None
+    return make(session, colour=colour)

@@ -1,0 +1,1 @@
+"""creepnet.cli.racer"""

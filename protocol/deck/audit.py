@@ -1,0 +1,156 @@
+"""End-of-game audit: every seat reveals its deck secret; everyone recomputes.
+
+At once during play every proof, key and point was checked; what could not
+be checked then is exactly what the audit checks now:
+  * every shuffle output is the committed permutation of the input times the
+    seat's derived layer step (so no card was substituted, dropped or duplicated);
+  * every published commitment (layers P, lock C_j, blinding T) is derived from
+    the committed secret, i.e. the seat followed the protocol and not just the proofs;
+  * every position of every live pool decodes to a card, cards within a family
+    are distinct, and the game's claims about hidden cards are true.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from creepnet.protocol.deck.errors import DeckError
+from creepnet.protocol.deck.group import mul, mul_base, scalar_invert, scalar_product
+from creepnet.protocol.deck.keys import SECRET_BYTES, DeckKeys, commit_secret
+from creepnet.protocol.deck.model import BlindRecord, LockRecord, Pool, ShuffleRecord, get
+
+if TYPE_CHECKING:
+    from creepnet.protocol.deck.state import DeckState
+
+
+def reveal_message(keys: DeckKeys) -> dict:
+    return {"op": "reveal", "secret": keys.secret}
+
+
+def handle_reveal(state: DeckState, seat: int, seq: int, msg: dict) -> None:
+    if state.secrets[seat] is not None:
+        raise DeckError(seat, "reveal", "secret already revealed")
+    secret = get(msg, "secret", bytes, seat, "reveal")
+    if (
+        len(secret) != SECRET_BYTES
+        or commit_secret(  # type: ignore[arg-type]
+            state.game_id,
+            state.seat_keys[seat],
+            secret,  # type: ignore[arg-type]
+        )
+        != state.joins[seat]
+    ):
+        raise DeckError(seat, "reveal", "secret does not match its commitment")
+    state.secrets[seat] = secret  # type: ignore[assignment]
+
+
+@dataclass
+class AuditReport:
+    """Every card of every live pool, as (pool, position) -> card id."""
+
+    cards: dict[tuple[str, int], str]
+
+
+def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
+    """Recompute everything; raise DeckError at the first fault (in log order)."""
+    missing = [s for s, secret in enumerate(state.secrets) if secret is None]
+    if missing:
+        raise DeckError(missing[0], "audit", "deck secret not revealed (stalling)")
+    keys = [
+        DeckKeys(state.game_id, state.seat_keys[s], state.secrets[s])  # type: ignore[arg-type]
+        for s in range(state.seats)
+    ]
+    for (seat, family, depth), commit in state.layer_commits.items():
+        if keys[seat].layer_commit(family, depth) != commit:
+            raise DeckError(
+                seat,
+                "shuffle",
+                f"layer commitment for {family!r} depth {depth} "
+                "is not derived from the deck secret",
+            )
+    for record in state.history:
+        _check_record(record, keys[record.seat])
+    cards: dict[tuple[str, int], str] = {}
+    for pool in state.pools.values():
+        for j, card in enumerate(_decode_pool(state, pool, keys)):
+            cards[(pool.name, j)] = card
+    _check_families(state, cards)
+    for claim in claims or []:
+        _check_claim(claim, cards)
+    return AuditReport(cards)
+
+
+def _check_record(record: object, keys: DeckKeys) -> None:
+    if isinstance(record, ShuffleRecord):
+        step = keys.layer_step(record.family, record.depth)
+        scaled = [mul(step, p) for p in record.inputs]
+        perm = keys.permutation(record.pool, record.index, len(scaled))
+        if [scaled[i] for i in perm] != record.outputs:
+            what = (
+                "cards were substituted, dropped or duplicated"
+                if set(scaled) != set(record.outputs)
+                else "the order is not the committed permutation"
+            )
+            raise DeckError(record.seat, "shuffle", f"dishonest shuffle of {record.pool!r}: {what}")
+    elif isinstance(record, LockRecord):
+        for j, commit in enumerate(record.commits):
+            if mul_base(keys.lock_key(record.pool, j)) != commit:
+                raise DeckError(record.seat, "lock", "lock key not derived from the deck secret", j)
+    elif isinstance(record, BlindRecord) and (
+        mul_base(keys.blind_key(record.pool, record.position, record.transfer)) != record.commit
+    ):
+        raise DeckError(
+            record.seat, "blind", "blinding not derived from the deck secret", record.position
+        )
+
+
+def _decode_pool(state: DeckState, pool: Pool, keys: list[DeckKeys]) -> list[str]:
+    """Strip every seat's layer from every point: global layers for seats that have
+    not locked yet, per-position keys for those that have."""
+    global_part = scalar_product(
+        keys[s].layer(pool.family, pool.depth[s]) for s in range(pool.locks, state.seats)
+    )
+    out = []
+    for j, point in enumerate(pool.points):
+        total = scalar_product(
+            [global_part] + [keys[s].lock_key(pool.name, j) for s in range(pool.locks)]
+        )
+        card = state.table.decode(mul(scalar_invert(total), point))
+        if card is None:  # cannot happen once every record checked out
+            raise DeckError(None, "audit", f"{pool.name}[{j}] decodes to no card", j)
+        out.append(card)
+    return out
+
+
+def _check_families(state: DeckState, cards: dict[tuple[str, int], str]) -> None:
+    seen: dict[tuple[str, str], tuple[str, int]] = {}
+    for (name, j), card in cards.items():
+        key = (state.pools[name].family, card)
+        if key in seen:
+            raise DeckError(None, "audit", f"card {card!r} in both {seen[key]} and {(name, j)}", j)
+        seen[key] = (name, j)
+
+
+def _check_claim(claim: dict, cards: dict[tuple[str, int], str]) -> None:
+    """A claim: {"seat", "pool", "position"} and one of "card" (it was that card),
+    "one_of" (it was among these) or "none_of" (it was none of these)."""
+    seat, pool, position = claim.get("seat"), claim.get("pool"), claim.get("position")
+    actual = cards.get((pool, position))  # type: ignore[arg-type]
+    if actual is None:
+        raise DeckError(seat, "claim", f"no such position {pool}[{position}]", position)  # type: ignore[arg-type]
+    if "card" in claim:
+        ok = actual == claim["card"]
+    elif "one_of" in claim:
+        ok = actual in claim["one_of"]
+    elif "none_of" in claim:
+        ok = actual not in claim["none_of"]
+    else:
+        raise ValueError(f"claim states nothing: {claim!r}")
+    if not ok:
+        raise DeckError(
+            seat,
+            "claim",
+            f"false claim about {pool}[{position}]: it was {actual!r}",  # type: ignore[arg-type]
+            position,
+        )  # type: ignore[arg-type]

@@ -1,0 +1,178 @@
+"""Prime-order Ed25519 group operations (libsodium via nacl.bindings) and the card table.
+
+Everything here works on 32-byte encodings; scalars are little-endian and
+canonical (< L).  No curve arithmetic is written here, only thin wrappers that
+turn library failures into DeckError with the seat at fault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+import nacl.bindings as nb
+from nacl.exceptions import RuntimeError as NaclRuntimeError
+
+from creepnet.protocol.deck.errors import DeckError
+
+L = 2**252 + 27742317777372353535851937790883648493  # order of the prime subgroup
+POINT_BYTES = 32
+SCALAR_BYTES = 32
+CARD_DOMAIN = b"creepnet/deck/card/v1"
+
+ONE = (1).to_bytes(SCALAR_BYTES, "little")
+BASE = nb.crypto_scalarmult_ed25519_base_noclamp(ONE)  # the generator G
+
+
+# --- scalars --------------------------------------------------------------------
+
+
+def scalar_from_wide(data: bytes) -> bytes:
+    """64 uniform bytes -> scalar mod L (bias-free reduction)."""
+    return nb.crypto_core_ed25519_scalar_reduce(data)
+
+
+def is_zero_scalar(s: bytes) -> bool:
+    return s == bytes(SCALAR_BYTES)
+
+
+def scalar_mul(x: bytes, y: bytes) -> bytes:
+    return nb.crypto_core_ed25519_scalar_mul(x, y)
+
+
+def scalar_add(x: bytes, y: bytes) -> bytes:
+    return nb.crypto_core_ed25519_scalar_add(x, y)
+
+
+def scalar_invert(x: bytes) -> bytes:
+    return nb.crypto_core_ed25519_scalar_invert(x)
+
+
+def scalar_product(scalars: Iterable[bytes]) -> bytes:
+    acc = ONE
+    for s in scalars:
+        acc = scalar_mul(acc, s)
+    return acc
+
+
+def check_scalar(
+    value: object, seat: int | None, operation: str, position: int | None = None
+) -> bytes:
+    """A received scalar: 32 bytes, canonical (< L) and non-zero."""
+    if not isinstance(value, bytes) or len(value) != SCALAR_BYTES:
+        raise DeckError(seat, operation, "scalar is not 32 bytes", position)
+    n = int.from_bytes(value, "little")
+    if n >= L:
+        raise DeckError(seat, operation, "scalar is not canonical (>= L)", position)
+    if n == 0:
+        raise DeckError(seat, operation, "scalar is zero", position)
+    return value
+
+
+# --- points ---------------------------------------------------------------------
+
+
+def check_point(
+    value: object, seat: int | None, operation: str, position: int | None = None
+) -> bytes:
+    """A received point: canonical, on the curve, in the prime-order subgroup,
+    not the identity nor of small order (libsodium's is_valid_point)."""
+    if not isinstance(value, bytes) or len(value) != POINT_BYTES:
+        raise DeckError(seat, operation, "point is not 32 bytes", position)
+    if not nb.crypto_core_ed25519_is_valid_point(value):
+        raise DeckError(
+            seat,
+            operation,
+            "invalid point (identity, small order, off-curve or not canonical)",
+            position,
+        )
+    return value
+
+
+def check_points(value: object, count: int | None, seat: int | None, operation: str) -> list[bytes]:
+    """A received list of points: right length, each valid, all distinct."""
+    if not isinstance(value, list):
+        raise DeckError(seat, operation, "points must be a list")
+    if count is not None and len(value) != count:
+        raise DeckError(seat, operation, f"expected {count} points, got {len(value)}")
+    points = [check_point(p, seat, operation, i) for i, p in enumerate(value)]
+    check_distinct(points, seat, operation)
+    return points
+
+
+def check_distinct(points: Sequence[bytes], seat: int | None, operation: str) -> None:
+    if len(set(points)) != len(points):
+        seen: dict[bytes, int] = {}
+        for i, p in enumerate(points):
+            if p in seen:
+                raise DeckError(seat, operation, f"point repeated (also at {seen[p]})", i)
+            seen[p] = i
+
+
+def mul(k: bytes, p: bytes) -> bytes:
+    """k·P for a validated P and a non-zero scalar k."""
+    try:
+        return nb.crypto_scalarmult_ed25519_noclamp(k, p)
+    except NaclRuntimeError as exc:  # only on a zero scalar or invalid point: a bug here
+        raise ValueError("scalar multiplication failed") from exc
+
+
+def mul_base(k: bytes) -> bytes:
+    """k·G, about 5x cheaper than a variable-base multiplication."""
+    return nb.crypto_scalarmult_ed25519_base_noclamp(k)
+
+
+def sub(p: bytes, q: bytes) -> bytes:
+    return nb.crypto_core_ed25519_sub(p, q)
+
+
+# --- cards ----------------------------------------------------------------------
+
+
+def card_point(card_id: str) -> bytes:
+    """Hash-to-group of a card id: nobody knows its discrete log (unlike i·G),
+    so encrypted cards cannot be related to each other algebraically."""
+    digest = hashlib.sha256(CARD_DOMAIN + b"\x00" + card_id.encode("utf-8")).digest()
+    return nb.crypto_core_ed25519_from_uniform(digest)
+
+
+class CardTable:
+    """Card id <-> point, for decoding a fully unlayered point."""
+
+    def __init__(self, card_ids: Iterable[str]) -> None:
+        self.point_of: dict[str, bytes] = {}
+        self.card_of: dict[bytes, str] = {}
+        for card in card_ids:
+            if not isinstance(card, str) or card in self.point_of:
+                raise ValueError(f"card ids must be distinct strings: {card!r}")
+            point = card_point(card)
+            if point in self.card_of:  # astronomically unlikely, but decoding must be exact
+                raise ValueError(f"cards {card!r} and {self.card_of[point]!r} collide")
+            self.point_of[card] = point
+            self.card_of[point] = card
+
+    def __contains__(self, card_id: object) -> bool:
+        return card_id in self.point_of
+
+    def __len__(self) -> int:
+        return len(self.point_of)
+
+    def decode(self, point: bytes) -> str | None:
+        return self.card_of.get(point)
+
+
+# --- unambiguous framing for hash inputs -------------------------------------------
+
+
+def frame(*parts: bytes | str | int) -> bytes:
+    """Length-prefixed concatenation, so distinct field tuples never hash alike."""
+    out = bytearray()
+    for part in parts:
+        if isinstance(part, str):
+            data, tag = part.encode("utf-8"), b"s"
+        elif isinstance(part, int):
+            data, tag = part.to_bytes(8, "big", signed=True), b"i"
+        else:
+            data, tag = bytes(part), b"b"
+        out += tag + len(data).to_bytes(4, "big") + data
+    return bytes(out)

@@ -1,0 +1,48 @@
+"""Operation name -> check-and-apply function, for DeckState.apply.
+
+The operation modules see DeckState only as a type, so the state can own this table without an
+import cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from creepnet.protocol.deck.audit import handle_reveal
+from creepnet.protocol.deck.errors import DeckError
+from creepnet.protocol.deck.hidden import handle_blind, handle_play, handle_release, handle_unblind
+from creepnet.protocol.deck.model import get
+from creepnet.protocol.deck.ops import handle_lock, handle_open, handle_shuffle
+from creepnet.protocol.deck.pools import handle_create, handle_merge, handle_split
+
+if TYPE_CHECKING:
+    from creepnet.protocol.deck.state import DeckState
+
+Handler = Callable[["DeckState", int, int, dict], None]
+
+
+def handle_join(state: DeckState, seat: int, seq: int, msg: dict) -> None:
+    """Join data: the commitment to the seat's deck secret, before any deck work."""
+    if state.joins[seat] is not None:
+        raise DeckError(seat, "join", "already joined")
+    commit = get(msg, "commit", bytes, seat, "join")
+    if len(commit) != 32:  # type: ignore[arg-type]
+        raise DeckError(seat, "join", "commitment must be 32 bytes")
+    state.joins[seat] = commit  # type: ignore[assignment]
+
+
+HANDLERS: dict[str, Handler] = {
+    "join": handle_join,
+    "create": handle_create,
+    "split": handle_split,
+    "merge": handle_merge,
+    "shuffle": handle_shuffle,
+    "open": handle_open,
+    "lock": handle_lock,
+    "release": handle_release,
+    "play": handle_play,
+    "blind": handle_blind,
+    "unblind": handle_unblind,
+    "reveal": handle_reveal,
+}

@@ -1,0 +1,207 @@
+"""The layered-encryption steps on shared pools: shuffle, open, lock.
+
+Each has a `make_*` (the seat's own step, from its DeckKeys) and a `handle_*`
+(every replica's check of somebody's step, then the state update).  Checks
+validate everything before mutating anything.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from creepnet.protocol.deck.dleq import proof_context, prove, verify
+from creepnet.protocol.deck.errors import DeckError
+from creepnet.protocol.deck.group import (
+    BASE,
+    check_point,
+    check_points,
+    mul,
+    mul_base,
+    scalar_invert,
+    scalar_mul,
+)
+from creepnet.protocol.deck.keys import DeckKeys
+from creepnet.protocol.deck.model import (
+    LockRecord,
+    OpenProgress,
+    Pool,
+    ShuffleRecord,
+    Slot,
+    get_int,
+    get_list,
+)
+
+if TYPE_CHECKING:
+    from creepnet.protocol.deck.state import DeckState
+
+
+def _context(state: DeckState, seq: int, seat: int, op: str, pool: str, position: int) -> bytes:
+    return proof_context(state.game_id, seq, state.seat_keys[seat], op, pool, position)
+
+
+def _everyone_layered(state: DeckState, pool: Pool, seat: int, op: str) -> None:
+    if min(pool.depth) < 1:
+        raise DeckError(seat, op, f"pool {pool.name!r} has not been shuffled by every seat")
+
+
+# --- shuffle ----------------------------------------------------------------------------
+# Re-encrypt every point with the seat's next global layer and permute.  Checked at once:
+# shape, validity, distinctness, layer commitment.  Checked at the audit: that the output
+# is exactly the committed permutation of the re-encrypted input.
+
+
+def make_shuffle(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str) -> dict:
+    pool = state.pools[name]
+    depth = pool.depth[seat] + 1
+    step = keys.layer_step(pool.family, depth)
+    scaled = [mul(step, p) for p in pool.points]
+    perm = keys.permutation(name, pool.shuffles, len(scaled))
+    return {
+        "op": "shuffle",
+        "pool": name,
+        "points": [scaled[i] for i in perm],
+        "commit": keys.layer_commit(pool.family, depth),
+    }
+
+
+def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
+    pool = state.pool(msg.get("pool"), seat, "shuffle")
+    if not pool.shuffling or pool.opening:
+        raise DeckError(seat, "shuffle", f"pool {pool.name!r} is locked or has an open in progress")
+    depth = pool.depth[seat] + 1
+    commit = check_point(msg.get("commit"), seat, "shuffle")
+    known = state.layer_commits.get((seat, pool.family, depth))
+    if known is not None and known != commit:
+        raise DeckError(seat, "shuffle", "layer commitment differs from the one already published")
+    points = check_points(msg.get("points"), len(pool.points), seat, "shuffle")
+    state.history.append(
+        ShuffleRecord(seat, pool.name, pool.family, pool.shuffles, depth, pool.points, points)
+    )
+    state.layer_commits[(seat, pool.family, depth)] = commit
+    pool.points = points
+    pool.depth[seat] = depth
+    pool.shuffles += 1
+    pool.public = {}
+
+
+# --- open (shuffle phase, public) ----------------------------------------------------------
+# Each seat in order strips its cumulative layer c from one point, proving
+# log_G(P) = log_out(in) where P = c·G is its layer commitment.
+
+
+def _open_progress(state: DeckState, pool: Pool, position: int, seat: int) -> OpenProgress:
+    if not pool.shuffling:
+        raise DeckError(
+            seat, "open", f"pool {pool.name!r} is locked: release keys instead", position
+        )
+    _everyone_layered(state, pool, seat, "open")
+    if not 0 <= position < len(pool.points) or position in pool.public:
+        raise DeckError(seat, "open", "position out of range or already public", position)
+    progress = pool.opening.get(position) or OpenProgress(pool.points[position])
+    if progress.next_seat != seat:
+        raise DeckError(
+            seat, "open", f"out of turn: seat {progress.next_seat} opens next", position
+        )
+    return progress
+
+
+def make_open(
+    state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str, position: int
+) -> dict:
+    pool = state.pools[name]
+    progress = _open_progress(state, pool, position, seat)
+    depth = pool.depth[seat]
+    layer = keys.layer(pool.family, depth)
+    out = mul(scalar_invert(layer), progress.point)
+    commit = state.layer_commit(seat, pool.family, depth)
+    ctx = _context(state, seq, seat, "open", name, position)
+    return {
+        "op": "open",
+        "pool": name,
+        "position": position,
+        "point": out,
+        "proof": prove(layer, BASE, commit, out, progress.point, ctx),
+    }
+
+
+def handle_open(state: DeckState, seat: int, seq: int, msg: dict) -> None:
+    pool = state.pool(msg.get("pool"), seat, "open")
+    position = get_int(msg, "position", seat, "open")
+    progress = _open_progress(state, pool, position, seat)
+    out = check_point(msg.get("point"), seat, "open", position)
+    commit = state.layer_commit(seat, pool.family, pool.depth[seat])
+    ctx = _context(state, seq, seat, "open", pool.name, position)
+    if not verify(msg.get("proof"), BASE, commit, out, progress.point, ctx):
+        raise DeckError(seat, "open", "DLEQ proof does not verify", position)
+    progress = OpenProgress(out, progress.next_seat + 1)
+    if progress.next_seat < state.seats:
+        pool.opening[position] = progress
+        return
+    pool.opening.pop(position, None)
+    card = state.table.decode(out)
+    if card is None:
+        raise DeckError(
+            None,
+            "open",
+            "opened point is not a card: a shuffle was dishonest, run the audit",
+            position,
+        )
+    pool.public[position] = card
+
+
+# --- lock ----------------------------------------------------------------------------------
+# Each seat in order swaps its global layer c for per-position keys b_j:
+# out_j = (b_j/c)·in_j, C_j = b_j·G, with a DLEQ per position proving
+# log_{in_j}(out_j) = log_P(C_j) (= b_j/c), P = c·G its layer commitment.
+
+
+def make_lock(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str) -> dict:
+    pool = state.pools[name]
+    depth = pool.depth[seat]
+    layer = keys.layer(pool.family, depth)
+    unlayer = scalar_invert(layer)
+    commit = state.layer_commit(seat, pool.family, depth)
+    points, commits, proofs = [], [], []
+    for j, point in enumerate(pool.points):
+        b = keys.lock_key(name, j)
+        x = scalar_mul(b, unlayer)
+        out = mul(x, point)
+        c_j = mul_base(b)
+        ctx = _context(state, seq, seat, "lock", name, j)
+        proofs.append(prove(x, point, out, commit, c_j, ctx, g2_log=layer))
+        points.append(out)
+        commits.append(c_j)
+    return {"op": "lock", "pool": name, "points": points, "commits": commits, "proofs": proofs}
+
+
+def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
+    pool = state.pool(msg.get("pool"), seat, "lock")
+    _everyone_layered(state, pool, seat, "lock")
+    if pool.opening:
+        raise DeckError(seat, "lock", f"pool {pool.name!r} has an open in progress")
+    if pool.locks != seat:
+        raise DeckError(seat, "lock", f"out of turn: seat {pool.locks} locks next")
+    n = len(pool.points)
+    points = check_points(msg.get("points"), n, seat, "lock")
+    commits = check_points(msg.get("commits"), n, seat, "lock")
+    proofs = get_list(msg, "proofs", seat, "lock")
+    if len(proofs) != n:
+        raise DeckError(seat, "lock", f"expected {n} proofs, got {len(proofs)}")
+    layer_commit = state.layer_commit(seat, pool.family, pool.depth[seat])
+    for j in range(n):
+        ctx = _context(state, seq, seat, "lock", pool.name, j)
+        if not verify(proofs[j], pool.points[j], points[j], layer_commit, commits[j], ctx):
+            raise DeckError(seat, "lock", "DLEQ proof does not verify", j)
+    state.history.append(LockRecord(seat, pool.name, commits))
+    pool.points = points
+    pool.lock_commits.append(commits)
+    pool.locks += 1
+    if pool.locks == state.seats:
+        pool.slots = [
+            Slot(
+                point,
+                [pool.lock_commits[s][j] for s in range(state.seats)],
+                card=pool.public.get(j),
+            )
+            for j, point in enumerate(points)
+        ]

@@ -1,0 +1,63 @@
+"""One seat's private side: its deck secret and the messages it authors.
+
+A DeckSeat reads the public DeckState (its own replica) and its DeckKeys; it
+never mutates the state: its messages go through `state.apply` like anybody's.
+`seq` is the event sequence number the message will be published at; proofs
+are bound to it.
+"""
+
+from __future__ import annotations
+
+from creepnet.protocol.deck.audit import reveal_message
+from creepnet.protocol.deck.hidden import (
+    decode_held,
+    make_blind,
+    make_play,
+    make_release,
+    make_unblind,
+)
+from creepnet.protocol.deck.keys import DeckKeys, new_deck_secret
+from creepnet.protocol.deck.ops import make_lock, make_open, make_shuffle
+from creepnet.protocol.deck.state import DeckState
+
+
+class DeckSeat:
+    def __init__(self, state: DeckState, seat: int, secret: bytes | None = None) -> None:
+        self.state = state
+        self.seat = seat
+        self.keys = DeckKeys(state.game_id, state.seat_keys[seat], secret or new_deck_secret())
+
+    def join(self) -> dict:
+        return {"op": "join", "commit": self.keys.commitment}
+
+    def shuffle(self, seq: int, pool: str) -> dict:
+        return make_shuffle(self.state, self.keys, self.seat, seq, pool)
+
+    def open(self, seq: int, pool: str, position: int) -> dict:
+        return make_open(self.state, self.keys, self.seat, seq, pool, position)
+
+    def lock(self, seq: int, pool: str) -> dict:
+        return make_lock(self.state, self.keys, self.seat, seq, pool)
+
+    def release(self, pool: str, positions: list[int], to: int) -> dict:
+        return make_release(self.state, self.keys, self.seat, pool, positions, to)
+
+    def play(self, pool: str, position: int) -> dict:
+        return make_play(self.state, self.keys, self.seat, pool, position)
+
+    def blind(self, seq: int, pool: str, position: int) -> dict:
+        return make_blind(self.state, self.keys, self.seat, seq, pool, position)
+
+    def unblind(self, seq: int, pool: str, position: int) -> dict:
+        return make_unblind(self.state, self.keys, self.seat, seq, pool, position)
+
+    def reveal(self) -> dict:
+        return reveal_message(self.keys)
+
+    def holds(self, pool: str, position: int) -> bool:
+        slot = self.state.pools[pool].slots[position]
+        return slot.holder == self.seat and not slot.is_public
+
+    def decode(self, pool: str, position: int) -> str:
+        """The card at a locked slot this seat holds (or a public one)."""
+        return decode_held(self.state, self.keys, self.seat, pool, position)

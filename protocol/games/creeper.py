@@ -1,0 +1,146 @@
+"""Creeper over the session: a fair coin picks colours, then moves, draw offers and resignation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from creepnet.engine import creeper
+from creepnet.engine.creeper.bots import BOT_NAMES, make_bot
+from creepnet.protocol.rules import GameRuleError, NeedRandom, Result, SeatBot, Turn, expect_keys
+
+
+@dataclass(frozen=True)
+class CreeperGame:
+    state: creeper.State
+    light_seat: int | None = None  # decided by the colour coin after start
+    draw_offered_by: int | None = None
+    last_move: creeper.Move | None = None
+    result: Result | None = None
+    max_plies: int | None = None
+
+    def seat_of(self, colour: creeper.Colour) -> int:
+        assert self.light_seat is not None
+        return self.light_seat if colour is creeper.Colour.LIGHT else 1 - self.light_seat
+
+    def colour_of(self, seat: int) -> creeper.Colour | None:
+        if self.light_seat is None:
+            return None
+        return creeper.Colour.LIGHT if seat == self.light_seat else creeper.Colour.DARK
+
+
+class CreeperRules:
+    kind = "creeper"
+    min_seats = 2
+    max_seats = 2
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        unknown = set(options) - {"max_plies"}
+        if unknown:
+            raise GameRuleError(f"unknown creeper options {sorted(unknown)}")
+        limit = options.get("max_plies")
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
+            raise GameRuleError("max_plies must be a positive integer")
+
+    def start(self, seats: int, options: dict[str, Any]) -> CreeperGame:
+        return CreeperGame(creeper.initial_state(), max_plies=options.get("max_plies"))
+
+    def next(self, game: CreeperGame) -> Turn | NeedRandom | None:
+        if game.result is not None:
+            return None
+        if game.light_seat is None:
+            return NeedRandom(2, "coin: which seat plays light")
+        seat = game.seat_of(game.state.to_move)
+        types = {"move", "resign"}
+        if game.draw_offered_by == 1 - seat:
+            types |= {"accept", "decline"}
+        return Turn(seat, frozenset(types), f"{game.state.to_move} to move")
+
+    def apply_random(self, game: CreeperGame, value: int) -> CreeperGame:
+        return replace(game, light_seat=value)
+
+    def apply(self, game: CreeperGame, seat: int, type: str, body: dict[str, Any]) -> CreeperGame:
+        if type == "move":
+            expect_keys(body, {"move"}, {"draw"})
+            if body.get("draw", True) is not True:
+                raise GameRuleError("draw, when present, must be true")
+            return self._move(game, seat, body["move"], "draw" in body)
+        expect_keys(body, set())
+        if type == "resign":
+            return replace(game, result=Result(1 - seat, "resignation"))
+        if type == "accept":
+            return replace(game, result=Result(None, "agreement"))
+        if type == "decline":
+            return replace(game, draw_offered_by=None)
+        raise GameRuleError(f"unknown event type {type!r}")
+
+    def _move(self, game: CreeperGame, seat: int, text: Any, offer: bool) -> CreeperGame:
+        if not isinstance(text, str):
+            raise GameRuleError("move must be a string in Creeper notation")
+        try:
+            move = creeper.parse_move(text)
+            state = creeper.apply(game.state, move)
+        except (creeper.NotationError, creeper.IllegalMove) as exc:
+            raise GameRuleError(f"illegal move {text}: {exc}") from None
+        if creeper.format_move(move) != text:
+            raise GameRuleError(f"move {text!r} is not in canonical notation")
+        ended = creeper.outcome(state)
+        result = None
+        if ended is not None:
+            winner = None if ended.winner is None else game.seat_of(ended.winner)
+            result = Result(winner, ended.reason)
+        elif game.max_plies is not None and state.ply >= game.max_plies:
+            result = Result(None, f"move limit of {game.max_plies} plies")
+        return replace(
+            game,
+            state=state,
+            last_move=move,
+            draw_offered_by=seat if offer and result is None else None,
+            result=result,
+        )
+
+    def result(self, game: CreeperGame) -> Result | None:
+        return game.result
+
+    def action(self, game: CreeperGame, seat: int, text: str) -> tuple[str, dict[str, Any]]:
+        words = text.split()
+        if words in (["resign"], ["accept"], ["decline"]):
+            return words[0], {}
+        if len(words) == 2 and words[1] == "draw":
+            return "move", {"move": self._notation(words[0]), "draw": True}
+        if len(words) == 1:
+            return "move", {"move": self._notation(words[0])}
+        raise GameRuleError(
+            "say a move like e7-d6 (add 'draw' to offer a draw), accept, decline or resign"
+        )
+
+    @staticmethod
+    def _notation(text: str) -> str:
+        try:
+            return creeper.format_move(creeper.parse_move(text))
+        except creeper.NotationError as exc:
+            raise GameRuleError(str(exc)) from None
+
+    def describe(self, game: CreeperGame, seat: int) -> str:
+        colour = game.colour_of(seat)
+        return str(colour) if colour is not None else "colour not drawn yet"
+
+
+class CreeperSeatBot:
+    """An engine bot behind the seat interface: it sees the board, answers in notation."""
+
+    def __init__(self, name: str, seed: int) -> None:
+        self.engine_bot = make_bot(name, seed)
+
+    def choose(self, game: CreeperGame, seat: int) -> str:
+        return creeper.format_move(self.engine_bot.choose(game.state))
+
+
+def _bot_factory(name: str) -> Callable[[int], SeatBot]:
+    return lambda seed: CreeperSeatBot(name, seed)
+
+
+BOTS: dict[str, Callable[[int], SeatBot]] = {name: _bot_factory(name) for name in BOT_NAMES}

@@ -1,0 +1,139 @@
+"""`creepnet id`, `log` and `verify` as a user runs them: output and exit codes."""
+
+import json
+
+from creepnet.cli.main import main
+from creepnet.protocol.table import Table, creeper_bot
+
+
+def write_log(path, plies=4):
+    """A real, unfinished two-seat Creeper game; returns the host's identity."""
+    table = Table(seed=5, options={"max_plies": plies})
+    table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
+    path.write_bytes(table.spectator.log.to_bytes())
+    return table.identities[0]
+
+
+def test_id_creates_then_shows(tmp_path, capsys):
+    assert main(["id", "--home", str(tmp_path)]) == 0
+    first = capsys.readouterr().out
+    assert "created a new identity" in first
+    assert main(["id", "--home", str(tmp_path), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert not shown["created"] and shown["fingerprint"] in first
+
+
+def test_id_uses_creepnet_home(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CREEPNET_HOME", str(tmp_path / "h"))
+    assert main(["id"]) == 0
+    assert (tmp_path / "h" / "identity.key").exists()
+
+
+def test_verify_valid_log(tmp_path, capsys):
+    write_log(tmp_path / "game.log")
+    assert main(["verify", str(tmp_path / "game.log")]) == 0
+    out = capsys.readouterr().out
+    assert "valid, 9 events, finished" in out and "move limit" in out
+
+
+def test_verify_invalid_log_names_seq_reason_and_author(tmp_path, capsys):
+    write_log(tmp_path / "game.log")
+    data = bytearray((tmp_path / "game.log").read_bytes())
+    last_sig = data.rindex(b"sig") + 5  # past the key and the bin8 header: the signature
+    data[last_sig + 10] ^= 0xFF
+    (tmp_path / "bad.log").write_bytes(bytes(data))
+    assert main(["verify", str(tmp_path / "bad.log")]) == 1
+    assert "seq 8: bad signature" in capsys.readouterr().out
+    assert main(["verify", "--json", str(tmp_path / "bad.log")]) == 1
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["valid"] is False and verdict["error"]["seq"] == 8
+
+
+def test_verify_unreadable_file_is_a_usage_error(tmp_path, capsys):
+    assert main(["verify", str(tmp_path / "missing.log")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_log_prints_one_line_per_event_and_json(tmp_path, capsys):
+    who = write_log(tmp_path / "game.log")
+    assert main(["log", str(tmp_path / "game.log")]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 9 and who.fingerprint in lines[0] and "genesis" in lines[0]
+    assert "move" in lines[-1]
+    assert main(["log", "--json", str(tmp_path / "game.log")]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert [row["seq"] for row in rows] == list(range(9))
+
+
+def test_no_command_prints_help_and_usage_code(capsys):
+    assert main([]) == 2
+    assert "usage" in capsys.readouterr().out
+
+
+def test_verify_names_the_seq_of_a_malformed_event(tmp_path, capsys):
+    write_log(tmp_path / "game.log")
+    data = (tmp_path / "game.log").read_bytes()
+    (tmp_path / "bad.log").write_bytes(data + b"\xc1")
+    assert main(["verify", str(tmp_path / "bad.log")]) == 1
+    assert "seq 9: malformed event" in capsys.readouterr().out
+
+
+def test_replay_shows_who_did_what_and_the_board(tmp_path, capsys):
+    write_log(tmp_path / "game.log")
+    assert main(["replay", str(tmp_path / "game.log")]) == 0
+    out = capsys.readouterr().out
+    assert "seq 0: seat 0, p0" in out and "hosts creeper game" in out
+    assert "reveals randomness for draw 0" in out and "plays " in out
+    assert "result: draw (move limit of 4 plies)" in out
+    assert out.count("ply ") == 5  # the start position and four moves
+    assert main(["replay", "--at", "5", str(tmp_path / "game.log")]) == 0
+    at = capsys.readouterr().out
+    assert at.startswith("seq 5:") and "ply 1" in at
+    assert main(["replay", "--at", "99", str(tmp_path / "game.log")]) == 2
+
+
+def test_verify_checks_an_equivocation_proof_file(tmp_path, capsys):
+    from creepnet.protocol.event import sign_event
+    from creepnet.protocol.log import EquivocationProof
+
+    table = Table(seed=5, options={"max_plies": 4})
+    table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
+    last = table.spectator.log.events[-1]
+    cheater = next(i for i in table.identities if i.public_key == last.author)
+    twin = sign_event(cheater, game=last.game, seq=last.seq, prev=last.prev, type="resign", body={})
+    proof = EquivocationProof(last.raw, twin.raw).to_bytes()
+    (tmp_path / "equivocation").write_bytes(proof)
+    assert main(["verify", str(tmp_path / "equivocation")]) == 0
+    out = capsys.readouterr().out
+    assert "valid equivocation proof" in out and cheater.fingerprint in out and "resign" in out
+    forged = bytearray(proof)
+    forged[-5] ^= 1  # inside the second event's bytes
+    (tmp_path / "forged").write_bytes(bytes(forged))
+    assert main(["verify", str(tmp_path / "forged")]) == 1
+    assert "INVALID" in capsys.readouterr().out
+
+
+def test_a_proof_of_two_different_authors_proves_nothing(tmp_path, capsys):
+    from creepnet.protocol.log import EquivocationProof
+
+    table = Table(seed=6, options={"max_plies": 4})
+    table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
+    a, b = table.spectator.log.events[-2:]  # consecutive moves by the two players
+    (tmp_path / "bogus").write_bytes(EquivocationProof(a.raw, b.raw).to_bytes())
+    assert main(["verify", str(tmp_path / "bogus")]) == 1
+    assert "differ in game, seq or author" in capsys.readouterr().out
+
+
+def test_every_cheat_of_the_cheat_demo_is_caught_and_attributed(tmp_path):
+    from creepnet.cli.creeper.cheat_demo import run_cheats
+    from creepnet.protocol.identity import _KEY_FILE_MAGIC, KEY_FILE, write_private_file
+
+    table = Table(seed=8, options={"max_plies": 30})
+    table.run([creeper_bot("greedy", 1), creeper_bot("random", 2)])
+    guest = table.identities[1]
+    write_private_file(tmp_path / KEY_FILE, _KEY_FILE_MAGIC + guest.seed())
+    said: list[str] = []
+    assert run_cheats(table.spectator.log.to_bytes(), tmp_path, said.append)
+    text = "\n".join(said)
+    assert text.count("creepnet verify: INVALID") == 4
+    assert f"(author {guest.fingerprint})" in text and f"{guest.fingerprint} equivocated" in text

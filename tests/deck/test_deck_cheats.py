@@ -1,0 +1,352 @@
+"""Every cheat is caught — at once where a proof or commitment allows, otherwise
+by the audit — and attributed to the seat that cheated."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+
+import nacl.bindings as nb
+import pytest
+
+from creepnet.protocol.deck import DeckError, DeckKeys, DeckTable
+from creepnet.protocol.deck.group import card_point, mul
+
+CARDS = [f"c{i}" for i in range(10)]
+EXTRA = ["joker"]  # in the card table but never dealt
+TORSION8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
+CHEATER = 1
+
+
+def cheat_when(
+    op: str, change: Callable[[dict, int], dict], seat: int = CHEATER, times: int = 1
+) -> Callable[[int, int, dict], dict]:
+    """A tamper hook: rewrite the first `times` messages `op` authored by `seat`."""
+    left = [times]
+
+    def tamper(author: int, seq: int, message: dict) -> dict:
+        if author == seat and message["op"] == op and left[0] > 0:
+            left[0] -= 1
+            return change(dict(message), seq)
+        return message
+
+    return tamper
+
+
+def table_for(tamper: Callable[[int, int, dict], dict] | None = None, seats: int = 3) -> DeckTable:
+    table = DeckTable(seats, CARDS + EXTRA, tamper=tamper)
+    table.create("deck", CARDS)
+    return table
+
+
+def locked(tamper: Callable[[int, int, dict], dict] | None = None, seats: int = 3) -> DeckTable:
+    table = table_for(tamper, seats)
+    table.shuffle("deck")
+    table.lock("deck")
+    return table
+
+
+def caught(error: pytest.ExceptionInfo[DeckError], seat: int | None, operation: str) -> None:
+    assert (error.value.seat, error.value.operation) == (seat, operation), str(error.value)
+
+
+# --- shuffles ---------------------------------------------------------------------------------
+
+
+def test_shuffle_duplicating_a_point_is_caught_at_once() -> None:
+    def dup(m: dict, seq: int) -> dict:
+        m["points"] = [m["points"][0]] + m["points"][:-1]
+        return m
+
+    with pytest.raises(DeckError) as err:
+        table_for(cheat_when("shuffle", dup)).shuffle("deck")
+    caught(err, CHEATER, "shuffle")
+
+
+def test_shuffle_dropping_a_card_is_caught_at_once() -> None:
+    def drop(m: dict, seq: int) -> dict:
+        m["points"] = m["points"][:-1]
+        return m
+
+    with pytest.raises(DeckError) as err:
+        table_for(cheat_when("shuffle", drop)).shuffle("deck")
+    caught(err, CHEATER, "shuffle")
+
+
+def test_shuffle_substituting_a_card_is_caught_by_the_audit() -> None:
+    """Seat 0 shuffles first, so it sees plain points: it swaps a card for the joker
+    under its own layer.  Everything checks out at once — the joker even decodes."""
+    holder: list[DeckTable] = []
+
+    def substitute(m: dict, seq: int) -> dict:
+        keys = holder[0].players[0].keys
+        m["points"] = [mul(keys.layer("deck", 1), card_point("joker"))] + m["points"][1:]
+        return m
+
+    table = table_for(cheat_when("shuffle", substitute, seat=0))
+    holder.append(table)
+    table.shuffle("deck")
+    table.lock("deck")
+    table.reveal("deck", list(range(len(CARDS))))
+    assert "joker" in [slot.card for slot in table.state.pools["deck"].slots]
+    with pytest.raises(DeckError) as err:
+        table.finish()
+    caught(err, 0, "shuffle")
+    assert "substituted" in str(err.value)
+
+
+def test_duplicate_across_pools_is_caught_by_the_audit() -> None:
+    """Seat 1 re-shuffles pool a, smuggling in a point of pool b (same family and
+    layers): a card now exists twice, a distinct point hides it at once."""
+    holder: list[DeckTable] = []
+
+    def smuggle(m: dict, seq: int) -> dict:
+        if m["pool"] != "a":
+            return m
+        keys = holder[0].players[CHEATER].keys
+        step = keys.layer_step("deck", 2)
+        m["points"] = [mul(step, holder[0].state.pools["b"].points[0])] + m["points"][1:]
+        return m
+
+    table = table_for(cheat_when("shuffle", smuggle, times=2))
+    holder.append(table)
+    table.shuffle("deck")
+    table.split("deck", ["a", "b"], [5, 5])
+    table.shuffle("a", [CHEATER])
+    with pytest.raises(DeckError) as err:
+        table.finish()
+    caught(err, CHEATER, "shuffle")
+    assert "substituted" in str(err.value)
+
+
+def test_shuffle_with_wrong_order_is_caught_by_the_audit() -> None:
+    def reorder(m: dict, seq: int) -> dict:
+        m["points"] = m["points"][::-1]
+        return m
+
+    table = table_for(cheat_when("shuffle", reorder))
+    table.shuffle("deck")
+    with pytest.raises(DeckError) as err:
+        table.finish()
+    caught(err, CHEATER, "shuffle")
+    assert "order" in str(err.value)
+
+
+# --- invalid points (at once) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        (1).to_bytes(32, "little"),
+        TORSION8,
+        nb.crypto_core_ed25519_add(card_point("x"), TORSION8),
+        (2**255 - 19 + 1).to_bytes(32, "little"),
+    ],
+    ids=["identity", "small-order", "non-subgroup", "non-canonical"],
+)
+@pytest.mark.parametrize("op", ["shuffle", "lock"])
+def test_invalid_point_is_caught_at_once(bad: bytes, op: str) -> None:
+    def poison(m: dict, seq: int) -> dict:
+        m["points"] = m["points"][:3] + [bad] + m["points"][4:]
+        return m
+
+    table = table_for(cheat_when(op, poison))
+    with pytest.raises(DeckError) as err:
+        table.shuffle("deck")
+        table.lock("deck")
+    caught(err, CHEATER, op)
+    assert err.value.position == 3
+
+
+def test_invalid_point_in_an_open_is_caught_at_once() -> None:
+    def poison(m: dict, seq: int) -> dict:
+        m["point"] = TORSION8
+        return m
+
+    table = table_for(cheat_when("open", poison))
+    table.shuffle("deck")
+    with pytest.raises(DeckError) as err:
+        table.open("deck", 0)
+    caught(err, CHEATER, "open")
+
+
+def test_repeated_point_in_a_lock_is_caught_at_once() -> None:
+    def repeat(m: dict, seq: int) -> dict:
+        m["commits"] = m["commits"][:2] + [m["commits"][0]] + m["commits"][3:]
+        return m
+
+    with pytest.raises(DeckError) as err:
+        locked(cheat_when("lock", repeat))
+    caught(err, CHEATER, "lock")
+    assert err.value.position == 2
+
+
+# --- proofs (at once) --------------------------------------------------------------------------
+
+
+def test_wrong_lock_is_caught_at_once() -> None:
+    def swap(m: dict, seq: int) -> dict:  # valid, distinct points; wrong positions
+        pts = m["points"]
+        m["points"] = [pts[1], pts[0]] + pts[2:]
+        return m
+
+    with pytest.raises(DeckError) as err:
+        locked(cheat_when("lock", swap))
+    caught(err, CHEATER, "lock")
+    assert err.value.position == 0 and "DLEQ" in str(err.value)
+
+
+def test_lock_with_foreign_key_commitment_is_caught_at_once() -> None:
+    def recommit(m: dict, seq: int) -> dict:
+        m["commits"] = [
+            nb.crypto_scalarmult_ed25519_base_noclamp(
+                nb.crypto_core_ed25519_scalar_reduce(secrets.token_bytes(64))
+            )
+        ] + m["commits"][1:]
+        return m
+
+    with pytest.raises(DeckError) as err:
+        locked(cheat_when("lock", recommit))
+    caught(err, CHEATER, "lock")
+
+
+def test_wrong_open_is_caught_at_once() -> None:
+    def lie(m: dict, seq: int) -> dict:
+        m["point"] = card_point("c3")  # claims the card is c3 straight away
+        return m
+
+    table = table_for(cheat_when("open", lie))
+    table.shuffle("deck")
+    with pytest.raises(DeckError) as err:
+        table.open("deck", 0)
+    caught(err, CHEATER, "open")
+
+
+def test_proof_replayed_from_another_event_is_caught_at_once() -> None:
+    holder: list[DeckTable] = []
+
+    def replay(m: dict, seq: int) -> dict:  # the proof was made for the previous event
+        return holder[0].players[CHEATER].open(seq - 1, "deck", 0)
+
+    table = table_for(cheat_when("open", replay))
+    holder.append(table)
+    table.shuffle("deck")
+    with pytest.raises(DeckError) as err:
+        table.open("deck", 0)
+    caught(err, CHEATER, "open")
+
+
+def test_proof_replayed_from_another_game_is_caught_at_once() -> None:
+    """Two games with the same seats, secrets and history except the game id:
+    every statement is identical, only the binding differs."""
+    deck_secrets = [secrets.token_bytes(32) for _ in range(3)]
+    first = DeckTable(3, CARDS + EXTRA, game_id=b"first game", deck_secrets=deck_secrets)
+    second = DeckTable(
+        3,
+        CARDS + EXTRA,
+        game_id=b"another game",
+        seat_keys=first.seat_keys,
+        deck_secrets=deck_secrets,
+    )
+    for p in second.players:  # derive exactly the first game's scalars in the second game
+        p.keys = DeckKeys(b"first game", p.keys.seat_key, p.keys.secret)
+    for table in (first, second):
+        table.create("deck", CARDS)
+        table.shuffle("deck")
+    assert first.state.pools["deck"].points == second.state.pools["deck"].points
+    replayed = first.players[0].open(first.seq + 1, "deck", 0)
+    second.tamper = cheat_when("open", lambda m, seq: replayed, seat=0)
+    with pytest.raises(DeckError) as err:
+        second.open("deck", 0)
+    caught(err, 0, "open")
+    assert "DLEQ" in str(err.value)
+
+
+# --- keys and claims ---------------------------------------------------------------------------
+
+
+def test_released_key_not_matching_commitment_is_caught_at_once() -> None:
+    def wrong_key(m: dict, seq: int) -> dict:
+        m["keys"] = [nb.crypto_core_ed25519_scalar_reduce(secrets.token_bytes(64))]
+        return m
+
+    table = locked(cheat_when("release", wrong_key))
+    with pytest.raises(DeckError) as err:
+        table.draw("deck", [0], 0)
+    caught(err, CHEATER, "release")
+    assert err.value.position == 0
+
+
+def test_false_claim_about_a_played_card_is_caught_at_once() -> None:
+    table = locked()
+    table.draw("deck", [0], CHEATER)
+    real = table.players[CHEATER].decode("deck", 0)
+    table.tamper = cheat_when("play", lambda m, seq: {**m, "card": "c9" if real != "c9" else "c8"})
+    with pytest.raises(DeckError) as err:
+        table.play(CHEATER, "deck", 0)
+    caught(err, CHEATER, "play")
+    assert repr(real) in str(err.value)
+
+
+def test_playing_a_card_one_does_not_hold_is_caught_at_once() -> None:
+    table = locked()
+    table.draw("deck", [0], 0)
+    stolen = table.players[0].play("deck", 0)
+    with pytest.raises(DeckError) as err:
+        table.post(CHEATER, lambda seq: stolen)
+    caught(err, CHEATER, "play")
+
+
+def test_lie_about_a_hidden_draw_is_caught_by_the_audit() -> None:
+    table = locked()
+    table.draw("deck", [4], CHEATER)
+    real = table.players[CHEATER].decode("deck", 4)
+    honest = {"seat": 0, "pool": "deck", "position": 4, "none_of": ["joker"]}
+    lie = {"seat": CHEATER, "pool": "deck", "position": 4, "none_of": [real]}  # "I did not draw it"
+    with pytest.raises(DeckError) as err:
+        table.finish([honest, lie])
+    caught(err, CHEATER, "claim")
+
+
+def test_wrong_unblind_in_a_transfer_is_caught_at_once() -> None:
+    def lie(m: dict, seq: int) -> dict:
+        m["point"] = card_point("c1")
+        return m
+
+    table = locked(cheat_when("unblind", lie))
+    table.draw("deck", [0], CHEATER)
+    with pytest.raises(DeckError) as err:
+        table.transfer("deck", 0, 2)
+    caught(err, CHEATER, "unblind")
+
+
+def test_wrong_blind_in_a_transfer_is_caught_at_once() -> None:
+    def substitute(m: dict, seq: int) -> dict:
+        m["point"] = card_point("c1")
+        return m
+
+    table = locked(cheat_when("blind", substitute))
+    table.draw("deck", [0], 0)
+    with pytest.raises(DeckError) as err:
+        table.transfer("deck", 0, CHEATER)
+    caught(err, CHEATER, "blind")
+
+
+def test_revealing_a_wrong_secret_is_caught() -> None:
+    table = locked(cheat_when("reveal", lambda m, seq: {**m, "secret": secrets.token_bytes(32)}))
+    with pytest.raises(DeckError) as err:
+        table.finish()
+    caught(err, CHEATER, "reveal")
+
+
+def test_out_of_turn_and_malformed_messages_are_attributed() -> None:
+    table = table_for()
+    table.shuffle("deck")
+    with pytest.raises(DeckError) as err:  # seat 1 locks before seat 0
+        table.post(1, lambda seq: table.players[1].lock(seq, "deck"))
+    caught(err, 1, "lock")
+    for bad in ({"op": "shuffle"}, {"op": "nope"}, {"op": "release", "pool": "deck"}, {}):
+        with pytest.raises(DeckError) as err:
+            table.post(2, lambda seq, bad=bad: bad)
+        assert err.value.seat == 2

@@ -1,0 +1,227 @@
+"""Disconnects, restarts, torn tails, full disks: catch-up resumes, nothing acknowledged is lost."""
+
+import errno
+import os
+from contextlib import asynccontextmanager
+from dataclasses import replace
+
+import pytest
+import trio
+from conftest import FAST, finish, next_update
+
+from creepnet.node import storage, updates
+from creepnet.node.bot import run_bot
+from creepnet.node.node import Node
+from creepnet.node.storage import StorageError
+
+OPTIONS = {"max_plies": 50}
+
+
+async def test_dropped_connection_is_redialled_and_caught_up(tmp_path):
+    with trio.fail_after(30):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            bob.updates() as news,
+        ):
+            game = await alice.host_game(player="alice", options=OPTIONS)
+            await bob.join(alice.address, player="bob")
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(finish, game, alice, bob)
+                await alice.wait_for(game, lambda rt: rt.stored >= 12)
+                alice.peers[bob.identity.public_key].close("test: cable pulled")
+                await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
+                await next_update(news, lambda u: u.kind == updates.PEER_CONNECTED)
+            assert alice.session(game).finished
+            assert alice.session(game).log.to_bytes() == bob.home.game(game).log_path.read_bytes()
+
+
+async def test_restarted_player_and_spectator_resume_from_disk(tmp_path):
+    with trio.fail_after(40):
+        async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
+            game = await alice.host_game(player="alice", options=OPTIONS)
+            async with trio.open_nursery() as outer:
+                # bob and carol run in a scope we cancel: the task-level kill -9
+                async with trio.open_nursery() as doomed:
+
+                    async def bob_then_die():
+                        async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
+                            await bob.join(alice.address, player="bob")
+                            await run_bot(bob, game, "random", 2)
+
+                    async def carol_then_die():
+                        async with Node.open(tmp_path / "carol", timeouts=FAST) as carol:
+                            await carol.watch(alice.address)
+                            await trio.sleep_forever()
+
+                    doomed.start_soon(bob_then_die)
+                    doomed.start_soon(carol_then_die)
+                    outer.start_soon(run_bot, alice, game, "random", 1)
+                    await alice.wait_for(game, lambda rt: rt.stored >= 14)
+                    doomed.cancel_scope.cancel()
+                bob_log = tmp_path / "bob" / "games" / game.hex() / "log"
+                acknowledged = bob_log.read_bytes()
+                # a crash in the middle of an append
+                bob_log.write_bytes(acknowledged + alice.session(game).log.events[-1].raw[:9])
+                async with (
+                    Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+                    Node.open(tmp_path / "carol", timeouts=FAST) as carol,
+                ):
+                    # Nothing stored was lost and the tear is gone (bob may already have caught
+                    # up a move or two from alice: the redial starts as soon as it has loaded).
+                    assert bob.session(game).log.to_bytes().startswith(acknowledged)
+                    assert bob.session(game).local_seat is not None
+                    await run_bot(bob, game, "random", 3)
+                    final = (await alice.wait_for(game, lambda rt: rt.session.finished)).session
+                    await carol.wait_for(game, lambda rt: rt.stored == len(final.log))
+                    assert final.finished
+                    for node in (bob, carol):
+                        assert node.home.game(game).log_path.read_bytes() == final.log.to_bytes()
+
+
+async def test_restarted_host_is_redialled(tmp_path):
+    with trio.fail_after(40):
+        async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
+            async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
+                port = alice.port
+                game = await alice.host_game(player="alice", options=OPTIONS)
+                await bob.join(alice.address, player="bob")
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(finish, game, alice, bob)
+                    await alice.wait_for(game, lambda rt: rt.stored >= 10)
+                    nursery.cancel_scope.cancel()
+            async with Node.open(tmp_path / "alice", timeouts=FAST, port=port) as alice:
+                await finish(game, alice, bob)
+                assert alice.session(game).finished
+                await bob.wait_for(game, lambda rt: rt.session.finished)
+                assert alice.session(game).log.to_bytes() == bob.session(game).log.to_bytes()
+
+
+async def alice_to_move(alice: Node, bob: Node, game: bytes) -> None:
+    """Colours drawn and, if bob moves first, one move by bob: alice is to move."""
+    from creepnet.engine import creeper
+    from creepnet.engine.creeper.bots import make_bot
+
+    await alice.wait_for(
+        game,
+        lambda rt: (
+            rt.session.waiting_for() is not None
+            and rt.session.started
+            and rt.session.engine_state is not None
+            and rt.session.waiting_for().what.endswith("to move")
+        ),
+    )
+    if alice.session(game).my_turn() is None:
+        await bob.wait_for(game, lambda rt: rt.session.my_turn() is not None)
+        move = make_bot("random").choose(bob.session(game).engine_state)
+        await bob.play(game, creeper.format_move(move))
+        await alice.wait_for(game, lambda rt: rt.session.my_turn() is not None)
+
+
+async def play_on_a_full_disk(alice: Node, bob: Node, game: bytes, monkeypatch, news) -> bytes:
+    """Alice moves while every write fails with ENOSPC; returns the log as it was before."""
+    from creepnet.engine import creeper
+    from creepnet.engine.creeper.bots import make_bot
+
+    session = alice.session(game)
+    log_path = alice.home.game(game).log_path
+    before = log_path.read_bytes()
+
+    def disk_full(fd, data):
+        os.write(fd, bytes(data)[:5])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(storage, "_write_all", disk_full)
+    move = creeper.format_move(make_bot("random").choose(session.engine_state))
+    with pytest.raises(StorageError, match="disk full"):
+        await alice.play(game, move)
+    error = await next_update(news, lambda u: u.kind == updates.STORAGE_ERROR)
+    assert "disk full" in error.text
+    assert log_path.read_bytes() == before  # intact, no half event
+    assert len(bob.session(game).log) == len(session.log) - 1  # and nothing was sent
+    return before
+
+
+@asynccontextmanager
+async def full_disk_game(tmp_path, monkeypatch, alice_timeouts=FAST):
+    """Alice and bob in a game where alice's move hit ENOSPC; the disk still fails on entry."""
+    async with (
+        Node.open(tmp_path / "alice", timeouts=alice_timeouts) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+        alice.updates() as news,
+    ):
+        game = await alice.host_game(player="alice", options=OPTIONS)
+        await bob.join(alice.address, player="bob")
+        await alice_to_move(alice, bob, game)
+        await play_on_a_full_disk(alice, bob, game, monkeypatch, news)
+        yield alice, bob, game, news
+
+
+async def finished_identically(alice: Node, bob: Node, game: bytes) -> None:
+    session = alice.session(game)
+    await bob.wait_for(game, lambda rt: len(rt.session.log) == len(session.log))
+    await finish(game, alice, bob)
+    log_path = alice.home.game(game).log_path
+    assert log_path.read_bytes() == bob.session(game).log.to_bytes()
+
+
+async def test_full_disk_holds_the_move_back_until_it_is_stored(tmp_path, monkeypatch):
+    slow_retry = replace(FAST, retry=3600.0)  # only flush() may store here
+    with trio.fail_after(30):
+        async with full_disk_game(tmp_path, monkeypatch, slow_retry) as (alice, bob, game, _):
+            monkeypatch.undo()
+            assert await alice.flush(game)
+            await finished_identically(alice, bob, game)
+
+
+async def test_the_game_resumes_by_itself_when_the_disk_frees_up(tmp_path, monkeypatch):
+    with trio.fail_after(30):
+        async with full_disk_game(tmp_path, monkeypatch) as (alice, bob, game, news):
+            monkeypatch.undo()  # space is freed; nobody calls flush()
+            await next_update(news, lambda u: u.kind == updates.STORAGE_OK)
+            await finished_identically(alice, bob, game)
+
+
+BOB_PROCESS = """
+import sys, pathlib, trio
+from creepnet.node import Node, Timeouts, run_bot
+async def main():
+    timeouts = Timeouts(connect=2, handshake=2, ping=0.5, idle=3, send=2, retry=0.05)
+    async with Node.open(pathlib.Path(sys.argv[1]), timeouts=timeouts) as bob:
+        game = await bob.join(sys.argv[2], player="bob")
+        await run_bot(bob, game, "random", 7)
+        await trio.sleep_forever()
+trio.run(main)
+"""
+
+
+async def test_kill_9_loses_nothing_acknowledged(tmp_path):
+    import sys
+
+    with trio.fail_after(40):
+        async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
+            game = await alice.host_game(player="alice", options=OPTIONS)
+            process = await trio.lowlevel.open_process(
+                [sys.executable, "-c", BOB_PROCESS, str(tmp_path / "bob"), alice.address]
+            )
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(run_bot, alice, game, "random", 1)
+                    await alice.wait_for(game, lambda rt: rt.stored >= 16)
+                    process.kill()  # SIGKILL, whatever bob was doing
+                    await process.wait()
+                    nursery.cancel_scope.cancel()
+            finally:
+                process.kill()
+            # Read bob's disk as the kill left it (before any catch-up can hide a loss).
+            from creepnet.protocol.log import split_log
+
+            on_disk = split_log((tmp_path / "bob" / "games" / game.hex() / "log").read_bytes())
+            async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
+                # everything bob ever sent (alice has it) was on bob's disk first
+                bob_key = bob.identity.public_key
+                sent = [e for e in alice.session(game).log.events if e.author == bob_key]
+                assert sent and all(on_disk.items[e.seq] == e.raw for e in sent)
+                assert sent[-1].seq < len(on_disk.items)
+                await finish(game, alice, bob)
+                assert alice.session(game).log.to_bytes() == bob.session(game).log.to_bytes()

@@ -1,0 +1,499 @@
+"""Sessions over the signed log: whole games, every rejection class, stalls and convergence."""
+
+from dataclasses import dataclass, replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from creepnet.protocol import codec, onion
+from creepnet.protocol import session as session_module
+from creepnet.protocol.event import sign_event
+from creepnet.protocol.games import GAMES, Game
+from creepnet.protocol.identity import Identity
+from creepnet.protocol.lobby import JoinRequest, SeatSecrets
+from creepnet.protocol.log import EquivocationProof, Rejection
+from creepnet.protocol.rules import GameRuleError, NeedRandom, Result
+from creepnet.protocol.session import Session
+from creepnet.protocol.table import Table, creeper_bot
+from creepnet.protocol.verify import verify_log_bytes
+
+BOTS = [creeper_bot("greedy", 1), creeper_bot("random", 2)]
+
+
+def play(table: Table, players=BOTS) -> Table:
+    table.run(players)
+    return table
+
+
+def forge(
+    session: Session, identity: Identity, type_: str, body: dict, seq=None, prev=None, game=None
+):
+    return sign_event(
+        identity,
+        game=game or session.game,
+        seq=len(session.log) if seq is None else seq,
+        prev=session.log.head if prev is None else prev,
+        type=type_,
+        body=body,
+    )
+
+
+def started_table(**kwargs) -> Table:
+    """Colours drawn, nobody has moved yet."""
+    table = Table(**kwargs)
+    for _ in range(3):
+        for seat, s in enumerate(table.sessions):
+            table.broadcast(seat, s.owed())
+        table.pump()
+    assert table.sessions[0].game_state.light_seat is not None
+    return table
+
+
+def mover(table: Table) -> int:
+    return table.sessions[0].expected().seat
+
+
+# ----- whole games ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bot_games_end_identically_everywhere(seed):
+    table = play(Table(seed=seed, options={"max_plies": 150}))
+    logs = {s.log.to_bytes() for _, s in table.everyone}
+    assert len(logs) == 1 and not table.rejections
+    outcomes = {s.outcome_text for _, s in table.everyone}
+    assert len(outcomes) == 1 and None not in outcomes
+    verdict = verify_log_bytes(logs.pop())
+    assert verdict.valid and verdict.finished and verdict.outcome in outcomes
+
+
+def test_colours_come_from_both_seats_reveals():
+    table = started_table(seed=1)
+    events = table.sessions[0].log.events
+    reveals = [e for e in events if e.type == "reveal"]
+    assert [e.author for e in reveals] == table.sessions[0].seat_keys
+    entropy = onion.draw_entropy(table.sessions[0].game, 0, [e.body["pre"] for e in reveals])
+    assert table.sessions[0].game_state.light_seat == onion.uniform(entropy, 2)
+
+
+def test_colour_coin_is_not_constant_across_games():
+    seen = {started_table(seed=seed).sessions[0].game_state.light_seat for seed in range(12)}
+    assert seen == {0, 1}
+
+
+def test_resignation_and_agreed_draw_are_recorded():
+    table = started_table(seed=2)
+    first = mover(table)
+    table.broadcast(first, [table.sessions[first].play("resign")])
+    table.pump()
+    assert table.spectator.result == Result(1 - first, "resignation")
+    assert "wins by resignation" in verify_log_bytes(table.spectator.log.to_bytes()).outcome
+
+    table = started_table(seed=3)
+    first = mover(table)
+    session = table.sessions[first]
+    move = creeper_bot("random", 0)(session)
+    table.broadcast(first, [session.play(f"{move} draw")])
+    table.pump()
+    other = table.sessions[1 - first]
+    assert other.my_turn().types >= {"accept", "decline"}
+    table.broadcast(1 - first, [other.play("accept")])
+    table.pump()
+    assert table.spectator.result == Result(None, "agreement")
+
+
+def test_declined_draw_keeps_the_turn_and_accept_needs_an_offer():
+    table = started_table(seed=4)
+    first = mover(table)
+    with pytest.raises(Rejection, match="not possible"):
+        table.sessions[first].play("accept")
+    session = table.sessions[first]
+    table.broadcast(first, [session.play(f"{creeper_bot('random', 0)(session)} draw")])
+    table.pump()
+    other = table.sessions[1 - first]
+    table.broadcast(1 - first, [other.play("decline")])
+    table.pump()
+    assert other.my_turn() is not None and "accept" not in other.my_turn().types
+
+
+# ----- every rejection class ------------------------------------------------------------------
+
+
+def test_forged_signature_is_rejected_and_the_game_goes_on():
+    table = started_table(seed=5)
+    seat = mover(table)
+    session = table.sessions[seat]
+    event = session.play(creeper_bot("random", 0)(session))
+    fields = codec.decode(event.raw)
+    fields["body"] = {"move": "a2-a3"}
+    receipt = table.sessions[1 - seat].receive(codec.encode(fields))
+    assert receipt.status == "rejected" and receipt.rejection.kind == "signature"
+    assert receipt.rejection.author is None
+    assert table.sessions[1 - seat].receive(event.raw).status == "accepted"
+
+
+def test_wrong_author_and_out_of_turn_are_rejected_and_blamed():
+    table = started_table(seed=6)
+    seat = mover(table)
+    victim = table.sessions[seat]
+    stranger = Identity.generate()
+    for who in (stranger, table.identities[1 - seat]):
+        event = forge(victim, who, "move", {"move": "b1-b2"})
+        receipt = victim.receive(event.raw)
+        assert receipt.rejection.kind == "entitlement"
+        assert receipt.rejection.author == who.public_key
+
+
+def test_illegal_move_is_rejected_with_the_reason_and_blamed():
+    table = started_table(seed=7)
+    seat = mover(table)
+    other = table.sessions[1 - seat]
+    for body, why in (
+        ({"move": "d4-d5"}, "illegal move"),
+        ({"move": "zz"}, "illegal move"),
+        ({"x": 1}, "body needs"),
+    ):
+        event = forge(other, table.identities[seat], "move", body)
+        receipt = other.receive(event.raw)
+        assert receipt.rejection.kind == "illegal" and why in receipt.rejection.reason
+        assert receipt.rejection.author == table.identities[seat].public_key
+    with pytest.raises(Rejection, match="illegal"):
+        table.sessions[seat].play("d4-d5")
+    with pytest.raises(Rejection, match="not your turn"):
+        other.play("b1-b2")
+
+
+def test_event_replayed_from_another_game_is_rejected():
+    one, two = started_table(seed=8), started_table(seed=9)
+    seat = mover(one)
+    session = one.sessions[seat]
+    event = session.play(creeper_bot("random", 0)(session))
+    receipt = two.sessions[1 - mover(two)].receive(event.raw)
+    assert receipt.status == "rejected" and receipt.rejection.kind == "game"
+
+
+def test_bad_onion_reveal_is_rejected_and_blamed():
+    table = Table(seed=10)
+    host = table.sessions[0]
+    table.broadcast(0, host.owed())  # start and seat 0's reveal
+    table.pump()
+    joiner = table.sessions[1]
+    bad = forge(joiner, table.identities[1], "reveal", {"draw": 0, "pre": b"\x00" * 32})
+    receipt = host.receive(bad.raw)
+    assert receipt.rejection.kind == "illegal" and "onion" in receipt.rejection.reason
+    assert receipt.rejection.author == table.identities[1].public_key
+    wrong_draw = forge(joiner, table.identities[1], "reveal", {"draw": 1, "pre": b"\x00" * 32})
+    assert "draw" in host.receive(wrong_draw.raw).rejection.reason
+
+
+def test_reveal_out_of_seat_order_is_rejected():
+    table = Table(seed=11)
+    host, joiner = table.sessions
+    start = host._author("start", {})
+    joiner.receive(start.raw)
+    pre = onion.preimage(host.game, table.secrets[1].onion_seed, table.onion_length, 0)
+    early = forge(joiner, table.identities[1], "reveal", {"draw": 0, "pre": pre})
+    receipt = host.receive(early.raw)
+    assert receipt.rejection.kind == "entitlement" and "seat 0" in receipt.rejection.reason
+
+
+def test_join_request_cannot_be_replayed_into_another_game_or_seat():
+    table = Table(seed=12)
+    request = JoinRequest.from_map(table.sessions[0].log.events[1].body["join"])
+    other_host = Session.host(Identity.generate(), SeatSecrets.generate(), kind="creeper", name="x")
+    with pytest.raises(Rejection, match="another game"):
+        other_host.admit(request.to_bytes())
+    altered = codec.decode(request.to_bytes())
+    altered["seat"] = 2
+    with pytest.raises(Rejection, match="signature"):
+        other_host.admit(codec.encode(altered))
+
+
+def test_host_cannot_seat_itself_twice_or_start_early():
+    identity, secrets_ = Identity.generate(), SeatSecrets.generate()
+    host = Session.host(identity, secrets_, kind="creeper", name="x")
+    self_join = JoinRequest.create(
+        identity, secrets_, game=host.game, seat=1, player="me", onion_length=host.onion_length
+    )
+    with pytest.raises(Rejection, match="already has a seat"):
+        host.admit(self_join.to_bytes())
+    with pytest.raises(Rejection, match="'start' not allowed"):
+        host._author("start", {})
+    assert host.owed() == []
+
+
+def test_bad_genesis_is_rejected():
+    identity = Identity.generate()
+    base = {
+        "kind": "creeper",
+        "name": "n",
+        "seats": 2,
+        "options": {},
+        "onion": 8,
+        "player": "p",
+        "anchor": b"a" * 32,
+    }
+    for change, why in (
+        ({"kind": "chess"}, "unknown game kind"),
+        ({"seats": 3}, "2-2 seats"),
+        ({"onion": 0}, "onion"),
+        ({"options": {"max_plies": -1}}, "max_plies"),
+    ):
+        event = sign_event(
+            identity, game=b"g" * 16, seq=0, prev=bytes(32), type="genesis", body={**base, **change}
+        )
+        with pytest.raises(Rejection, match=why):
+            Session.from_log([event.raw])
+
+
+def test_equivocation_halts_the_game_and_names_the_author():
+    table = started_table(seed=13)
+    seat = mover(table)
+    session = table.sessions[seat]
+    moves = [m for m in (creeper_bot("random", s)(session) for s in range(20))]
+    first, second = sorted(set(moves))[:2]
+    honest = session.play(first)
+    twin = forge(
+        session, table.identities[seat], "move", {"move": second}, seq=honest.seq, prev=honest.prev
+    )
+    watcher = table.spectator
+    table.pump()
+    watcher.receive(honest.raw)
+    receipt = watcher.receive(twin.raw)
+    assert receipt.status == "equivocation" and watcher.halted is not None
+    assert receipt.rejection.author == table.identities[seat].public_key
+    proof = EquivocationProof.from_bytes(receipt.proof.to_bytes())
+    assert proof.verify().author == table.identities[seat].public_key
+    assert watcher.receive(honest.raw).status == "halted"
+
+
+def two_moves_and_a_latecomer(seed: int):
+    """Two moves played; a session that has seen neither, to receive them out of order."""
+    table = started_table(seed=seed)
+    seat = mover(table)
+    session = table.sessions[seat]
+    first = session.play(creeper_bot("random", 0)(session))
+    table.broadcast(seat, [first])
+    table.pump()
+    other = table.sessions[1 - seat]
+    reply = other.play(creeper_bot("random", 0)(other))
+    late = Session.from_log([e.raw for e in other.log.events[:-2]])
+    return table, other, first, reply, late
+
+
+def test_equivocation_seen_before_the_gap_fills():
+    table, other, _, reply, late = two_moves_and_a_latecomer(seed=14)
+    twin = forge(
+        other, table.identities[other.local_seat], "resign", {}, seq=reply.seq, prev=reply.prev
+    )
+    assert late.receive(reply.raw).status == "pending"
+    assert late.receive(twin.raw).status == "equivocation"
+
+
+# ----- stalls and abandonment -----------------------------------------------------------------
+
+
+def test_a_stalled_last_revealer_is_named():
+    table = Table(seed=15)
+    host = table.sessions[0]
+    table.broadcast(0, host.owed())
+    table.pump()
+    waiting = host.waiting_for()
+    assert (
+        waiting.seat == 1
+        and "reveal" in waiting.what
+        and waiting.key == table.identities[1].public_key
+    )
+    verdict = verify_log_bytes(host.log.to_bytes())
+    assert verdict.valid and not verdict.finished
+    assert any("waiting for seat 1" in note and "reveal" in note for note in verdict.notes)
+
+
+def test_abandoned_game_verifies_as_unfinished_waiting_for_the_mover():
+    table = started_table(seed=16)
+    seat = mover(table)
+    verdict = verify_log_bytes(table.spectator.log.to_bytes())
+    assert verdict.valid and not verdict.finished
+    assert any(f"waiting for seat {seat}" in note for note in verdict.notes)
+
+
+def test_nothing_may_follow_the_end_of_a_game():
+    table = started_table(seed=17)
+    seat = mover(table)
+    table.broadcast(seat, [table.sessions[seat].play("resign")])
+    table.pump()
+    late = forge(table.spectator, table.identities[1 - seat], "move", {"move": "b1-b2"})
+    assert table.spectator.receive(late.raw).rejection.kind == "finished"
+    assert table.spectator.waiting_for() is None
+
+
+# ----- delivery disorder ----------------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), drop=st.floats(0, 0.4), dup=st.floats(0, 0.3))
+def test_random_delivery_orders_converge(seed, drop, dup):
+    table = Table(seed=seed, shuffle_deliveries=True, options={"max_plies": 40})
+    rng = table.rng
+
+    def tamper(delivery):
+        roll = rng.random()
+        if roll < drop:
+            return []
+        return [delivery.raw, delivery.raw] if roll < drop + dup else [delivery.raw]
+
+    table.tamper = tamper
+    players = [creeper_bot("random", seed), creeper_bot("random", seed + 1)]
+    for _ in range(200):
+        table.run(players)
+        table.tamper = None
+        table.resend_all()  # catch-up after losses, as a node's have/get would do
+        table.pump()
+        table.tamper = tamper
+        if all(s.finished for _, s in table.everyone):
+            break
+    assert {s.log.to_bytes() for _, s in table.everyone} == {table.sessions[0].log.to_bytes()}
+    assert table.spectator.finished
+    assert not [r for _, r in table.rejections if r.kind not in {"sequence"}]
+
+
+# ----- randomness mechanics with a test-only multi-seat game ----------------------------------
+
+
+@dataclass(frozen=True)
+class DiceGame:
+    rolls: tuple = ()
+    turn: int = 0
+    seats: int = 2
+    limit: int = 3
+
+
+class DiceRules:
+    """Everyone rolls a die each round; used to test N-seat reveals and exhaustion."""
+
+    kind, min_seats, max_seats = "dice", 2, 4
+
+    def check_options(self, options):
+        pass
+
+    def start(self, seats, options):
+        return DiceGame(seats=seats, limit=options.get("limit", 3))
+
+    def next(self, game):
+        if len(game.rolls) >= game.limit:
+            return None
+        return NeedRandom(6, "die")
+
+    def apply_random(self, game, value):
+        return replace(game, rolls=game.rolls + (value + 1,))
+
+    def apply(self, game, seat, type_, body):
+        raise GameRuleError("dice has no moves")
+
+    def result(self, game):
+        return Result(None, "rolled") if len(game.rolls) >= game.limit else None
+
+    def action(self, game, seat, text):
+        raise GameRuleError("nothing to do")
+
+    def describe(self, game, seat):
+        return "roller"
+
+
+@pytest.fixture
+def dice(monkeypatch):
+    monkeypatch.setitem(GAMES, "dice", Game(DiceRules(), {}))
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_n_seats_reveal_in_order_and_agree(dice, seats):
+    table = play(
+        Table(seats=seats, kind="dice", options={"limit": 5}, seed=seats), players=[None] * seats
+    )
+    rolls = {s.game_state.rolls for _, s in table.everyone}
+    assert len(rolls) == 1 and len(rolls.pop()) == 5
+    reveals = [e for e in table.spectator.log.events if e.type == "reveal"]
+    assert [e.author for e in reveals] == table.sessions[0].seat_keys * 5
+    assert verify_log_bytes(table.spectator.log.to_bytes()).finished
+
+
+def test_join_request_for_another_seat_is_refused(dice):
+    table = Table(seats=3, kind="dice", seed=20)
+    stranger = Identity.generate()
+    game = table.sessions[0]
+    # A three-seat lobby already full: a request for seat 1 from earlier cannot be reused.
+    old = JoinRequest.from_map(game.log.events[1].body["join"])
+    fresh = Session.host(
+        Identity.generate(), SeatSecrets.generate(), kind="dice", name="y", seats=3, game=game.game
+    )
+    fresh.admit(
+        JoinRequest.create(
+            stranger, SeatSecrets.generate(), game=game.game, seat=1, player="s", onion_length=64
+        ).to_bytes()
+    )
+    with pytest.raises(Rejection, match="next free seat is 2"):
+        fresh.admit(old.to_bytes())
+
+
+def test_running_out_of_randomness_is_a_clear_error(dice):
+    table = Table(seats=2, kind="dice", options={"limit": 5}, onion_length=3, seed=21)
+    with pytest.raises(onion.OnionExhausted, match="committed to only 3"):
+        table.run([None, None])
+    assert table.sessions[0].exhausted()
+    verdict = verify_log_bytes(table.sessions[0].log.to_bytes())
+    assert verdict.valid and any("exhausted" in note for note in verdict.notes)
+
+
+def test_uniform_is_in_range_and_unbiased_enough():
+    counts = [0] * 6
+    for i in range(6000):
+        counts[onion.uniform(i.to_bytes(32, "big"), 6)] += 1
+    assert all(850 < c < 1150 for c in counts)
+    huge = 2**63 + 1  # rejects almost half of all 64-bit blocks
+    assert all(0 <= onion.uniform(bytes([i]) * 32, huge) < huge for i in range(50))
+    with pytest.raises(ValueError):
+        onion.uniform(b"x" * 32, 0)
+
+
+def test_forged_or_unentitled_future_events_cannot_crowd_out_the_honest_one():
+    _, other, first, reply, late = two_moves_and_a_latecomer(seed=40)
+    # A forgery and a validly signed event by the wrong seat both arrive first for seq n+1.
+    forged = codec.decode(reply.raw)
+    forged["body"] = {"move": "a2-a3"}
+    assert late.receive(codec.encode(forged)).rejection.kind == "signature"
+    stranger = Identity.generate()
+    squatter = forge(late, stranger, "resign", {}, seq=reply.seq, prev=reply.prev)
+    assert late.receive(squatter.raw).status == "pending"
+    assert late.receive(reply.raw).status == "pending"
+    receipt = late.receive(first.raw)
+    assert [e.seq for e in receipt.accepted] == [first.seq, reply.seq]
+    assert any(
+        r.kind == "entitlement" and r.author == stranger.public_key for r in receipt.rejections
+    )
+    assert late.log.to_bytes() == other.log.to_bytes()
+
+
+def test_held_events_are_bounded_by_size_not_only_count():
+    """A stranger's validly signed far-future events cannot park unbounded memory."""
+    table = started_table(seed=41)
+    watcher = table.spectator
+    stranger = Identity.generate()
+    padding = b"\x00" * (512 << 10)  # 512 KiB bodies: 1024 of them would be half a GiB
+    held = 0
+    for ahead in range(2, 40):
+        bulky = forge(
+            watcher,
+            stranger,
+            "move",
+            {"move": "a2-a3", "pad": padding},
+            seq=len(watcher.log) + ahead,
+            prev=b"\x01" * 32,
+        )
+        if watcher.receive(bulky.raw).status == "pending":
+            held += 1
+    assert 0 < held <= session_module.MAX_BUFFERED_BYTES // len(padding)
+    # the game itself is unaffected: in-order events are never held
+    seat = mover(table)
+    session = table.sessions[seat]
+    assert watcher.receive(session.play(creeper_bot("random", 0)(session)).raw).status == "accepted"
