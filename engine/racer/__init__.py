@@ -63,6 +63,7 @@ from creepnet.engine.racer.cards import (
     Kind,
 )
 from creepnet.engine.racer.driver import Bot, GameResult, chance_action, play_game
+from creepnet.engine.racer.notation import format_action, parse_action
 from creepnet.engine.racer.positions import crafted_position, slot_of
 from creepnet.engine.racer.rules import apply, legal_actions, pending
 from creepnet.engine.racer.state import (
@@ -139,12 +140,14 @@ __all__ = [
     "audit",
     "chance_action",
     "crafted_position",
+    "format_action",
     "legal_actions",
     "locations",
     "make_bot",
     "new_game",
     "observation",
     "observation_of_view",
+    "parse_action",
     "pending",
     "play_game",
     "public_slots",
