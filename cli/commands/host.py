@@ -7,6 +7,7 @@ import argparse
 from creepnet.cli.network import add_network_options, open_node, port_note, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.node import Node
 
 
@@ -26,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-discovery", action="store_true", help="do not advertise by zeroconf")
     add_player_options(parser)
     add_network_options(parser)
+    add_web_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -69,5 +71,7 @@ async def _host(args: argparse.Namespace) -> int:
             f"  (or without zeroconf:  creepnet join {game.hex()[:8]} "
             f"--addr <this-host>:{node.port})"
         )
+        if args.web:
+            return await serve_game(node, game, args)  # the page shows the lobby too
         await node.wait_for(game, lambda rt: rt.session.started)
         return await run_seat(node, game, args)

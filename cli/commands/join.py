@@ -15,6 +15,7 @@ from creepnet.cli.network import (
     run_trio,
 )
 from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.node import Node, NodeError
 
 
@@ -34,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_player_options(parser)
     add_network_options(parser)
+    add_web_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -106,7 +108,7 @@ async def _join(args: argparse.Namespace) -> int:
         print(f"joined at {address}")
         if not args.addr:
             await node.start_discovery()  # found by zeroconf: find the host again if it moves
-        return await run_seat(node, game, args)
+        return await (serve_game if args.web else run_seat)(node, game, args)
 
 
 async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
@@ -121,4 +123,4 @@ async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
     note = port_note(node)
     if note:
         print(note)
-    return await run_seat(node, game, args)
+    return await (serve_game if args.web else run_seat)(node, game, args)

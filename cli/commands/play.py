@@ -10,6 +10,7 @@ import trio
 
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
 from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol.games import bot_names
@@ -24,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-plies", type=int, default=None, help="draw after this many plies")
     add_player_options(parser)
     add_network_options(parser)
+    add_web_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -44,6 +46,7 @@ async def _play(args: argparse.Namespace) -> int:
                 await bot_node.join(node.address, game, player=f"{args.vs}-bot")
                 nursery.start_soon(run_bot, bot_node, game, args.vs, args.seed)
                 await node.wait_for(game, lambda rt: rt.session.started)
-                code = await run_seat(node, game, args)
+                play = serve_game if args.web else run_seat
+                code = await play(node, game, args)
                 nursery.cancel_scope.cancel()
             return code

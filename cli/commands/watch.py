@@ -7,6 +7,7 @@ import argparse
 from creepnet.cli.commands.join import locate, pick
 from creepnet.cli.network import DEFAULT_WAIT, add_network_options, open_node, run_trio
 from creepnet.cli.play_loop import play_in_terminal
+from creepnet.cli.web.run import add_web_options, serve_game
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--colour", action="store_true", help="ANSI colours on the board")
     add_network_options(parser)
+    add_web_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -32,6 +34,8 @@ async def _watch(args: argparse.Namespace) -> int:
         address, prefix = await locate(args)
         game = await node.watch(address, await pick(node, address, args.game, prefix))
         print(f"watching at {address}")
+        if args.web:
+            return await serve_game(node, game, args)
         await play_in_terminal(node, game, colour=args.colour, leave_on_eof=False)
         session = node.session(game)
         if session.finished:

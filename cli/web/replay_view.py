@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from creepnet.cli.commands.replay import describe
 from creepnet.cli.commands.verify import render
+from creepnet.cli.narration import describe
 from creepnet.cli.web import creeper_view
 from creepnet.cli.web.views import seats, status
 from creepnet.protocol.log import Rejection, split_log

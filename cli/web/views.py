@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from creepnet.cli.commands.replay import describe
+from creepnet.cli.narration import describe
 from creepnet.cli.web import creeper_view
 from creepnet.node.game import GameRuntime
 from creepnet.protocol.identity import fingerprint

@@ -35,6 +35,8 @@ const ui = {
 };
 
 function render(next) {
+  // A reply to our own move may arrive after a newer view from the live stream: keep the newer.
+  if (view && next.game === view.game && next.events < view.events) next = view;
   view = next;
   document.title = `creepnet — ${view.name}`;
   document.getElementById("title").textContent = `${view.name} (${view.kind}, ${view.game.slice(0, 8)})`;
