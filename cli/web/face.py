@@ -67,23 +67,23 @@ class WebFace:
                 self._bump()
 
     def _record(self, update: Update) -> None:
-        if update.kind not in NEWS or update.game is None:
-            return
-        text = update.text
         if update.kind in (updates.PEER_CONNECTED, updates.PEER_DISCONNECTED):
-            text = self._peer_news(update)
-        self.news.setdefault(update.game, deque(maxlen=NEWS_LENGTH)).append(text)
+            # A connection is not about one game: tell each game the peer holds a seat in.
+            for game, runtime in self.node.games.items():
+                seat = next(
+                    (s for s in runtime.session.seats if fingerprint(s.key) == update.peer), None
+                )
+                if seat is not None and runtime.state in ("lobby", "playing"):
+                    self._add_news(game, self._peer_news(update, seat.player))
+        elif update.kind in NEWS and update.game is not None:
+            self._add_news(update.game, update.text)
 
-    def _peer_news(self, update: Update) -> str:
-        runtime = self.node.games.get(update.game or b"")
-        seat = None
-        if runtime is not None:
-            seat = next(
-                (s for s in runtime.session.seats if fingerprint(s.key) == update.peer), None
-            )
-        if seat is None:
-            return update.text
-        who = f"{seat.player} ({update.peer})"
+    def _add_news(self, game: bytes, text: str) -> None:
+        self.news.setdefault(game, deque(maxlen=NEWS_LENGTH)).append(text)
+
+    @staticmethod
+    def _peer_news(update: Update, player: str) -> str:
+        who = f"{player} ({update.peer})"
         if update.kind == updates.PEER_CONNECTED:
             return f"{who} is connected"
         return f"{who} disconnected; the game waits, and nothing played is lost"

@@ -19,7 +19,10 @@ FEED_LENGTH = 40
 
 
 def seats(session: Session, runtime: GameRuntime | None) -> list[dict[str, Any]]:
+    """Who plays; ``connected`` only where this node can know it: a player's node talks to
+    every other seat (guests through the host), a spectator's only to the host."""
     connected = set(runtime.followers) if runtime is not None else set()
+    knows = runtime is not None and session.local_seat is not None
     rows = []
     for index, seat in enumerate(session.seats):
         you = index == session.local_seat
@@ -34,7 +37,7 @@ def seats(session: Session, runtime: GameRuntime | None) -> list[dict[str, Any]]
                     else None
                 ),
                 "you": you,
-                "connected": you or seat.key in connected if runtime is not None else None,
+                "connected": you or seat.key in connected if knows else None,
             }
         )
     return rows

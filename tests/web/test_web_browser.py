@@ -71,6 +71,17 @@ def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(bro
 
     moves = []
     for ply in range(PLIES):
+        if ply == 3:  # bob's node goes away: the others are told, then he comes back
+            bob.stop()
+            bob_row = host.locator(".seat", has_text="bob")
+            expect(bob_row.locator(".offline")).to_have_text("not connected")
+            expect(host.locator("#news")).to_contain_text("disconnected; the game waits")
+            bob = creepnet("bob", "ui", "--no-browser", "--player", "bob", *LOOPBACK)
+            guest.close()
+            guest = open_page(browser, bob.url)
+            guest.locator(f'#mine tr[data-name="{name}"] a', has_text="Open").click()
+            expect(bob_row.locator(".offline")).to_have_count(0)
+            expect(host.locator("#news")).to_contain_text("bob")
         for page in (host, guest, spectator):
             at_ply(page, ply)
         mover, other = (host, guest) if host.locator("#status.mine").count() else (guest, host)

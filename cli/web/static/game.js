@@ -71,6 +71,7 @@ function render(next) {
     after.replaceChildren("The log is signed by both players: ",
       el("a", { href: withToken("/replay/" + view.game), id: "replay-link" }, "replay and verify it"), ".");
   }
+  document.getElementById("news-title").hidden = !view.news.length;
   document.getElementById("news").replaceChildren(...view.news.map((line) => el("li", {}, line)));
   const feed = document.getElementById("feed");
   feed.replaceChildren(...view.feed.map((line) => el("li", {}, line)));

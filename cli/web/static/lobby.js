@@ -69,6 +69,8 @@ function render(lobby) {
     : lobby.lan.length ? "" : "no games seen on the LAN yet — host one, or wait a moment";
   const mine = document.querySelector("#mine tbody");
   mine.replaceChildren(...lobby.mine.map(mineRow));
+  document.getElementById("mine-note").textContent = lobby.mine.length
+    ? "" : "none yet: the games you host, join or watch are kept here, with their replays";
 }
 
 async function refresh() {
