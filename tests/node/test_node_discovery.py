@@ -78,7 +78,7 @@ async def test_nodes_advertise_their_games_and_join_by_discovery(tmp_path):
             bob.discovery.browse() as channel,
         ):
             game = await alice.host_game(
-                name="by zeroconf", player="alice", options={"max_plies": 30}
+                "creeper", name="by zeroconf", player="alice", options={"max_plies": 30}
             )
             short = game.hex()[:8]
             found = await next_matching(channel, lambda i: isinstance(i, Found) and i.game == short)

@@ -26,7 +26,7 @@ def open_node(home: Path, discovery: bool = True) -> Node:
 async def play_then_stop_host(home: Path, bob: Node) -> tuple[bytes, int]:
     """Alice hosts, bob joins, a few moves are played; then alice's node goes away."""
     async with open_node(home) as alice:
-        game = await alice.host_game(name="resumed", player="alice", options=OPTIONS)
+        game = await alice.host_game("creeper", name="resumed", player="alice", options=OPTIONS)
         await bob.join(alice.address, game, player="bob")
         async with trio.open_nursery() as nursery:
             nursery.start_soon(finish, game, alice, bob)
