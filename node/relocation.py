@@ -4,6 +4,12 @@ know, look for the game's advert elsewhere on the LAN and follow it there.
 A dialler that failed ``REDISCOVER_AFTER`` times in a row spends its back-off pause browsing
 (at least ``REDISCOVER_WAIT`` seconds) for the games it needs from that address.  The browse
 lives inside the dial task, bounded by ``move_on_after``, so nothing outlives it.
+
+An advert proves nothing: its name, fingerprint and game id can be copied by anyone on the LAN.
+So the finder moves a game only after a handshake at the advertised address with the key that
+signed the game's genesis (the handshake proves possession of that key).  Until then the game
+keeps its old address; a node there with any other key is reported (``advert-refused``) and
+hung up on.  A liar can make us dial it once per back-off pause, no more.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from creepnet.node import updates
 from creepnet.node.advertiser import Advertiser
 from creepnet.node.connections import Connections
 from creepnet.node.discovery import Discovery, Found
+from creepnet.node.errors import NodeError
 from creepnet.node.game import GameRuntime, games_at
 from creepnet.node.reporter import Reporter
 from creepnet.protocol.identity import fingerprint
@@ -52,12 +59,34 @@ class HostFinder:
         async with discovery.browse() as channel:
             async for item in channel:
                 runtime = missing.get(item.game) if isinstance(item, Found) else None
-                if runtime is None or not _is_new_home(runtime, item, address):
+                if runtime is None or not _claims_new_home(runtime, item, address):
+                    continue
+                if not await self._host_answers_at(runtime, item.address):
                     continue
                 self._move(runtime, address, item.address)
                 del missing[item.game]
                 if not missing:
                     return
+
+    async def _host_answers_at(self, runtime: GameRuntime, address: str) -> bool:
+        """Whether the node at address proves, by the handshake, to hold the game's host key."""
+        try:
+            peer = await self.connections.connect(address)
+        except (NodeError, trio.TooSlowError):
+            return False  # nobody there (any more): a stale advert
+        if peer.key == runtime.host_key:
+            return True
+        self.reporter.publish(
+            updates.ADVERT_REFUSED,
+            f"ignored an advert of this game at {address}: the node there is "
+            f"{peer.fingerprint}, not the game's host; still looking for it where it was",
+            runtime.game,
+            peer,
+            data={"address": address, "key": peer.key},
+        )
+        if not self.connections.wanted(address):
+            peer.close("it advertised a game it does not host")
+        return False
 
     def _move(self, runtime: GameRuntime, old: str, new: str) -> None:
         """Follow the game's host to its new address, and remember it for restarts."""
@@ -73,8 +102,9 @@ class HostFinder:
         self.connections.ensure_dialer(new)
 
 
-def _is_new_home(runtime: GameRuntime, found: Found, old: str) -> bool:
-    """An advert of this game at another address, by the key that signed its genesis."""
+def _claims_new_home(runtime: GameRuntime, found: Found, old: str) -> bool:
+    """An advert of this game at another address, naming the host's fingerprint (a claim that
+    is cheap to check and cheap to forge: the handshake decides)."""
     host = fingerprint(runtime.host_key) if runtime.host_key else None
     parts = found.title.rsplit(" ", 2)
     return (
