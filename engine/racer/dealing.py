@@ -50,7 +50,7 @@ def _on_setup_shuffle(state: State, st: SetupShuffle, action: Shuffle) -> State:
             players[k % n] = replace(p, line=p.line + (LineCreep(slot),))
         for k, slot in enumerate(slots[len(face_up) : in_play]):
             p = players[k % n]
-            players[k % n] = replace(p, deck=p.deck + (slot,))
+            players[k % n] = replace(p, deck=p.deck + (slot,), deck_creeps=p.deck_creeps + 1)
         return replace(
             state,
             players=tuple(players),
@@ -86,7 +86,12 @@ def _on_deck_shift(state: State, st: DeckShift, action: Die) -> State:
     if action.value % 2 == 1:  # odd: every deck passes to the player on the left
         n = state.n
         players = tuple(
-            replace(p, deck=state.players[(p.seat - 1) % n].deck) for p in state.players
+            replace(
+                p,
+                deck=state.players[(p.seat - 1) % n].deck,
+                deck_creeps=state.players[(p.seat - 1) % n].deck_creeps,
+            )
+            for p in state.players
         )
         state = replace(state, players=players)
     return replace(state, stage=StartRoll(tuple(range(state.n))))
@@ -135,19 +140,27 @@ def _on_place_creep(state: State, st: Drawing, action: PlaceCreep) -> State:
     require_kind(state, action.card, Kind.CREEP)
     state = reveal(state, action.slot, action.card, everyone(state))
     p = state.players[seat]
-    state = with_player(
-        state,
-        replace(p, hand=without(p.hand, action.slot), line=p.line + (LineCreep(action.slot),)),
+    if p.deck_creeps <= 0:
+        raise IllegalAction("no Creep is left in that deck")
+    p = replace(
+        p,
+        hand=without(p.hand, action.slot),
+        line=p.line + (LineCreep(action.slot),),
+        deck_creeps=p.deck_creeps - 1,
     )
+    state = with_player(state, p)
     # A Creep is replaced by another draw: the queue count stays.
     return replace(state, stage=replace(st, drawn=None, learned=False))
 
 
 def _on_keep_drawn(state: State, st: Drawing, action: KeepDrawn) -> State:
-    _check_drawn(st, action.slot)
+    seat = _check_drawn(st, action.slot)
     card = state.card(action.slot)
     if card is not None and card.kind is Kind.CREEP:
         raise IllegalAction("a drawn Creep must be placed in the line")
+    player = state.players[seat]
+    if player.deck_creeps > len(player.deck):  # every card that was left is a Creep
+        raise IllegalAction("only Creeps were left in that deck: the card drawn is a Creep")
     (seat, count), *rest = st.queue
     queue = ((seat, count - 1), *rest)
     return replace(state, stage=replace(st, queue=queue, drawn=None, learned=False))

@@ -133,14 +133,15 @@ def matching_calamity(state: State, creep: LineCreep, family: str | None) -> Slo
 
 
 def kill(state: State, slot: Slot) -> State:
-    """The Creep goes to the Dead Creep pile, its cards to the discard pile; an empty line
-    puts its player out at once (``finish_move`` then looks for the winner)."""
+    """The Creep goes to the Dead Creep pile, its cards to the discard pile. A player with an
+    empty line and no Creep left in the draw deck is out at once (``finish_move`` then looks
+    for the winner); one with Creeps still to draw plays on."""
     found = state.find_creep(slot)
     if found is None:
         return state
     seat, creep = found
     player = state.players[seat]
     line = tuple(c for c in player.line if c.slot != slot)
-    player = replace(player, line=line, active=bool(line))
+    player = replace(player, line=line, active=bool(line) or player.deck_creeps > 0)
     state = with_player(state, player)
     return replace(state, dead=state.dead + (slot,), discard=state.discard + creep.attached)

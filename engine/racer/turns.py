@@ -14,6 +14,8 @@ def start_turn(state: State, seat: int, number: int) -> State:
     limit = state.options.turn_limit
     if limit is not None and number > limit:
         return replace(state, stage=Over(None))
+    if is_dead_position(state):
+        return replace(state, stage=Over(dead_position_winner(state)))
     turn = Turn(seat, number, moves_left=state.options.moves_per_turn)
     queue = ((seat, state.options.draws_per_turn),)
     return replace(state, turn=turn, stage=Drawing(queue, "moves"))
@@ -28,6 +30,26 @@ def end_turn(state: State) -> State:
     else:
         following = state.next_active(turn.seat)
     return start_turn(state, following, turn.number + 1)
+
+
+def is_dead_position(state: State) -> bool:
+    """Nobody still in holds a card, nobody can draw one and the discard pile is empty: no
+    move but a pass is left to anyone, ever (an attack needs a defender holding a card)."""
+    players = [p for p in state.players if p.active]
+    return not state.discard and not any(p.hand or p.deck for p in players)
+
+
+def dead_position_winner(state: State) -> int | None:
+    """The race is frozen: the player with the most Creeps in line wins, then the greatest
+    total strength; a tie on both is a draw (None)."""
+    scores = {
+        p.seat: (len(p.line), sum(state.strength(c) for c in p.line))
+        for p in state.players
+        if p.active
+    }
+    best = max(scores.values())
+    leaders = [seat for seat, score in scores.items() if score == best]
+    return leaders[0] if len(leaders) == 1 else None
 
 
 def finish_move(state: State) -> State:
