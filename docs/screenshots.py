@@ -8,6 +8,8 @@ carol watches on a phone-sized page; a dozen moves are clicked, then the replay 
 
 from __future__ import annotations
 
+import os
+import secrets
 import sys
 import tempfile
 from pathlib import Path
@@ -16,12 +18,14 @@ from playwright.sync_api import expect, sync_playwright
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "web"))
-from conftest import CHROMIUM, CHROMIUM_FLAGS, Process  # noqa: E402
+from web_support import CHROMIUM, CHROMIUM_FLAGS, Process  # noqa: E402
 
 PLIES = 12
 
 
 def main() -> None:
+    # A DNS-SD type of our own: other creepnet nodes on this LAN stay out of the pictures.
+    os.environ["CREEPNET_SERVICE_TYPE"] = f"_cns{secrets.token_hex(6)}._tcp.local."
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         home = Path(folder)
         nodes = {

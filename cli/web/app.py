@@ -27,6 +27,7 @@ from creepnet.node.storage import StorageError
 from creepnet.protocol.log import Rejection
 
 STATIC = Path(__file__).parent / "static"
+RECHECK_SECONDS = 1.0
 MAX_BODY = 4096  # every request the page sends is a few words
 
 
@@ -162,7 +163,11 @@ def build_app(face: WebFace) -> Starlette:
                 if text != last:
                     await websocket.send_text(text)
                     last = text
-                await changed.wait()
+                # The node announces events and connections, but not every change a view
+                # shows (a reconnected peer following the game again is silent): look again
+                # after a while anyway; an unchanged view is not sent.
+                with trio.move_on_after(RECHECK_SECONDS):
+                    await changed.wait()
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(pump)

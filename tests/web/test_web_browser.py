@@ -4,12 +4,58 @@ from __future__ import annotations
 
 import re
 import secrets
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page, expect
+from web_support import CHROMIUM, CHROMIUM_FLAGS, Process
 
 LOOPBACK = ("--iface", "127.0.0.1")
 PLIES = 6
+
+
+@pytest.fixture
+def creepnet(tmp_path) -> Iterator:
+    """Start creepnet commands (each with its own home); all are stopped after the test."""
+    started: list[Process] = []
+
+    def start(home: str, *args: str) -> Process:
+        process = Process(list(args), tmp_path / home)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory) -> Iterator:
+    """One headless Chromium with a fresh profile; each test opens its own pages."""
+    if not shutil.which(CHROMIUM):
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: the browser tests need it "
+            "(apt-get install -y chromium chromium-driver, as .ci/run does)"
+        )
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=15_000)  # generous: six engineers share two cores
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 800},
+        )
+        context.set_default_timeout(20_000)
+        try:
+            yield context
+        finally:
+            context.close()
 
 
 def open_page(browser, url: str, **viewport: int) -> Page:

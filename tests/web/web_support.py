@@ -1,4 +1,5 @@
-"""Browser tests: the system Chromium, driven by Playwright, against `creepnet ui` processes.
+"""For the browser tests: the system Chromium, driven by Playwright, against `creepnet ui`
+processes.  (Not a conftest.py: other rooms' tests `import conftest`, which must stay theirs.)
 
 Each node is a real `creepnet` process on 127.0.0.1 (zeroconf bound to loopback too) with its own
 home; the test reads the page's URL (with its token) from what the command prints.
@@ -8,14 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 CHROMIUM = os.environ.get("CREEPNET_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -83,45 +80,3 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait()
-
-
-@pytest.fixture
-def creepnet(tmp_path) -> Iterator:
-    """Start creepnet commands (each with its own home); all are stopped after the test."""
-    started: list[Process] = []
-
-    def start(home: str, *args: str) -> Process:
-        process = Process(list(args), tmp_path / home)
-        started.append(process)
-        return process
-
-    yield start
-    for process in started:
-        process.stop()
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory) -> Iterator:
-    """One headless Chromium with a fresh profile; each test opens its own pages."""
-    if not shutil.which(CHROMIUM):
-        pytest.fail(
-            f"no Chromium at {CHROMIUM}: the browser tests need it "
-            "(apt-get install -y chromium chromium-driver, as .ci/run does)"
-        )
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=15_000)  # generous: six engineers share two cores
-
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 800},
-        )
-        context.set_default_timeout(20_000)
-        try:
-            yield context
-        finally:
-            context.close()
