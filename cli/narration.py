@@ -1,4 +1,4 @@
-"""Events in words, for people: the same sentences in `creepnet replay` and on the page."""
+"""Games in words, for people: the same sentences in the terminal, in `replay` and on the page."""
 
 from __future__ import annotations
 
@@ -25,3 +25,23 @@ def describe(session: Session, event_index: int) -> str:
         "decline": lambda: "declines the draw",
     }.get(event.type, lambda: event.type)()
     return f"seq {event.seq}: {who} {what}"
+
+
+def status(session: Session) -> str:
+    """One line: what the game is doing, from the local seat's point of view."""
+    if session.halted is not None:
+        return "GAME STOPPED: a player signed two different events at one position (proof kept)"
+    if session.finished:
+        return f"game over: {session.outcome_text}"
+    if not session.started:
+        free = session.seat_count - len(session.seats)
+        return f"waiting for {free} more player{'s' if free != 1 else ''} to join"
+    waiting = session.waiting_for()
+    if waiting is None:
+        return "the game cannot continue"
+    if waiting.seat == session.local_seat:
+        if session.my_turn() is None:
+            return "working…"
+        side = session.rules.describe(session.game_state, waiting.seat) if session.rules else ""
+        return f"your turn ({side})"
+    return waiting.describe()

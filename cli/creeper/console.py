@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from creepnet.cli.narration import status as status_line
 from creepnet.engine import creeper
 from creepnet.protocol.identity import fingerprint as fp_of
 from creepnet.protocol.session import Session
@@ -67,26 +68,15 @@ class CreeperConsole:
         return creeper.render(game.state, game.last_move, colour=self.colour)
 
     def status(self) -> str:
-        s = self.session
-        if s.halted is not None:
-            return "GAME STOPPED: a player signed two different events at one position (proof kept)"
-        if s.finished:
-            return f"game over: {s.outcome_text}"
-        waiting = s.waiting_for()
-        if waiting is None:
-            return "the game cannot continue"
-        if waiting.seat == s.local_seat:
-            if s.my_turn() is None:
-                return "working…"
-            colour = s.rules.describe(s.game_state, waiting.seat) if s.rules else ""
-            text = f"your turn ({colour})"
-            if self._opponent_offer():
-                text += " — your opponent offers a draw (accept/decline, or move)"
-            if not self.hinted:
-                self.hinted = True
-                text += ": type a move like e7-d6, or 'moves' or 'help'"
+        text = status_line(self.session)
+        if self.session.my_turn() is None:
             return text
-        return waiting.describe()
+        if self._opponent_offer():
+            text += " — your opponent offers a draw (accept/decline, or move)"
+        if not self.hinted:
+            self.hinted = True
+            text += ": type a move like e7-d6, or 'moves' or 'help'"
+        return text
 
     def peer_news(self, connected: bool, fingerprint: str | None, text: str) -> str:
         """A connection change in words about the game: who it is and what it means."""

@@ -43,9 +43,11 @@ def error(text: str, status: int = 400) -> JSONResponse:
 
 
 async def body_of(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise WebError("request too large")
+    raw = b""
+    async for chunk in request.stream():  # stop at the limit: never buffer a flood
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise WebError("request too large")
     try:
         value = json.loads(raw or b"{}")
     except ValueError:

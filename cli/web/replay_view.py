@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from creepnet.cli.commands.verify import render
-from creepnet.cli.narration import describe
+from creepnet.cli.narration import describe, status
 from creepnet.cli.web import creeper_view
-from creepnet.cli.web.views import seats, status
+from creepnet.cli.web.views import seats
 from creepnet.protocol.log import Rejection, split_log
 from creepnet.protocol.session import Session
 from creepnet.protocol.verify import verify_file_bytes

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from creepnet.cli.narration import describe
+from creepnet.cli.narration import describe, status
 from creepnet.cli.web import creeper_view
 from creepnet.node.game import GameRuntime
 from creepnet.protocol.identity import fingerprint
@@ -41,26 +41,6 @@ def seats(session: Session, runtime: GameRuntime | None) -> list[dict[str, Any]]
             }
         )
     return rows
-
-
-def status(session: Session) -> str:
-    """One line: what the game is doing, in words, from this seat's point of view."""
-    if session.halted is not None:
-        return "game stopped: a player signed two different events at one position (proof kept)"
-    if session.finished:
-        return f"game over: {session.outcome_text}"
-    if not session.started:
-        free = session.seat_count - len(session.seats)
-        return f"waiting for {free} more player{'s' if free != 1 else ''} to join"
-    waiting = session.waiting_for()
-    if waiting is None:
-        return "the game cannot continue"
-    if waiting.seat == session.local_seat:
-        if session.my_turn() is None:
-            return "working…"
-        side = session.rules.describe(session.game_state, waiting.seat) if session.rules else ""
-        return f"your turn ({side})"
-    return waiting.describe()
 
 
 def feed(session: Session, length: int = FEED_LENGTH) -> list[str]:

@@ -162,3 +162,13 @@ async def test_the_page_is_served_on_loopback_only(tmp_path):
     async with served(tmp_path) as (_, server):
         assert server.url().startswith(f"http://127.0.0.1:{server.port}/?token=")
         assert len(server.guard.token) >= 32
+
+
+async def test_an_oversized_or_malformed_request_gets_words_and_changes_nothing(tmp_path):
+    async with served(tmp_path) as (node, server):
+        here = f"127.0.0.1:{server.port}"
+        for body, words in ((b"[" * 5000, "too large"), (b"{nope", "not JSON"), (b"[]", "object")):
+            head = http("POST", f"/api/host?token={server.guard.token}", here, length=len(body))
+            status, rest = await request(server, head, body)
+            assert status == 400 and words in rest
+        assert not node.games
