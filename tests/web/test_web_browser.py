@@ -229,3 +229,35 @@ def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, cree
     viewer = creepnet("dora", "replay", "--web", "--no-browser", str(forged))
     page = open_page(browser, viewer.url)
     expect(page.locator("#verdict.invalid")).to_contain_text("INVALID")
+
+
+def test_host_and_join_with_web_flag_open_the_game_page_and_end_with_it(browser, creepnet):
+    name = f"flags {secrets.token_hex(3)}"
+    hoster = creepnet(
+        "erin",
+        "host",
+        "creeper",
+        "--name",
+        name,
+        "--web",
+        "--no-browser",
+        "--player",
+        "erin",
+        *LOOPBACK,
+    )
+    host = open_page(browser, hoster.url)
+    expect(host.locator("#status")).to_have_text("waiting for 1 more player to join")
+    joiner = creepnet("finn", "join", name, "--web", "--no-browser", "--player", "finn", *LOOPBACK)
+    guest = open_page(browser, joiner.url)
+    for page in (host, guest):
+        expect(page.locator("#summary")).to_contain_text("ply 0")
+    mover, other = (host, guest) if host.locator("#status.mine").count() else (guest, host)
+    expect(mover.locator("#status")).to_contain_text("your turn")
+    mover.click("#resign")
+    mover.click("#resign-yes")
+    for page in (host, guest):
+        expect(page.locator("#status")).to_contain_text("wins by resignation")
+    for process in (hoster, joiner):
+        assert process.popen.wait(30) == 0
+        process.wait_line(re.compile(r"^log: "))
+    expect(other.locator("#connection")).to_contain_text("the game is over")

@@ -52,10 +52,12 @@ function render(next) {
     drawBoard(box, board, view.spectator ? null : ui);
     document.getElementById("summary").textContent = boardSummary(board);
   } else {
-    box.replaceChildren(el("p", { class: "note waiting" }, view.status));
+    const text = view.started ? "this game has no board on the page yet: type your actions" : view.status;
+    box.replaceChildren(el("p", { class: "note waiting" }, text));
     document.getElementById("summary").textContent = "";
   }
   const playing = !view.spectator && !view.finished && !view.halted;
+  document.getElementById("hint").hidden = !(board && Object.keys(board.legal || {}).length);
   document.getElementById("controls").hidden = !playing;
   document.getElementById("watching").hidden = !view.spectator;
   const offer = board && board.can_answer_draw && playing;
