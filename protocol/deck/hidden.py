@@ -8,6 +8,7 @@ seat B with two public messages (Massey-Omura; B's final pass is local):
   blind   (B): T = t·G, Q1 = t·core          DLEQ: log_G(T) = log_core(Q1)
   unblind (A): Q2 = k^-1·Q1 (= t·M)           DLEQ: log_G(holder_commit) = log_Q2(Q1)
   then B holds t: core := Q2, holder_commit := T, and decodes M = t^-1·Q2 privately.
+A pending blind never freezes the card: its holder may `cancel` it or play the card.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def handle_release(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if len(keys) != len(positions) or len(set(map(repr, positions))) != len(positions):
         raise DeckError(seat, "release", "positions must be distinct and match the keys")
     for j, key in zip(positions, keys, strict=True):
-        if not isinstance(j, int) or not 0 <= j < len(pool.slots):
+        if type(j) is not int or not 0 <= j < len(pool.slots):
             raise DeckError(seat, "release", "position out of range")
         slot = pool.slots[j]
         if slot.is_public or slot.holder is not None or seat in slot.released:
@@ -162,8 +163,6 @@ def make_play(state: DeckState, keys: DeckKeys, seat: int, name: str, position: 
 def handle_play(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     _, j, slot = _slot(state, msg, seat, "play")
     _held_by(slot, seat, "play", j)
-    if slot.pending is not None:
-        raise DeckError(seat, "play", "card is in the middle of a transfer", j)
     key = check_scalar(msg.get("key"), seat, "play", j)
     card = get_str(msg, "card", seat, "play")
     if mul_base(key) != slot.holder_commit:
@@ -172,6 +171,7 @@ def handle_play(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         actual = state.table.decode(mul(scalar_invert(key), slot.core))  # type: ignore[arg-type]
         raise DeckError(seat, "play", f"claimed {card!r} but the card is {actual!r}", j)
     slot.card = card
+    slot.pending = None  # a transfer somebody had begun is void: the card is public now
 
 
 # --- transfer ----------------------------------------------------------------------------------
@@ -206,6 +206,20 @@ def handle_blind(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         raise DeckError(seat, "blind", "DLEQ proof does not verify", j)
     state.history.append(BlindRecord(seat, name, j, slot.transfers, commit))
     slot.pending = PendingTransfer(seat, commit, blinded)
+
+
+def make_cancel(name: str, position: int) -> dict:
+    return {"op": "cancel", "pool": name, "position": position}
+
+
+def handle_cancel(state: DeckState, seat: int, seq: int, msg: dict) -> None:
+    """The holder refuses a transfer somebody began: any seat may `blind` a held
+    card (the game decides which transfers are legal), so a blind must never
+    freeze the card in its holder's hand."""
+    _, j, slot = held_slot(state, msg, seat, "cancel")
+    if slot.pending is None:
+        raise DeckError(seat, "cancel", "no transfer in progress", j)
+    slot.pending = None
 
 
 def make_unblind(

@@ -13,6 +13,8 @@ from creepnet.protocol.deck.dleq import proof_context, prove, verify
 from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.group import (
     BASE,
+    POINT_BYTES,
+    check_distinct,
     check_point,
     check_points,
     mul,
@@ -30,6 +32,7 @@ from creepnet.protocol.deck.model import (
     get_int,
     get_list,
 )
+from creepnet.protocol.deck.shuffleproof import ShuffleRejected, prove_shuffle, verify_shuffle
 
 if TYPE_CHECKING:
     from creepnet.protocol.deck.state import DeckState
@@ -45,23 +48,37 @@ def _everyone_layered(state: DeckState, pool: Pool, seat: int, op: str) -> None:
 
 
 # --- shuffle ----------------------------------------------------------------------------
-# Re-encrypt every point with the seat's next global layer and permute.  Checked at once:
-# shape, validity, distinctness, layer commitment.  Checked at the audit: that the output
-# is exactly the committed permutation of the re-encrypted input.
+# Re-encrypt every point with the seat's next global layer, permute, and prove it at once
+# (deck/shuffleproof): out_i = s·in_perm(i) with s·P_{f,d-1} = P_{f,d}, P_{f,0} = G.
+
+
+def _layer_base(state: DeckState, seat: int, family: str, depth: int) -> bytes:
+    """P_{f,depth}: the seat's published layer commitment (G at depth 0)."""
+    return BASE if depth == 0 else state.layer_commit(seat, family, depth)
+
+
+def _shuffle_context(state: DeckState, seq: int, seat: int, pool: Pool) -> bytes:
+    return _context(state, seq, seat, "shuffle", pool.name, pool.shuffles)
 
 
 def make_shuffle(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str) -> dict:
     pool = state.pools[name]
     depth = pool.depth[seat] + 1
     step = keys.layer_step(pool.family, depth)
-    scaled = [mul(step, p) for p in pool.points]
-    perm = keys.permutation(name, pool.shuffles, len(scaled))
-    return {
-        "op": "shuffle",
-        "pool": name,
-        "points": [scaled[i] for i in perm],
-        "commit": keys.layer_commit(pool.family, depth),
-    }
+    perm = keys.permutation(name, pool.shuffles, len(pool.points))
+    points = [mul(step, pool.points[i]) for i in perm]
+    commit = keys.layer_commit(pool.family, depth)
+    proof = prove_shuffle(
+        pool.points,
+        points,
+        perm,
+        step,
+        _layer_base(state, seat, pool.family, depth - 1),
+        keys.layer(pool.family, depth - 1),
+        commit,
+        _shuffle_context(state, seq, seat, pool),
+    )
+    return {"op": "shuffle", "pool": name, "points": points, "commit": commit, "proof": proof}
 
 
 def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
@@ -73,7 +90,18 @@ def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     known = state.layer_commits.get((seat, pool.family, depth))
     if known is not None and known != commit:
         raise DeckError(seat, "shuffle", "layer commitment differs from the one already published")
-    points = check_points(msg.get("points"), len(pool.points), seat, "shuffle")
+    points = get_list(msg, "points", seat, "shuffle")
+    if len(points) != len(pool.points):
+        raise DeckError(seat, "shuffle", f"expected {len(pool.points)} points, got {len(points)}")
+    if any(type(p) is not bytes or len(p) != POINT_BYTES for p in points):
+        raise DeckError(seat, "shuffle", "points must be 32-byte strings")
+    check_distinct(points, seat, "shuffle")
+    base = _layer_base(state, seat, pool.family, depth - 1)
+    ctx = _shuffle_context(state, seq, seat, pool)
+    try:  # also validates every output point (libsodium rejects invalid ones)
+        verify_shuffle(msg.get("proof"), pool.points, points, base, commit, ctx)
+    except ShuffleRejected as rejected:
+        raise DeckError(seat, "shuffle", str(rejected), rejected.position) from None
     state.history.append(
         ShuffleRecord(seat, pool.name, pool.family, pool.shuffles, depth, pool.points, points)
     )

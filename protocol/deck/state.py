@@ -36,7 +36,7 @@ class DeckState:
     # -- dispatch ------------------------------------------------------------------------
 
     def apply(self, seat: int, seq: int, message: dict) -> None:
-        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+        if type(seat) is not int or not 0 <= seat < self.seats:
             raise ValueError(f"unknown seat {seat!r}")
         if not isinstance(message, dict):
             raise DeckError(seat, "?", "message is not a dict")
