@@ -295,3 +295,59 @@ def test_out_of_turn_and_malformed_messages_are_attributed() -> None:
         with pytest.raises(DeckError) as err:
             table.post(2, lambda seq, bad=bad: bad)
         assert err.value.seat == 2
+
+
+# --- transfers cannot freeze a card; exact types --------------------------------------------------
+
+
+def test_a_blind_by_a_non_holder_cannot_freeze_the_card() -> None:
+    """Seat 2 blinds seat 1's card uninvited: seat 1 cancels it, or simply plays."""
+    table = locked()
+    table.draw("deck", [0, 1], CHEATER)
+    for position in (0, 1):
+        table.post(2, lambda seq, j=position: table.players[2].blind(seq, "deck", j))
+    table.post(CHEATER, lambda seq: table.players[CHEATER].cancel("deck", 0))
+    assert table.state.pools["deck"].slots[0].pending is None
+    table.transfer("deck", 0, 0)  # a transfer the game allows still works afterwards
+    assert table.players[0].holds("deck", 0)
+    assert table.play(CHEATER, "deck", 1) in CARDS  # playing voids the pending blind
+    assert table.state.pools["deck"].slots[1].pending is None
+
+
+def test_only_the_holder_may_cancel_and_only_a_pending_transfer() -> None:
+    table = locked()
+    table.draw("deck", [0], CHEATER)
+    with pytest.raises(DeckError) as err:
+        table.post(CHEATER, lambda seq: table.players[CHEATER].cancel("deck", 0))
+    caught(err, CHEATER, "cancel")
+    table.post(2, lambda seq: table.players[2].blind(seq, "deck", 0))
+    with pytest.raises(DeckError) as err:
+        table.post(2, lambda seq: table.players[2].cancel("deck", 0))
+    caught(err, 2, "cancel")
+
+
+@pytest.mark.parametrize("cards", [[["c0"]], [{"a": 1}], [b"c0"], [1], ["c0", "c0"], []])
+def test_create_with_a_malformed_card_list_gets_a_deck_error(cards: list) -> None:
+    table = DeckTable(2, CARDS)
+    with pytest.raises(DeckError) as err:
+        table.post(1, lambda seq: {"op": "create", "pool": "deck", "cards": cards})
+    caught(err, 1, "create")
+
+
+def test_booleans_are_not_positions() -> None:
+    """Honest messages but for True in place of 1: rejected, not read as position 1."""
+    table = locked()
+    keys = table.players[2].keys
+    release = {"op": "release", "pool": "deck", "to": 0, "keys": [keys.lock_key("deck", 1)]}
+    with pytest.raises(DeckError) as err:
+        table.post(2, lambda seq: {**release, "positions": [True]})
+    caught(err, 2, "release")
+    with pytest.raises(DeckError) as err:
+        table.post(2, lambda seq: {**release, "positions": [1], "to": False})
+    caught(err, 2, "release")
+    table.draw("deck", [1], CHEATER)
+    play = table.players[CHEATER].play("deck", 1)
+    with pytest.raises(DeckError) as err:
+        table.post(CHEATER, lambda seq: {**play, "position": True})
+    caught(err, CHEATER, "play")
+    table.post(CHEATER, lambda seq: play)  # the same message with 1 is accepted
