@@ -122,16 +122,18 @@ def handle_release(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         if mul_base(key) != slot.commits[seat]:  # b_j·G = C_j, checked at once
             raise DeckError(seat, "release", "key does not match its commitment", j)
     for j, key in zip(positions, keys, strict=True):
-        _add_release(state, pool.slots[j], seat, key, to, j)
+        _add_release(state, pool.family, pool.slots[j], seat, key, to, j)
 
 
-def _add_release(state: DeckState, slot: Slot, seat: int, key: bytes, to: int, j: int) -> None:
-    slot.released[seat] = key
-    slot.release_to = to
+def _add_release(
+    state: DeckState, family: str, slot: Slot, seat: int, key: bytes, to: int, j: int
+) -> None:
     needed = state.seats if to == PUBLIC else state.seats - 1
-    if len(slot.released) < needed:
+    if len(slot.released) + 1 < needed:
+        slot.released[seat] = key
+        slot.release_to = to
         return
-    plain = mul(scalar_invert(scalar_product(slot.released.values())), slot.point)
+    plain = mul(scalar_invert(scalar_product([*slot.released.values(), key])), slot.point)
     if to == PUBLIC:
         card = state.table.decode(plain)
         if card is None:
@@ -141,9 +143,12 @@ def _add_release(state: DeckState, slot: Slot, seat: int, key: bytes, to: int, j
                 "revealed point is not a card: a shuffle was dishonest, run the audit",
                 j,
             )
+        state.make_public(family, card, "release", j)
         slot.card = card
     else:
         slot.holder, slot.holder_commit, slot.core = to, slot.commits[to], plain
+    slot.released[seat] = key
+    slot.release_to = to
 
 
 # --- play -------------------------------------------------------------------------------------
@@ -161,7 +166,7 @@ def make_play(state: DeckState, keys: DeckKeys, seat: int, name: str, position: 
 
 
 def handle_play(state: DeckState, seat: int, seq: int, msg: dict) -> None:
-    _, j, slot = _slot(state, msg, seat, "play")
+    name, j, slot = _slot(state, msg, seat, "play")
     _held_by(slot, seat, "play", j)
     key = check_scalar(msg.get("key"), seat, "play", j)
     card = get_str(msg, "card", seat, "play")
@@ -170,6 +175,7 @@ def handle_play(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if card not in state.table or mul(key, state.table.point_of[card]) != slot.core:
         actual = state.table.decode(mul(scalar_invert(key), slot.core))  # type: ignore[arg-type]
         raise DeckError(seat, "play", f"claimed {card!r} but the card is {actual!r}", j)
+    state.make_public(state.pools[name].family, card, "play", j)
     slot.card = card
     slot.pending = None  # a transfer somebody had begun is void: the card is public now
 

@@ -109,6 +109,7 @@ def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     pool.points = points
     pool.depth[seat] = depth
     pool.shuffles += 1
+    state.public_cards.get(pool.family, set()).difference_update(pool.public.values())
     pool.public = {}
 
 
@@ -165,7 +166,6 @@ def handle_open(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if progress.next_seat < state.seats:
         pool.opening[position] = progress
         return
-    pool.opening.pop(position, None)
     card = state.table.decode(out)
     if card is None:
         raise DeckError(
@@ -174,6 +174,8 @@ def handle_open(state: DeckState, seat: int, seq: int, msg: dict) -> None:
             "opened point is not a card: a shuffle was dishonest, run the audit",
             position,
         )
+    state.make_public(pool.family, card, "open", position)
+    pool.opening.pop(position, None)
     pool.public[position] = card
 
 

@@ -39,6 +39,7 @@ def handle_create(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     points = [state.table.point_of[c] for c in cards]
     state.pools[name] = Pool(name, name, points, [0] * state.seats)
     state.pools[name].public = dict(enumerate(cards))  # plain cards: everybody knows them
+    state.public_cards[name] = set(cards)
     state.used_names.add(name)
 
 
