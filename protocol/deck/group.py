@@ -100,6 +100,19 @@ def check_points(value: object, count: int | None, seat: int | None, operation: 
     return points
 
 
+def check_encodings(value: object, count: int, seat: int | None, operation: str) -> list[bytes]:
+    """A received list of `count` distinct 32-byte strings, not yet validated as points:
+    for lists whose every point a proof check multiplies anyway (libsodium's
+    multiplication validates its input), which saves a separate validation each."""
+    if not isinstance(value, list) or len(value) != count:
+        raise DeckError(seat, operation, f"expected a list of {count} points")
+    for i, p in enumerate(value):
+        if type(p) is not bytes or len(p) != POINT_BYTES:
+            raise DeckError(seat, operation, "point is not 32 bytes", i)
+    check_distinct(value, seat, operation)
+    return value
+
+
 def check_distinct(points: Sequence[bytes], seat: int | None, operation: str) -> None:
     if len(set(points)) != len(points):
         seen: dict[bytes, int] = {}

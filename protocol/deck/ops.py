@@ -13,10 +13,8 @@ from creepnet.protocol.deck.dleq import proof_context, prove, verify
 from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.group import (
     BASE,
-    POINT_BYTES,
-    check_distinct,
+    check_encodings,
     check_point,
-    check_points,
     mul,
     mul_base,
     scalar_invert,
@@ -90,12 +88,7 @@ def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     known = state.layer_commits.get((seat, pool.family, depth))
     if known is not None and known != commit:
         raise DeckError(seat, "shuffle", "layer commitment differs from the one already published")
-    points = get_list(msg, "points", seat, "shuffle")
-    if len(points) != len(pool.points):
-        raise DeckError(seat, "shuffle", f"expected {len(pool.points)} points, got {len(points)}")
-    if any(type(p) is not bytes or len(p) != POINT_BYTES for p in points):
-        raise DeckError(seat, "shuffle", "points must be 32-byte strings")
-    check_distinct(points, seat, "shuffle")
+    points = check_encodings(msg.get("points"), len(pool.points), seat, "shuffle")
     base = _layer_base(state, seat, pool.family, depth - 1)
     ctx = _shuffle_context(state, seq, seat, pool)
     try:  # also validates every output point (libsodium rejects invalid ones)
@@ -212,15 +205,19 @@ def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if pool.locks != seat:
         raise DeckError(seat, "lock", f"out of turn: seat {pool.locks} locks next")
     n = len(pool.points)
-    points = check_points(msg.get("points"), n, seat, "lock")
-    commits = check_points(msg.get("commits"), n, seat, "lock")
+    points = check_encodings(msg.get("points"), n, seat, "lock")
+    commits = check_encodings(msg.get("commits"), n, seat, "lock")
     proofs = get_list(msg, "proofs", seat, "lock")
     if len(proofs) != n:
         raise DeckError(seat, "lock", f"expected {n} proofs, got {len(proofs)}")
     layer_commit = state.layer_commit(seat, pool.family, pool.depth[seat])
     for j in range(n):
         ctx = _context(state, seq, seat, "lock", pool.name, j)
-        if not verify(proofs[j], pool.points[j], points[j], layer_commit, commits[j], ctx):
+        try:  # an accepted proof has multiplied points[j] and commits[j]: both valid
+            ok = verify(proofs[j], pool.points[j], points[j], layer_commit, commits[j], ctx)
+        except ValueError:
+            raise DeckError(seat, "lock", "invalid point (rejected by libsodium)", j) from None
+        if not ok:
             raise DeckError(seat, "lock", "DLEQ proof does not verify", j)
     state.history.append(LockRecord(seat, pool.name, commits))
     pool.points = points

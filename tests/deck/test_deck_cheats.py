@@ -104,6 +104,18 @@ def test_invalid_point_is_caught_at_once(bad: bytes, op: str) -> None:
     assert err.value.position == 3
 
 
+@pytest.mark.parametrize("bad", [TORSION8, nb.crypto_core_ed25519_add(card_point("x"), TORSION8)])
+def test_invalid_lock_commitment_is_caught_at_once(bad: bytes) -> None:
+    def poison(m: dict, seq: int) -> dict:
+        m["commits"] = m["commits"][:4] + [bad] + m["commits"][5:]
+        return m
+
+    with pytest.raises(DeckError) as err:
+        locked(cheat_when("lock", poison))
+    caught(err, CHEATER, "lock")
+    assert err.value.position == 4
+
+
 def test_invalid_point_in_an_open_is_caught_at_once() -> None:
     def poison(m: dict, seq: int) -> dict:
         m["point"] = TORSION8
