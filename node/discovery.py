@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import re
 import socket
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
@@ -30,6 +31,15 @@ from zeroconf import (
 from creepnet.node.handshake import WIRE_VERSION
 
 SERVICE_TYPE = "_creepnet._tcp.local."
+SERVICE_TYPE_ENV = "CREEPNET_SERVICE_TYPE"
+
+
+def service_type() -> str:
+    """The DNS-SD type to advertise and browse.  $CREEPNET_SERVICE_TYPE gives a test (or a
+    separate party on one LAN) a type of its own, so it never sees anyone else's games."""
+    return os.environ.get(SERVICE_TYPE_ENV) or SERVICE_TYPE
+
+
 STATES = ("lobby", "playing")
 # A browser queries at once (after 20-120 ms), again one second later, then at growing
 # intervals (RFC 6762 §5.2); answers come within 20-120 ms (§6).  An answer that did not change
@@ -73,8 +83,8 @@ class GameAd:
 
     def info(self) -> ServiceInfo:
         return ServiceInfo(
-            SERVICE_TYPE,
-            f"{self.instance()}.{SERVICE_TYPE}",
+            service_type(),
+            f"{self.instance()}.{service_type()}",
             addresses=[socket.inet_aton(address) for address in self.addresses],
             port=self.port,
             properties=self.txt(),
@@ -103,7 +113,7 @@ class Found:
 
     @property
     def title(self) -> str:
-        return self.instance.removesuffix("." + SERVICE_TYPE)
+        return self.instance.removesuffix("." + service_type())
 
 
 @dataclass(frozen=True)
@@ -158,7 +168,7 @@ class Discovery:
             )
         else:
             info = ServiceInfo(
-                SERVICE_TYPE,
+                service_type(),
                 old.name,
                 addresses=info.addresses,
                 port=info.port,
@@ -207,7 +217,7 @@ class Discovery:
                     await send.send(Lost(name))
                     continue
                 info = await trio.to_thread.run_sync(
-                    functools.partial(self.zc.get_service_info, SERVICE_TYPE, name, timeout=3000)
+                    functools.partial(self.zc.get_service_info, service_type(), name, timeout=3000)
                 )
                 if info is not None:
                     await send.send(_parse(info))
@@ -217,7 +227,7 @@ class Discovery:
         # games it names would show up only after the second query, a second later.
         browser = await trio.to_thread.run_sync(
             lambda: ServiceBrowser(
-                self.zc, SERVICE_TYPE, handlers=[on_change], question_type=DNSQuestionType.QM
+                self.zc, service_type(), handlers=[on_change], question_type=DNSQuestionType.QM
             )
         )
         try:

@@ -9,12 +9,12 @@ import trio
 from creepnet.node.discovery import (
     QUERY_ROUNDS,
     QUIET,
-    SERVICE_TYPE,
     Found,
     GameAd,
     Lost,
     browse_until_stable,
     open_discovery,
+    service_type,
 )
 
 LOOPBACK_ONLY = ["127.0.0.1"]  # network safety: never multicast on other interfaces
@@ -47,7 +47,7 @@ async def test_advertise_browse_update_withdraw():
                 channel, lambda i: isinstance(i, Found) and i.game == game.hex()[:8]
             )
             assert found.title == f"friday night abcd-efgh {game.hex()[:8]}"
-            assert found.instance.endswith(SERVICE_TYPE)
+            assert found.instance.endswith(service_type())
             assert found.txt == {
                 "v": "1",
                 "kind": "creeper",
@@ -115,7 +115,9 @@ async def test_nodes_advertise_their_games_and_join_by_discovery(tmp_path):
 
 
 def found(name: str) -> Found:
-    return Found(f"{name}.{SERVICE_TYPE}", ["127.0.0.1"], 4242, "1", "creeper", name, 1, 2, "lobby")
+    return Found(
+        f"{name}.{service_type()}", ["127.0.0.1"], 4242, "1", "creeper", name, 1, 2, "lobby"
+    )
 
 
 class ScriptedLan:
@@ -144,7 +146,7 @@ async def test_browse_until_stable_waits_out_the_query_rounds_then_a_quiet_spell
     # News near the end of the query rounds extends the listening by a quiet spell each time.
     lost = QUERY_ROUNDS - QUIET / 2
     late = lost + QUIET * 0.9
-    script = [(0.1, found("a")), (0.2, found("b")), (lost, Lost(f"b.{SERVICE_TYPE}"))]
+    script = [(0.1, found("a")), (0.2, found("b")), (lost, Lost(f"b.{service_type()}"))]
     lan = ScriptedLan([*script, (late, found("c")), (late + QUIET * 1.1, found("too-late"))])
     start = trio.current_time()
     games = await browse_until_stable(lan, wait=60)
