@@ -196,11 +196,16 @@ def combine_base(k: int) -> bytes:
 def generators(label: str, count: int) -> list[bytes]:
     """`count` independent generators with a domain label, by hash-to-group: nobody
     knows a discrete log between any two of them or to G (no trusted set-up)."""
-    cached = _GENERATORS.setdefault(label, [])
-    while len(cached) < count:
-        digest = hashlib.sha512(frame(GENERATOR_DOMAIN, label, len(cached))).digest()
-        cached.append(nb.crypto_core_ed25519_from_uniform(digest[:32]))
+    cached = _GENERATORS.get(label, [])
+    if len(cached) < count:  # build, then publish whole: a racing thread only repeats work
+        cached = cached + [_generator(label, i) for i in range(len(cached), count)]
+        _GENERATORS[label] = cached
     return cached[:count]
+
+
+def _generator(label: str, index: int) -> bytes:
+    digest = hashlib.sha512(frame(GENERATOR_DOMAIN, label, index)).digest()
+    return nb.crypto_core_ed25519_from_uniform(digest[:32])
 
 
 GENERATOR_DOMAIN = b"creepnet/deck/generator/v1"

@@ -31,6 +31,8 @@ def shuffled_by_cheater(change: Change, pool: str = "deck", seats: int = 3) -> D
 
 
 def rejected_at_once(table: DeckTable, pool: str = "deck") -> DeckError:
+    """Rejected at the cheater's own shuffle step, named, from public data alone: no
+    secret was revealed, so leaving before the end (attack 3) no longer helps."""
     with pytest.raises(DeckError) as err:
         table.shuffle(pool, [CHEATER])
     assert (err.value.seat, err.value.operation) == (CHEATER, "shuffle"), str(err.value)
