@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 import nacl.bindings as nb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from creepnet.protocol.deck import DeckError, DeckTable
 from creepnet.protocol.deck.dleq import proof_context
@@ -274,3 +276,49 @@ def test_proof_of_the_wrong_type_gets_a_deck_error(proof: object) -> None:
         return m
 
     rejected_at_once(shuffled_by_cheater(replace))
+
+
+# --- hostile bytes: any mutation of an honest message is a DeckError, and loses nothing -----------
+
+JUNK = st.one_of(
+    st.binary(max_size=40),
+    st.integers(-(2**70), 2**70),
+    st.text(max_size=4),
+    st.none(),
+    st.booleans(),
+    st.lists(st.binary(min_size=32, max_size=32), max_size=3),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_any_mutation_of_a_shuffle_is_a_deck_error_and_the_honest_one_still_applies(
+    data: st.DataObject,
+) -> None:
+    table = DeckTable(2, CARDS)
+    table.create("deck", CARDS)
+    seq = table.seq + 1
+    honest = table.players[CHEATER].shuffle(seq, "deck")
+    message = {**honest, "proof": dict(honest["proof"])}
+    where = data.draw(st.sampled_from(["points", "commit", *sorted(message["proof"])]))
+    holder = message if where in ("points", "commit") else message["proof"]
+    value = holder[where]
+    if isinstance(value, list) and data.draw(st.booleans()):
+        value = list(value)
+        i = data.draw(st.integers(0, len(value) - 1))
+        if data.draw(st.booleans()):
+            flip = data.draw(st.integers(0, 31))
+            value[i] = value[i][:flip] + bytes([value[i][flip] ^ 1]) + value[i][flip + 1 :]
+        else:
+            value[i] = data.draw(JUNK)
+    elif isinstance(value, bytes) and data.draw(st.booleans()):
+        flip = data.draw(st.integers(0, 31))
+        value = value[:flip] + bytes([value[flip] ^ 0x80]) + value[flip + 1 :]
+    else:
+        value = data.draw(JUNK)
+    holder[where] = value
+    with pytest.raises(DeckError) as err:
+        table.post(CHEATER, lambda s: message)
+    assert err.value.seat == CHEATER
+    table.post(CHEATER, lambda s: honest)  # nothing was lost: the state did not move
+    assert table.state.pools["deck"].points == honest["points"]
