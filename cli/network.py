@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -59,6 +60,22 @@ async def open_node(
         yield node
 
 
+def reachable_address(node: Node) -> str:
+    """HOST:PORT others can dial: the address we listen on, or this machine's LAN addresses
+    (read from the interface list: nothing is sent) when we listen on all of them."""
+    if node.host not in ("", "0.0.0.0"):
+        return node.address
+    import ifaddr  # a zeroconf dependency
+
+    lan = [
+        ip.ip
+        for adapter in ifaddr.get_adapters()
+        for ip in adapter.ips
+        if isinstance(ip.ip, str) and not ipaddress.ip_address(ip.ip).is_loopback
+    ]
+    return " or ".join(f"{ip}:{node.port}" for ip in lan[:3]) or f"127.0.0.1:{node.port}"
+
+
 def port_note(node: Node) -> str | None:
     """What to tell the user when a resumed hosted game could not get its old port back."""
     if node.port_taken is None:
@@ -66,7 +83,7 @@ def port_note(node: Node) -> str | None:
     how = (
         "players who were connected find it again by zeroconf"
         if node.discovery is not None
-        else f"players who were connected must rejoin with --addr <this-host>:{node.port}"
+        else f"players who were connected must rejoin with --addr {reachable_address(node)}"
     )
     return (
         f"note: port {node.port_taken}, where this home's game was served before, is taken; "

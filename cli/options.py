@@ -58,3 +58,20 @@ def read_log(path: str) -> LogFile:
         return split_log(read_file(path))
     except Rejection as exc:
         raise Failure(exc.describe()) from None
+
+
+NAME_FILE = "player-name"  # in the home folder: the name set with `creepnet id --name`
+
+
+def saved_player_name(home: Path) -> str | None:
+    """The player name saved in this home, if any (a damaged file counts as none)."""
+    try:
+        name = (home / NAME_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return name or None
+
+
+def save_player_name(home: Path, name: str) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / NAME_FILE).write_text(name + "\n", encoding="utf-8")

@@ -73,7 +73,7 @@ async def test_human_console_against_a_bot_over_real_nodes(tmp_path):
 
         async def lines():
             yield "help"
-            yield "zz"  # out of turn: told whom we wait for
+            yield "d4-d5"  # a move out of turn: told whom we wait for
             while True:
                 runtime = await me.wait_for(
                     game, lambda rt: rt.session.finished or rt.session.my_turn() is not None
@@ -82,6 +82,7 @@ async def test_human_console_against_a_bot_over_real_nodes(tmp_path):
                     return
                 yield "moves"
                 yield "zz"  # a typo on our turn gets an explanation, not a crash
+                yield "a1-a2"  # no such hole: how moves look
                 yield "d4-d5"  # never legal for both sides at once: explained when illegal
                 state = runtime.session.engine_state
                 played = len(runtime.session.log)
@@ -95,7 +96,7 @@ async def test_human_console_against_a_bot_over_real_nodes(tmp_path):
                 await play_in_terminal(me, game, lines=lines(), out=output.append)
         text = "\n".join(output)
         assert "(you)" in text and "your turn" in text and "not your turn" in text
-        assert "legal moves" in text and "Moves look like" in text
+        assert "legal moves" in text and "Moves look like" in text and "unknown command" in text
         assert "ply " in text and "game over" in text
         assert me.session(game).finished
         assert me.session(game).log.to_bytes() == bot.session(game).log.to_bytes()
@@ -139,7 +140,7 @@ def test_play_against_a_bot_and_resign(tmp_path):
         str(tmp_path),
         "--player",
         "tester",
-        stdin="resign\n",
+        stdin="resign\nresign\n",  # asked once, then confirmed
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "wins by resignation" in result.stdout and "verify it with" in result.stdout
@@ -239,7 +240,8 @@ async def test_a_resignation_queued_before_input_ends_is_still_sent(tmp_path):
                 state = runtime.session.engine_state
                 yield creeper.format_move(creeper.legal_moves(state)[0])
                 await me.wait_for(game, lambda rt: rt.session.my_turn() is None)
-            yield "resign"  # out of turn: queued; then input ends
+            yield "resign"
+            yield "resign"  # confirmed out of turn: queued; then input ends
 
         with trio.fail_after(TIMEOUT):
             async with trio.open_nursery() as nursery:
