@@ -82,7 +82,9 @@ async def play_in_terminal(
         with trio.move_on_after(DELIVERY_PATIENCE):
             await node.wait_for(game, delivered)
             return
-        screen.note("* your move is saved but not delivered yet; it goes out on reconnection")
+        screen.note(
+            "* your move is saved but not delivered yet; it goes out on reconnection", "delivery"
+        )
         await node.wait_for(game, delivered)
         say("* your move was delivered")
 
@@ -109,7 +111,7 @@ async def play_in_terminal(
                 if item.kind in PEER_NEWS:
                     say(console.peer_news(PEER_NEWS[item.kind], item.peer, item.text))
                 elif item.kind == updates.ERROR and item.game is None:
-                    screen.note(f"* {printable(item.text)}")  # a redial: one status line
+                    screen.note(f"* {printable(item.text)}", "redial")  # one status line
                 elif item.kind in SHOWN or item.kind == updates.ERROR:
                     say(f"* {printable(item.text)}")
                 refresh()

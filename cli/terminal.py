@@ -82,12 +82,14 @@ class Screen:
         self.out(text)
         self._show_prompt()
 
-    def note(self, text: str) -> None:
-        """News that replaces the previous note."""
+    def note(self, text: str, key: str | None = None) -> None:
+        """News that replaces the previous note.  Without a terminal, a note is printed only
+        when its key (what it is about; default: the text) differs from the one before."""
+        key = key or text
         if self.live is None:
-            if not self.status:
+            if key != self.status:
                 self.out(text)
-            self.status = text
+            self.status = key
             return
         self._wipe()
         self.status = text

@@ -1,0 +1,211 @@
+"""What two friends ran into in their first games (issue #14), as they would run into it:
+real commands, real nodes, loopback only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import trio
+from conftest import FAST, finish
+
+from creepnet.cli.play_loop import play_in_terminal
+from creepnet.cli.terminal import CLEAR_LINE, Screen
+from creepnet.engine import creeper
+from creepnet.node import Node, updates
+
+LOOPBACK = "127.0.0.1"
+CLI = [sys.executable, "-m", "creepnet.cli"]
+TIMEOUT = 120  # generous: these machines are slow and shared
+
+
+def cli(*words: str, stdin: str = "", timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*CLI, *words], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
+
+
+async def run_cli(*words: str, stdin: bytes = b"") -> tuple[int, str, str]:
+    result = await trio.run_process(
+        [*CLI, *words], stdin=stdin, capture_stdout=True, capture_stderr=True, check=False
+    )
+    return result.returncode, result.stdout.decode(), result.stderr.decode()
+
+
+async def test_a_finished_game_never_shadows_a_new_game_of_the_same_name(tmp_path):
+    """Rematch by name: the guest's `creepnet join friday` takes the new game, not the old."""
+    guest_home = tmp_path / "guest"
+    async with (
+        Node.open(tmp_path / "host", host=LOOPBACK) as host,
+        Node.open(guest_home, host=LOOPBACK) as guest,
+    ):
+        first = await host.host_game("creeper", "friday", player="h", options={"max_plies": 6})
+        await guest.join(host.address, first, player="g")
+        with trio.fail_after(TIMEOUT):
+            await finish(first, host, guest)
+    async with Node.open(tmp_path / "host", host=LOOPBACK) as host:
+        second = await host.host_game("creeper", "friday", player="h", options={"max_plies": 6})
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+
+                async def host_plays() -> None:
+                    await host.wait_for(second, lambda rt: rt.session.started)
+                    await finish(second, host)
+
+                nursery.start_soon(host_plays)
+                code, out, err = await run_cli(
+                    "join", "friday", "--addr", host.address, "--home", str(guest_home),
+                    "--bot", "random",
+                )  # fmt: skip
+    assert code == 0, out + err
+    assert "that game is over" not in out and "joined at" in out and "game over" in out
+    assert host.session(second).finished and len(host.session(second).seats) == 2
+
+
+async def test_a_full_game_suggests_watch_and_a_failed_join_leaves_no_ghost(tmp_path):
+    async with (
+        Node.open(tmp_path / "host", host=LOOPBACK) as host,
+        Node.open(tmp_path / "guest", host=LOOPBACK) as guest,
+    ):
+        game = await host.host_game("creeper", "full", player="h")
+        await guest.join(host.address, game, player="g")
+        with trio.fail_after(TIMEOUT):
+            code, out, err = await run_cli(
+                "join", "full", "--addr", host.address, "--home", str(tmp_path / "late")
+            )
+            assert code == 1 and "no free seat" in err and f"creepnet watch {game.hex()[:8]}" in err
+            assert not list((tmp_path / "late").glob("games/*"))
+            # Refused after the game was fetched (a name the protocol refuses): nothing is kept.
+            other = await host.host_game("creeper", "open", player="h")
+            code, out, err = await run_cli(
+                "join", "open", "--addr", host.address, "--home", str(tmp_path / "late"),
+                "--player", "bad\x07name",
+            )  # fmt: skip
+    assert code == 2 and "printable" in err, out + err
+    assert not (tmp_path / "late" / "games" / other.hex()).exists()
+
+
+def test_the_host_answers_in_the_lobby_and_quit_stops_hosting(tmp_path):
+    result = cli(
+        "host", "creeper", "--name", "lobby", "--no-discovery", "--iface", LOOPBACK,
+        "--home", str(tmp_path), "--player", "ann",
+        stdin="help\nboard\nmoves\nquit\n",
+    )  # fmt: skip
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert "waiting for an opponent to join (1/2 seats taken)" in out
+    assert "commands:" in out and "has not started" in out
+    assert "--addr 127.0.0.1:" in out and "<this-host>" not in out
+    assert "it waits for you: creepnet host creeper --name lobby" in out
+    again = cli(
+        "host", "creeper", "--name", "lobby", "--no-discovery", "--iface", LOOPBACK,
+        "--home", str(tmp_path), stdin="quit\n",
+    )  # fmt: skip
+    assert "resuming game 'lobby'" in again.stdout  # the same lobby, not a second one
+
+
+def test_a_bot_game_left_with_quit_resumes_with_its_bot(tmp_path):
+    home = str(tmp_path)
+    left = cli("play", "creeper", "--vs", "random", "--max-plies", "8", "--home", home,
+               stdin="quit\n")  # fmt: skip
+    assert left.returncode == 0, left.stdout + left.stderr
+    assert "it waits for you: creepnet play creeper --vs random" in left.stdout
+    joined = cli("join", "--home", home, "--wait", "1")
+    assert "creepnet play creeper --vs random" in joined.stdout and joined.returncode == 1
+    # Our seat played by a bot too: the game can only end if the resumed opponent bot moves.
+    resumed = cli("play", "creeper", "--vs", "random", "--home", home, "--bot", "greedy")
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert "resuming your game against the random bot" in resumed.stdout
+    assert "game over" in resumed.stdout
+    assert len(list((tmp_path / "games").iterdir())) == 1  # the same game, finished
+
+
+def test_a_status_line_updates_in_place_on_a_terminal_and_is_said_once_elsewhere():
+    printed: list[str] = []
+    screen = Screen(printed.append)
+    for attempt in range(5):
+        screen.note(f"cannot connect; retrying in {attempt}s", "redial")
+    screen.note("move not delivered yet", "delivery")
+    screen.say("your opponent is connected")
+    screen.note("cannot connect; retrying in 9s", "redial")
+    assert printed == [
+        "cannot connect; retrying in 0s",
+        "move not delivered yet",
+        "your opponent is connected",
+        "cannot connect; retrying in 9s",
+    ]
+    written: list[str] = []
+    tty = Screen(printed.append, written.append)
+    tty.set_prompt("> ")
+    tty.note("retrying in 1s")
+    tty.note("retrying in 2s")
+    assert written == ["> ", CLEAR_LINE, "retrying in 1s", CLEAR_LINE, "retrying in 2s"]
+
+
+def moving(runtime) -> bool:
+    """Seats taken and colours drawn: someone is to move."""
+    turn = runtime.session.expected()
+    return turn is not None and "move" in turn.types
+
+
+async def test_when_the_host_dies_the_guest_sees_one_line_and_an_undelivered_move(tmp_path):
+    output: list[str] = []
+    changed = trio.Event()
+
+    def out(text: str) -> None:
+        nonlocal changed
+        output.append(text)
+        changed.set()
+        changed = trio.Event()
+
+    async def until(wanted: str) -> None:
+        while not any(wanted in line for line in output):
+            await changed.wait()
+
+    redials = 0
+    several_redials = trio.Event()
+    host_gone = trio.Event()
+    hosted_send, hosted = trio.open_memory_channel(1)
+
+    async with Node.open(tmp_path / "me", host=LOOPBACK, timeouts=FAST) as me:
+
+        async def count_redials() -> None:
+            nonlocal redials
+            async with me.updates() as stream:
+                async for update in stream:
+                    if update.kind == updates.ERROR and "retrying" in update.text:
+                        redials += 1
+                        if redials >= 4:
+                            several_redials.set()
+
+        async def host_side() -> None:
+            """Host, make the first move if it is ours, then go away with the guest to move."""
+            async with Node.open(tmp_path / "host", host=LOOPBACK, timeouts=FAST) as host:
+                game = await host.host_game("creeper", "outage", player="h")
+                await hosted_send.send((game, host.address))
+                await host.wait_for(game, moving)
+                if host.session(game).my_turn() is not None:
+                    move = creeper.legal_moves(host.session(game).engine_state)[0]
+                    await host.play(game, creeper.format_move(move))
+                await host.wait_for(game, lambda rt: rt.synced() and bool(rt.followers))
+            host_gone.set()
+
+        async def lines():
+            await host_gone.wait()
+            runtime = await me.wait_for(game, lambda rt: rt.session.my_turn() is not None)
+            yield creeper.format_move(creeper.legal_moves(runtime.session.engine_state)[0])
+            await until("not delivered yet")
+            await several_redials.wait()
+            yield "quit"
+
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(count_redials)
+                nursery.start_soon(host_side)
+                game, address = await hosted.receive()
+                await me.join(address, game, player="me")
+                await play_in_terminal(me, game, lines=lines(), out=out)
+                nursery.cancel_scope.cancel()
+    text = "\n".join(output)
+    assert "disconnected; the game waits" in text and "not delivered yet" in text
+    assert sum("retrying" in line for line in output) == 1 and redials >= 4
