@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import AsyncIterator
 
 import trio
 
 from creepnet.cli.play_loop import play_in_terminal
+from creepnet.cli.rematch import ask, rematch
 from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
@@ -57,20 +57,36 @@ async def run_seat(
     game: bytes,
     args: argparse.Namespace,
     *,
-    lines: AsyncIterator[str] | StdinLines | None = None,
+    lines: StdinLines | None = None,
     out: Out | None = None,
     resume_hint: str = "",
+    player: str | None = None,
 ) -> int:
     """Play until the game ends or the player leaves; then make sure our last event reached
-    the others, or say how to come back (``resume_hint``: the command that resumes it)."""
+    the others, or say how to come back (``resume_hint``: the command that resumes it).
+    With ``player`` (the name to play under), a human is asked to play again after a game."""
     say = out or print
     if args.bot:
         await node.wait_for(game, lambda rt: rt.session.started)
         outcome = await run_bot(node, game, args.bot, args.seed, pace=args.pace)
         say(f"game over: {outcome}" if outcome else "game stopped: equivocation detected")
-    else:
-        screen = Screen(out) if out is not None else Screen.for_stdout()
+        return await wrap_up(node, game, say, resume_hint)
+    screen = Screen(out) if out is not None else Screen.for_stdout()
+    lines = lines or StdinLines()
+    next_game: bytes | None = game
+    while next_game is not None:
+        game = next_game
         await play_in_terminal(node, game, lines=lines, screen=screen, colour=args.colour)
+        await wrap_up(node, game, screen.say, resume_hint)
+        next_game = None
+        if player is not None and node.session(game).finished and await ask(lines, screen):
+            next_game = await rematch(node, game, player, screen)
+    return 0
+
+
+async def wrap_up(node: Node, game: bytes, say: Out, resume_hint: str) -> int:
+    """A finished game: let the others fetch its end, say where its log is.  An unfinished
+    one: say how to come back to it."""
     if over(node, game):
         await linger(node, game)
         store = node.home.game(game)

@@ -77,4 +77,4 @@ async def _host(args: argparse.Namespace) -> int:
             f"--addr {reachable_address(node)})"
         )
         again = f"creepnet host {args.kind} --name {shlex.quote(name)}"
-        return await run_seat(node, game, args, resume_hint=again)
+        return await run_seat(node, game, args, resume_hint=again, player=player)

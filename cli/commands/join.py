@@ -152,7 +152,8 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
         print(f"joined at {address}")
         if not args.addr:
             await node.start_discovery()  # found by zeroconf: find the host again if it moves
-        return await run_seat(node, game, args, resume_hint=resume_command(node, game))
+        hint = resume_command(node, game)
+        return await run_seat(node, game, args, resume_hint=hint, player=player)
 
 
 def resume_command(node: Node, game: bytes) -> str:
@@ -178,4 +179,6 @@ async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
     note = port_note(node)
     if note:
         print(note)
-    return await run_seat(node, game, args, resume_hint=resume_command(node, game))
+    player = player_name(args, saved_player_name(home_dir(args)))
+    hint = resume_command(node, game)
+    return await run_seat(node, game, args, resume_hint=hint, player=player)

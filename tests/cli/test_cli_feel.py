@@ -3,6 +3,7 @@ real commands, real nodes, loopback only."""
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 
@@ -209,3 +210,64 @@ async def test_when_the_host_dies_the_guest_sees_one_line_and_an_undelivered_mov
     text = "\n".join(output)
     assert "disconnected; the game waits" in text and "not delivered yet" in text
     assert sum("retrying" in line for line in output) == 1 and redials >= 4
+
+
+async def test_play_again_opens_a_new_game_of_the_same_name_with_the_same_players(tmp_path):
+    """Both players say yes once: a second game under the same name, colours drawn anew."""
+    import queue
+    from types import SimpleNamespace
+
+    from creepnet.cli.seat_runner import run_seat
+    from creepnet.cli.terminal import StdinLines
+
+    args = SimpleNamespace(bot=None, colour=False, seed=0, pace=0.0)
+
+    def human(node: Node, typed: queue.Queue, said: list[str]):
+        """Reads the screen: moves when told it is its turn, says yes to the first rematch."""
+
+        def out(text: str) -> None:
+            said.append(text)
+            if "your turn" in text:
+                for session in (node.session(g) for g in node.games):
+                    if session.my_turn() is not None:
+                        move = creeper.legal_moves(session.engine_state)[0]
+                        typed.put(creeper.format_move(move) + "\n")
+            if text.startswith("play again?"):
+                typed.put("y\n" if sum(t.startswith("play again?") for t in said) == 1 else "n\n")
+
+        return out
+
+    host_typed, guest_typed = queue.Queue(), queue.Queue()
+    host_said: list[str] = []
+    guest_said: list[str] = []
+    async with (
+        Node.open(tmp_path / "host", host=LOOPBACK) as host,
+        Node.open(tmp_path / "guest", host=LOOPBACK) as guest,
+    ):
+        first = await host.host_game("creeper", "series", player="h", options={"max_plies": 4})
+        await guest.join(host.address, first, player="g")
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                for node, typed, said, name in (
+                    (host, host_typed, host_said, "h"),
+                    (guest, guest_typed, guest_said, "g"),
+                ):
+                    nursery.start_soon(
+                        functools.partial(
+                            run_seat,
+                            node,
+                            first,
+                            args,
+                            lines=StdinLines(typed.get),
+                            out=human(node, typed, said),
+                            player=name,
+                        )
+                    )
+        games = [host.session(g) for g in host.games]
+    host_typed.put("")  # input ends: the reader threads finish
+    guest_typed.put("")
+    assert len(games) == 2 and all(s.name == "series" and s.finished for s in games)
+    assert all(len(s.seats) == 2 and s.game_state.light_seat is not None for s in games)
+    assert [s.seats[1].key for s in games] == [guest.identity.public_key] * 2
+    assert any("hosting the rematch 'series'" in t for t in host_said)
+    assert any("joined the rematch" in t for t in guest_said)
