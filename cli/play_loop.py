@@ -140,8 +140,6 @@ async def play_in_terminal(
         nursery.start_soon(forward_updates, send.clone())
         nursery.start_soon(forward_lines, send.clone())
         refresh()
-        if not session.started:
-            say(console.status())
         # A game that ended before we looked (watching a finished game) has nothing to wait for.
         if not over():
             await converse(nursery)

@@ -24,6 +24,10 @@ commands:
   cancel         take back a queued resignation or draw offer
   board          show the board again
   quit           leave; the game waits for you"""
+WATCHER_HELP = """\
+you are watching:
+  board          show the board again
+  quit           stop watching (the game goes on)"""
 
 COMMANDS = (
     "help",
@@ -184,7 +188,7 @@ class CreeperConsole:
             return Reply()
         confirming, self.resign_asked = self.resign_asked, False
         if word in {"help", "?", "h"}:
-            return Reply(HELP)
+            return Reply(HELP if self.session.local_seat is not None else WATCHER_HELP)
         if word == "board":
             return Reply(self.board() + "\n" + self.status())
         if word in {"quit", "exit", "q"}:

@@ -4,6 +4,7 @@ real commands, real nodes, loopback only."""
 from __future__ import annotations
 
 import functools
+import re
 import subprocess
 import sys
 
@@ -271,3 +272,17 @@ async def test_play_again_opens_a_new_game_of_the_same_name_with_the_same_player
     assert [s.seats[1].key for s in games] == [guest.identity.public_key] * 2
     assert any("hosting the rematch 'series'" in t for t in host_said)
     assert any("joined the rematch" in t for t in guest_said)
+
+
+def test_the_demo_names_the_game_and_its_spectator_reads_what_you_type(tmp_path):
+    result = cli(
+        "demo", "creeper", "--pace", "0.3", "--max-plies", "16", "--seed", "2",
+        "--out", str(tmp_path), stdin="help\n",
+    )  # fmt: skip
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert "watching 'demo-2-" in out and "you are watching:" in out  # help was answered
+    watching = next(line for line in out.splitlines() if line.startswith("watching"))
+    assert re.fullmatch(
+        r"watching 'demo-2-\w+' \(\w{8}\) at 127\.0\.0\.1:\d+ as a spectator node", watching
+    )
