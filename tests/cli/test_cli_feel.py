@@ -286,3 +286,30 @@ def test_the_demo_names_the_game_and_its_spectator_reads_what_you_type(tmp_path)
     assert re.fullmatch(
         r"watching 'demo-2-\w+' \(\w{8}\) at 127\.0\.0\.1:\d+ as a spectator node", watching
     )
+
+
+async def test_history_lists_past_games_with_names_opponents_dates_and_outcomes(tmp_path):
+    from creepnet.cli.main import main
+
+    async with (
+        Node.open(tmp_path / "ann", host=LOOPBACK) as ann,
+        Node.open(tmp_path / "bob", host=LOOPBACK) as bob,
+    ):
+        played = await ann.host_game("creeper", "friday", player="Ann", options={"max_plies": 6})
+        await bob.join(ann.address, played, player="Bob")
+        with trio.fail_after(TIMEOUT):
+            await finish(played, ann, bob)
+        waiting = await ann.host_game("creeper", "saturday", player="Ann")
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()) as captured:
+        assert main(["history", "--home", str(tmp_path / "ann")]) == 0
+    printed = captured.getvalue().splitlines()
+    assert printed[0].split() == ["WHEN", "GAME", "OPPONENT", "RESULT"]
+    friday = next(line for line in printed if f"friday ({played.hex()[:8]})" in line)
+    assert "Bob" in friday and "draw: move limit of 6 plies" in friday
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d", friday)
+    saturday = next(line for line in printed if f"({waiting.hex()[:8]})" in line)
+    assert "nobody yet" in saturday and "lobby" in saturday
+    assert all(len(line) <= 80 for line in printed[:-1])
