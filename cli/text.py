@@ -8,6 +8,7 @@ must stay on one line.  Only the display changes: logs keep what was signed.
 
 from __future__ import annotations
 
+import textwrap
 import unicodedata
 
 REPLACEMENT = "?"
@@ -24,3 +25,11 @@ def printable(text: str) -> str:
 def printable_lines(text: str) -> str:
     """Like printable, keeping line breaks (for our own multi-line messages)."""
     return "\n".join(printable(line) for line in text.split("\n"))
+
+
+def fit(text: str, width: int = 80) -> str:
+    """Our multi-line text wrapped to a terminal width (80×24 is the smallest we promise)."""
+    return "\n".join(
+        textwrap.fill(line, width, subsequent_indent="  ") if len(line) > width else line
+        for line in text.split("\n")
+    )

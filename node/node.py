@@ -903,6 +903,7 @@ class Node:
                     seats_total=session.seat_count,
                     state=runtime.state,
                     addresses=tuple(self._advertised_addresses()),
+                    player=session.seats[0].player if session.seats else "",
                 )
             )
         return ads

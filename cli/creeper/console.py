@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from creepnet.cli.text import printable
+from creepnet.cli.text import fit, printable
 from creepnet.engine import creeper
 from creepnet.protocol.identity import fingerprint as fp_of
 from creepnet.protocol.session import Session
@@ -80,7 +80,7 @@ class CreeperConsole:
         if s.local_seat is None:
             lines.append("  you are watching")
         lines.append("type 'help' for commands")
-        return "\n".join(lines)
+        return fit("\n".join(lines))
 
     def board(self) -> str:
         game = self.session.game_state
@@ -89,7 +89,7 @@ class CreeperConsole:
         return creeper.render(game.state, game.last_move, colour=self.colour)
 
     def status(self) -> str:
-        return printable(self._status())
+        return fit(printable(self._status()))
 
     def _status(self) -> str:
         s = self.session
@@ -159,12 +159,12 @@ class CreeperConsole:
         s = self.session
         seat = next((i for i, seat in enumerate(s.seats) if fp_of(seat.key) == fingerprint), None)
         if seat is None or s.finished:
-            return f"* {printable(text)}"
+            return fit(f"* {printable(text)}")
         who = "your opponent" if s.local_seat is not None else f"seat {seat}"
         name = printable(f"{who} {s.seats[seat].player} ({fingerprint})")
         if connected:
-            return f"* {name} is connected"
-        return f"* {name} disconnected; the game waits, and nothing played is lost"
+            return fit(f"* {name} is connected")
+        return fit(f"* {name} disconnected; the game waits, and nothing played is lost")
 
     def prompt(self) -> str:
         return "> " if self.session.my_turn() is not None else ""
@@ -183,6 +183,12 @@ class CreeperConsole:
         return None
 
     def handle(self, line: str) -> Reply:
+        reply = self._handle(line)
+        if reply.text and not reply.text.startswith(self.board()):
+            reply.text = fit(reply.text)
+        return reply
+
+    def _handle(self, line: str) -> Reply:
         word = " ".join(line.strip().lower().split())
         if not word:
             return Reply()
@@ -270,14 +276,14 @@ class CreeperConsole:
                 kind = "capture" if "x" in other else "step or jump"
                 origin = creeper.parse_move(other).origin
                 return f"illegal: that would be a {kind}, and {illegal}.{self._from_here(origin)}"
-        return f"{exc}. Moves look like e7-d6 or c3xc5; type 'moves' to list yours"
+        return f"{exc}.\nMoves look like e7-d6 or c3xc5; type 'moves' to list yours"
 
     def _from_here(self, origin: str) -> str:
         """The legal moves from the hole the player tried, or where to look for them."""
         mine = [m for m in self._legal() if m.origin == origin]
         if not mine:
-            return " Type 'moves' to list your legal moves"
-        return f" From {origin} you can play: {' '.join(creeper.format_move(m) for m in mine)}"
+            return "\nType 'moves' to list your legal moves"
+        return f"\nFrom {origin} you can play: {' '.join(creeper.format_move(m) for m in mine)}"
 
     def _legal(self) -> list[creeper.Move]:
         """Our legal moves; out of turn, the moves we would have if it were our turn now."""

@@ -313,3 +313,18 @@ async def test_history_lists_past_games_with_names_opponents_dates_and_outcomes(
     saturday = next(line for line in printed if f"({waiting.hex()[:8]})" in line)
     assert "nobody yet" in saturday and "lobby" in saturday
     assert all(len(line) <= 80 for line in printed[:-1])
+
+
+async def test_games_shows_the_host_players_name_within_80_columns(tmp_path):
+    async with Node.open(
+        tmp_path / "host", host=LOOPBACK, discovery=True, iface=[LOOPBACK]
+    ) as node:
+        game = await node.host_game("creeper", "a rather long game name", player="Ann")
+        with trio.fail_after(TIMEOUT):
+            code, out, err = await run_cli(
+                "games", "--wait", "4", "--iface", LOOPBACK, "--home", str(tmp_path / "g")
+            )
+    assert code == 0, out + err
+    row = next(line for line in out.splitlines() if game.hex()[:8] in line)
+    assert row.startswith("a rather long ga Ann ")  # the name cut at 16 columns
+    assert all(len(line) <= 80 for line in out.splitlines())

@@ -2,7 +2,7 @@
 
 from creepnet.cli.creeper.console import CreeperConsole
 from creepnet.cli.text import printable
-from creepnet.protocol.identity import Identity
+from creepnet.protocol.identity import Identity, fingerprint
 from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.session import Session
 from creepnet.protocol.table import Table
@@ -189,3 +189,39 @@ def test_text_from_peers_cannot_drive_the_terminal():
     assert "\x1b" not in shown and "\n" not in shown and "\u202e" not in shown
     assert shown.startswith("* mallory?[2J")
     assert printable("née Ω 🙂") == "née Ω 🙂"  # letters and symbols of any script stay
+
+
+def test_everything_a_game_shows_fits_80_columns_and_a_board_fits_24_rows():
+    from creepnet.engine import creeper
+
+    table, me, other = started()
+    for seat in table.sessions[0].seats, table.sessions[1].seats, table.spectator.seats:
+        for index, entry in enumerate(seat):
+            entry.player = f"{'ABCDEFGHIJ'[index]}" * 32  # the longest name a seat may have
+    watcher = CreeperConsole(table.spectator)
+    shown: list[str] = []
+    for console in (me, other, watcher):
+        shown += [console.introduction(), console.status(), console.peer_news(False, "x", "y")]
+        for line in ("help", "moves", "hello there", "e7-e5", "a1-a2", "d4-d5", "draw", "resign"):
+            shown.append(console.handle(line).text)
+        console.handle("cancel")
+    other.handle("resign")
+    shown.append(other.handle("resign").text)  # queued: the longest waiting status
+    shown.append(other.status())
+    shown.append(
+        me.peer_news(False, fingerprint(other.session.seats[1 - me.session.local_seat].key), "")
+    )
+    while not me.session.finished:
+        mover = me if me.session.my_turn() is not None else other
+        move = creeper.legal_moves(mover.session.engine_state)[0]
+        send(table, mover, creeper.format_move(move))
+        for console in (me, other, watcher):
+            shown.append(console.status())
+        if me.session.engine_state.ply >= 6:
+            send(table, me if me.session.my_turn() else other, "resign")
+    for console in (me, other, watcher):
+        shown.append(console.status())
+        board = console.handle("board").text
+        assert len(board.splitlines()) <= 23  # and the prompt: one screen
+    too_wide = [line for text in shown for line in text.splitlines() if len(line) > 80]
+    assert not too_wide
