@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 import trio
 
 from creepnet.cli.options import add_home_option, fail, home_dir
+from creepnet.cli.text import printable
 from creepnet.node.discovery import Found, open_discovery
 from creepnet.node.node import Node, NodeError
 from creepnet.node.storage import StorageError
@@ -41,6 +42,14 @@ def interfaces(args: argparse.Namespace) -> list[str] | None:
 def setup_logging(args: argparse.Namespace) -> None:
     if getattr(args, "verbose", False):
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(_printable_record)
+
+
+def _printable_record(record: logging.LogRecord) -> bool:
+    """Node logs quote peers (names, reasons): print them without terminal controls."""
+    record.msg, record.args = printable(record.getMessage()), None
+    return True
 
 
 @asynccontextmanager
@@ -178,5 +187,5 @@ def run_trio(main: Callable[[argparse.Namespace], Awaitable[int]], args: argpars
             raise leaf from None
         for kind, code in USER_ERRORS:
             if isinstance(leaf, kind):
-                return fail(str(leaf), code)
+                return fail(printable(str(leaf)), code)  # one line, whatever a peer said
         raise

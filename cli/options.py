@@ -9,6 +9,7 @@ from pathlib import Path
 
 import platformdirs
 
+from creepnet.cli.text import printable_lines
 from creepnet.protocol.log import LogFile, Rejection, split_log
 
 
@@ -30,8 +31,8 @@ def home_dir(args: argparse.Namespace) -> Path:
 
 
 def fail(message: str, code: int = 2) -> int:
-    """Print a one-line error for the user and return the exit code."""
-    print(f"creepnet: error: {message}", file=sys.stderr)
+    """Print an error for the user (made printable: it may quote a peer) and return the code."""
+    print(f"creepnet: error: {printable_lines(message)}", file=sys.stderr)
     return code
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from creepnet.cli.options import UsageError, fail, read_file
+from creepnet.cli.text import printable_lines
 from creepnet.protocol.verify import Verdict, verify_file_bytes
 
 
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"file": name, **verdict.to_json()}))
         else:
-            print(render(name, verdict))
+            print(printable_lines(render(name, verdict)))
         if not verdict.valid:
             worst = max(worst, 1)
     if len(contents) > 1 and not args.json:

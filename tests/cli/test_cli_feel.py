@@ -328,3 +328,28 @@ async def test_games_shows_the_host_players_name_within_80_columns(tmp_path):
     row = next(line for line in out.splitlines() if game.hex()[:8] in line)
     assert row.startswith("a rather long ga Ann ")  # the name cut at 16 columns
     assert all(len(line) <= 80 for line in out.splitlines())
+
+
+async def test_a_peers_words_reach_the_terminal_without_control_characters(tmp_path):
+    """A node that refuses us with terminal escapes and a fake second line in its reason."""
+    from creepnet.node.framing import encode_frame
+
+    evil = "\x1b[2J\x1b]0;owned\x07bye\ncreepnet: joined at 10.0.0.1"
+
+    async def hostile_node(stream: trio.SocketStream) -> None:
+        await stream.send_all(encode_frame({"type": "error", "reason": evil}))
+        with trio.move_on_after(TIMEOUT):
+            while await stream.receive_some(4096):
+                pass
+
+    async with trio.open_nursery() as nursery:
+        serve = functools.partial(trio.serve_tcp, hostile_node, 0, host=LOOPBACK)
+        listeners = await nursery.start(serve)
+        port = listeners[0].socket.getsockname()[1]
+        with trio.fail_after(TIMEOUT):
+            code, out, err = await run_cli(
+                "join", "x", "--addr", f"{LOOPBACK}:{port}", "--home", str(tmp_path)
+            )
+        nursery.cancel_scope.cancel()
+    assert code == 1 and "bye" in err, err
+    assert "\x1b" not in err and "\x07" not in err and len(err.strip().splitlines()) == 1
