@@ -353,3 +353,41 @@ async def test_a_peers_words_reach_the_terminal_without_control_characters(tmp_p
         nursery.cancel_scope.cancel()
     assert code == 1 and "bye" in err, err
     assert "\x1b" not in err and "\x07" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_in_a_terminal_a_prompt_asks_for_the_move(tmp_path):
+    """A pty, as a person would have it: after 'your turn' the line ends in a '> ' prompt."""
+    import os
+    import pty
+    import select
+    import time
+
+    main, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [*CLI, "play", "creeper", "--vs", "random", "--home", str(tmp_path), "--player", "me"],
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        close_fds=True,
+    )
+    os.close(terminal)
+    seen = b""
+
+    def read_until(wanted: bytes) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + TIMEOUT
+        while wanted not in seen:
+            ready, _, _ = select.select([main], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"never saw {wanted!r} in {seen[-600:]!r}"
+            seen += os.read(main, 4096)
+
+    try:
+        read_until(b"your turn")
+        read_until(b"\n> ")  # the prompt: on a line of its own, waiting for the move
+        os.write(main, b"quit\n")
+        read_until(b"it waits for you")
+        assert process.wait(timeout=TIMEOUT) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(main)
