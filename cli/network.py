@@ -123,11 +123,12 @@ async def find_game(target: str, iface: list[str] | None, wait: float) -> Found:
     raise LookupError(f"no game {target!r} found on the LAN within {wait:g}s (seen: {names})")
 
 
-async def find_open_game(iface: list[str] | None, wait: float, settle: float = 1.0) -> Found:
+async def find_open_game(iface: list[str] | None, wait: float, settle: float = 2.0) -> Found:
     """The one game on the LAN with a free seat; LookupError when there is none, or several.
 
     After the first open game appears we listen ``settle`` seconds more, so a second one can
-    still show up and make the choice ambiguous rather than arbitrary.
+    still show up and make the choice ambiguous rather than arbitrary (two adverts announced
+    together reached a browser up to ~1.5 s apart on a loaded machine: 1 s was too short).
     """
     open_games: dict[str, Found] = {}
     async with open_discovery(iface) as discovery, discovery.browse() as channel:

@@ -296,7 +296,10 @@ class CreeperConsole:
 
     def _moves(self) -> str:
         moves = [creeper.format_move(m) for m in self._legal()]
-        rows = [" ".join(f"{m:<6}" for m in moves[i : i + 10]) for i in range(0, len(moves), 10)]
+        rows = [
+            " ".join(f"{m:<6}" for m in moves[i : i + 10]).rstrip()
+            for i in range(0, len(moves), 10)
+        ]
         if self.session.my_turn() is None:
             head = f"not your turn; in this position you would have {len(moves)} moves:"
         else:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import trio
-from conftest import FAST, finish
+from conftest import FAST, finish, seated_pair
 
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.terminal import CLEAR_LINE, Screen
@@ -37,12 +37,11 @@ async def run_cli(*words: str, stdin: bytes = b"") -> tuple[int, str, str]:
 async def test_a_finished_game_never_shadows_a_new_game_of_the_same_name(tmp_path):
     """Rematch by name: the guest's `creepnet join friday` takes the new game, not the old."""
     guest_home = tmp_path / "guest"
-    async with (
-        Node.open(tmp_path / "host", host=LOOPBACK) as host,
-        Node.open(guest_home, host=LOOPBACK) as guest,
+    async with seated_pair(tmp_path / "host", guest_home, "friday", max_plies=6) as (
+        host,
+        guest,
+        first,
     ):
-        first = await host.host_game("creeper", "friday", player="h", options={"max_plies": 6})
-        await guest.join(host.address, first, player="g")
         with trio.fail_after(TIMEOUT):
             await finish(first, host, guest)
     async with Node.open(tmp_path / "host", host=LOOPBACK) as host:
@@ -65,12 +64,7 @@ async def test_a_finished_game_never_shadows_a_new_game_of_the_same_name(tmp_pat
 
 
 async def test_a_full_game_suggests_watch_and_a_failed_join_leaves_no_ghost(tmp_path):
-    async with (
-        Node.open(tmp_path / "host", host=LOOPBACK) as host,
-        Node.open(tmp_path / "guest", host=LOOPBACK) as guest,
-    ):
-        game = await host.host_game("creeper", "full", player="h")
-        await guest.join(host.address, game, player="g")
+    async with seated_pair(tmp_path / "host", tmp_path / "guest", "full") as (host, guest, game):
         with trio.fail_after(TIMEOUT):
             code, out, err = await run_cli(
                 "join", "full", "--addr", host.address, "--home", str(tmp_path / "late")
@@ -241,12 +235,11 @@ async def test_play_again_opens_a_new_game_of_the_same_name_with_the_same_player
     host_typed, guest_typed = queue.Queue(), queue.Queue()
     host_said: list[str] = []
     guest_said: list[str] = []
-    async with (
-        Node.open(tmp_path / "host", host=LOOPBACK) as host,
-        Node.open(tmp_path / "guest", host=LOOPBACK) as guest,
+    async with seated_pair(tmp_path / "host", tmp_path / "guest", "series", max_plies=4) as (
+        host,
+        guest,
+        first,
     ):
-        first = await host.host_game("creeper", "series", player="h", options={"max_plies": 4})
-        await guest.join(host.address, first, player="g")
         with trio.fail_after(TIMEOUT):
             async with trio.open_nursery() as nursery:
                 for node, typed, said, name in (
@@ -291,12 +284,12 @@ def test_the_demo_names_the_game_and_its_spectator_reads_what_you_type(tmp_path)
 async def test_history_lists_past_games_with_names_opponents_dates_and_outcomes(tmp_path):
     from creepnet.cli.main import main
 
-    async with (
-        Node.open(tmp_path / "ann", host=LOOPBACK) as ann,
-        Node.open(tmp_path / "bob", host=LOOPBACK) as bob,
+    ann_home, bob_home = tmp_path / "ann", tmp_path / "bob"
+    async with seated_pair(ann_home, bob_home, "friday", ("Ann", "Bob"), max_plies=6) as (
+        ann,
+        bob,
+        played,
     ):
-        played = await ann.host_game("creeper", "friday", player="Ann", options={"max_plies": 6})
-        await bob.join(ann.address, played, player="Bob")
         with trio.fail_after(TIMEOUT):
             await finish(played, ann, bob)
         waiting = await ann.host_game("creeper", "saturday", player="Ann")

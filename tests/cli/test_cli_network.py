@@ -6,10 +6,10 @@ import functools
 import json
 import subprocess
 import sys
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
+from conftest import seated_pair
 
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.engine import creeper
@@ -19,18 +19,6 @@ from creepnet.protocol.verify import verify_log_bytes
 LOOPBACK = "127.0.0.1"
 CLI = [sys.executable, "-m", "creepnet.cli"]
 TIMEOUT = 120  # generous: these machines are slow and shared
-
-
-@asynccontextmanager
-async def seated_pair(tmp_path: Path, name: str, max_plies: int):
-    """Two loopback nodes, a hosts a Creeper game and b has joined it."""
-    async with (
-        Node.open(tmp_path / "a", host=LOOPBACK) as a,
-        Node.open(tmp_path / "b", host=LOOPBACK) as b,
-    ):
-        game = await a.host_game("creeper", name, player="a", options={"max_plies": max_plies})
-        await b.join(a.address, game, player="b")
-        yield a, b, game
 
 
 def cli(
@@ -150,7 +138,7 @@ def test_play_against_a_bot_and_resign(tmp_path):
 
 
 async def test_watch_follows_a_game_by_address(tmp_path):
-    async with seated_pair(tmp_path, "watched", 30) as (a, b, game):
+    async with seated_pair(tmp_path / "a", tmp_path / "b", "watched", max_plies=30) as (a, b, game):
         with trio.fail_after(TIMEOUT):
             async with trio.open_nursery() as nursery:
                 watcher = await trio.lowlevel.open_process(
@@ -297,7 +285,7 @@ async def test_a_peer_of_another_protocol_version_gets_a_clear_error(tmp_path):
 
 
 async def test_watching_a_finished_game_shows_the_end_and_returns(tmp_path):
-    async with seated_pair(tmp_path, "done", 10) as (a, b, game):
+    async with seated_pair(tmp_path / "a", tmp_path / "b", "done", max_plies=10) as (a, b, game):
         with trio.fail_after(TIMEOUT):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(run_bot, a, game, "random", 1)
