@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 
 import trio
 
+from creepnet.cli.options import home_dir, save_player_name, saved_player_name
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.rematch import ask, rematch
 from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol.games import bot_names
+from creepnet.protocol.lobby import JoinError, check_player_name
 
 
 def add_player_options(parser: argparse.ArgumentParser) -> None:
@@ -45,6 +49,29 @@ def player_name(args: argparse.Namespace, saved: str | None = None) -> str:
         return getpass.getuser()[:32] or "player"
     except (KeyError, OSError):
         return "player"
+
+
+def ask_name_once(
+    args: argparse.Namespace, ask: Callable[[str], str] = input, interactive: bool | None = None
+) -> None:
+    """The first game played at a terminal with no saved name asks for one and saves it, so
+    two friends are not both "root"; `creepnet id --name` changes it later."""
+    home = home_dir(args)
+    if args.player or args.bot or saved_player_name(home) is not None:
+        return
+    if not (sys.stdin.isatty() if interactive is None else interactive):
+        return
+    default = player_name(args)
+    try:
+        answer = ask(f"your player name, as other players will see it [{default}]: ").strip()
+    except EOFError:
+        return
+    try:
+        save_player_name(home, check_player_name(answer or default))
+    except (JoinError, OSError) as exc:
+        print(f"not saved ({exc}); playing as {default}")
+        return
+    print("saved; change it any time with: creepnet id --name NAME")
 
 
 def over(node: Node, game: bytes) -> bool:

@@ -13,7 +13,7 @@ from creepnet.cli.network import (
     run_trio,
 )
 from creepnet.cli.options import fail, home_dir, saved_player_name
-from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.node.node import Node
 
 
@@ -39,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.max_plies is not None and args.max_plies < 1:
         return fail("--max-plies must be positive")
+    ask_name_once(args)
     return run_trio(_host, args)
 
 

@@ -18,7 +18,7 @@ from creepnet.cli.network import (
     run_trio,
 )
 from creepnet.cli.options import home_dir, saved_player_name
-from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.cli.text import printable
 from creepnet.node.node import Node, NodeError
 
@@ -117,6 +117,7 @@ async def pick(
 
 
 def run(args: argparse.Namespace) -> int:
+    ask_name_once(args)
     return run_trio(_join, args)
 
 

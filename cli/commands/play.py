@@ -13,7 +13,7 @@ import trio
 
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
 from creepnet.cli.options import home_dir, saved_player_name
-from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol.games import bot_names
@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    ask_name_once(args)
     return run_trio(_play, args)
 
 

@@ -384,3 +384,28 @@ def test_in_a_terminal_a_prompt_asks_for_the_move(tmp_path):
         if process.poll() is None:
             process.kill()
         os.close(main)
+
+
+def test_the_first_game_at_a_terminal_asks_for_a_name_once(tmp_path, capsys):
+    from types import SimpleNamespace
+
+    from creepnet.cli.options import saved_player_name
+    from creepnet.cli.seat_runner import ask_name_once, player_name
+
+    args = SimpleNamespace(home=tmp_path, player=None, bot=None)
+    asked: list[str] = []
+
+    def answer(question: str) -> str:
+        asked.append(question)
+        return "Ann"
+
+    ask_name_once(args, answer, interactive=False)  # no terminal: nobody to ask
+    assert not asked and saved_player_name(tmp_path) is None
+    ask_name_once(args, answer, interactive=True)
+    assert len(asked) == 1 and saved_player_name(tmp_path) == "Ann"
+    assert player_name(args, saved_player_name(tmp_path)) == "Ann"
+    ask_name_once(args, answer, interactive=True)
+    assert len(asked) == 1  # once only
+    ask_name_once(SimpleNamespace(home=tmp_path / "x", player=None, bot=None),
+                  lambda q: "\x1bbad", interactive=True)  # fmt: skip
+    assert saved_player_name(tmp_path / "x") is None and "not saved" in capsys.readouterr().out
