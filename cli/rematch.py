@@ -3,7 +3,8 @@
 A rematch is a new game (its own genesis, so colours are drawn again by a fresh coin), hosted
 by the node that hosted the last one, under the same name: `creepnet join NAME` finds it,
 because an open game always wins over a finished one of that name.  The host opens it as soon
-as its player says yes; the guest's node looks for it at the host's address for a while.
+as its player says yes, with its free seat kept for the last game's opponent (the node refuses
+other keys); the guest's node looks for it at the host's address for a while.
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ async def rematch(node: Node, game: bytes, player: str, screen: Screen) -> bytes
     session = runtime.session
     if runtime.hosted:
         new = await node.host_game(
-            session.kind, session.name, player=player, options=dict(session.options)
+            session.kind,
+            session.name,
+            player=player,
+            options=dict(session.options),
+            reserved_for=frozenset(session.seat_keys) - {session.seat_keys[0]},
         )
         screen.say(
             f"hosting the rematch {printable(session.name)!r} ({new.hex()[:8]}); "

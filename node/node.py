@@ -226,8 +226,10 @@ class Node:
         seats: int = 2,
         player: str = "host",
         options: dict[str, Any] | None = None,
+        reserved_for: frozenset[bytes] = frozenset(),
     ) -> bytes:
-        """Create a game (we sign its genesis and take seat 0); returns its id."""
+        """Create a game (we sign its genesis and take seat 0); returns its id.  With
+        ``reserved_for``, only those keys may take its seats (a rematch)."""
         secrets = SeatSecrets.generate()
         try:
             session = Session.host(
@@ -244,6 +246,7 @@ class Node:
         store = self.home.game(session.game)
         store.save_secrets(secrets.to_bytes())  # before the genesis that commits to them
         runtime = self._register(session, store)
+        runtime.reserved_for = reserved_for
         async with runtime.lock:
             await self._settle(runtime)
         if runtime.stored == 0:
@@ -694,6 +697,8 @@ class Node:
             session = runtime.session
             if not runtime.hosted or session.next_free_seat is None:
                 reason = "this node is not the host of an open lobby for that game"
+            elif runtime.reserved_for and peer.key not in runtime.reserved_for:
+                reason = "its seats are kept for the players of the last game (a rematch)"
             else:
                 try:
                     session.admit(message["request"])

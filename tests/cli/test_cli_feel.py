@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 import trio
 from conftest import FAST, finish, seated_pair
 
@@ -409,3 +410,20 @@ def test_the_first_game_at_a_terminal_asks_for_a_name_once(tmp_path, capsys):
     ask_name_once(SimpleNamespace(home=tmp_path / "x", player=None, bot=None),
                   lambda q: "\x1bbad", interactive=True)  # fmt: skip
     assert saved_player_name(tmp_path / "x") is None and "not saved" in capsys.readouterr().out
+
+
+async def test_a_stranger_cannot_take_the_seat_kept_for_a_rematch(tmp_path):
+    from creepnet.node.node import JoinRefused
+
+    async with (
+        seated_pair(tmp_path / "host", tmp_path / "guest", "series") as (host, guest, _),
+        Node.open(tmp_path / "stranger", host=LOOPBACK) as stranger,
+    ):
+        rematch = await host.host_game(
+            "creeper", "series", player="a", reserved_for=frozenset({guest.identity.public_key})
+        )
+        with trio.fail_after(TIMEOUT):
+            with pytest.raises(JoinRefused, match="kept for the players of the last game"):
+                await stranger.join(host.address, rematch, player="mallory")
+            await guest.join(host.address, rematch, player="b")
+        assert host.session(rematch).seats[1].key == guest.identity.public_key
