@@ -24,6 +24,7 @@ from creepnet.protocol.log import Rejection
 PEER_NEWS = {updates.PEER_CONNECTED: True, updates.PEER_DISCONNECTED: False}
 SHOWN = {
     updates.HOST_MOVED,
+    updates.ADVERT_REFUSED,
     updates.STORAGE_OK,
     updates.REJECTED,
     updates.HALTED,
