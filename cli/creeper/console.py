@@ -6,8 +6,7 @@ the decisions here makes every command testable against a real session.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from creepnet.cli.reply import Reply
 from creepnet.engine import creeper
 from creepnet.protocol.identity import fingerprint as fp_of
 from creepnet.protocol.session import Session
@@ -21,15 +20,6 @@ commands:
   resign         give up (sent as soon as it is your turn)
   board          show the board again
   quit           leave; the game stays open and `creepnet join` resumes it"""
-
-
-@dataclass
-class Reply:
-    """What the console says, what to send (a session action), and whether to leave."""
-
-    text: str = ""
-    action: str | None = None
-    quit: bool = False
 
 
 class CreeperConsole:
