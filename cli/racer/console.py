@@ -113,10 +113,8 @@ class RacerConsole:
     def introduction(self) -> str:
         labels = self.table.labels()
         lines = [f"Creepy Racer, {len(labels)} players"]
-        for seat, label in enumerate(labels):
-            lines.append(
-                f"  seat {seat} {label}{' (you)' if seat == self.table.local_seat else ''}"
-            )
+        for seat in range(len(labels)):
+            lines.append(f"  {self._label(seat)}")
         if self.table.local_seat is None:
             lines.append("  you are watching")
         lines.append("type 'help' for commands")
@@ -132,7 +130,8 @@ class RacerConsole:
         if obs.attack is not None:
             rows.append(_clip(self._attack_row(obs)))
         rows.append(_clip(_discard_row(obs)))
-        if self.table.local_seat is not None:
+        seat = self.table.local_seat
+        if seat is not None and obs.players[seat].active:  # an out player's hand left play
             cards = [f"{n} {name}" for n, name in _hand(obs)] or ["(no cards)"]
             rows.extend(_wrap("your hand: ", cards))
         room = HEIGHT - 2 - len(rows)  # what happened, newest last, in the rows left
@@ -220,8 +219,8 @@ class RacerConsole:
     def _label(self, seat: int) -> str:
         labels = self.table.labels()
         name = labels[seat] if seat < len(labels) else ""
-        you = " (you)" if seat == self.table.local_seat else ""
-        return f"seat {seat} {name}{you}".rstrip()
+        you = "(you)" if seat == self.table.local_seat else ""
+        return " ".join(part for part in (f"seat {seat}", name, you) if part)
 
     def _header(self, obs: Observation) -> str:
         if obs.turn_seat is None:

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from creepnet.cli.racer.narration import Story
 from creepnet.engine import racer
 from creepnet.engine.racer import Bot, Observation, SeatAction, State
+from creepnet.engine.racer.state import RevealFaceUp
 
 
 class LocalTable:
@@ -31,7 +32,7 @@ class LocalTable:
         self.state = state
         self.local_seat = local_seat
         self.bots = dict(bots)
-        self._labels = list(labels) or [f"p{seat}" for seat in range(state.n)]
+        self._labels = list(labels) or [""] * state.n
         self._rng = random.Random(seed)
         self._story = Story()
 
@@ -47,6 +48,8 @@ class LocalTable:
         return self._labels
 
     def observation(self) -> Observation | None:
+        if isinstance(self.state.stage, RevealFaceUp):  # dealt face-up, not yet shown
+            return None
         if self.local_seat is None:
             return racer.observation_of_view(public_view(self.state), 0)
         return racer.observation(self.state, self.local_seat)
@@ -59,6 +62,10 @@ class LocalTable:
 
     def story(self) -> Sequence[str]:
         return self._story.lines
+
+    def new_story(self) -> list[str]:
+        """Story lines of turns finished since the last call (the local demo prints them)."""
+        return self._story.new_lines()
 
     def outcome(self) -> str | None:
         request = racer.pending(self.state)

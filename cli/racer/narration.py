@@ -23,10 +23,11 @@ class Story:
         self.parts: list[str] = []
         self._start_rolls: list[str] = []
         self._told = 0  # lines already handed out by ``new_lines``
+        self.over = False
 
-    def new_lines(self, finished_only: bool = True) -> list[str]:
-        """Lines not handed out before (by default only turns that are over)."""
-        end = len(self.lines) - (1 if finished_only and self.parts else 0)
+    def new_lines(self) -> list[str]:
+        """Lines not handed out before, except the turn still being played."""
+        end = len(self.lines) - (1 if self.turn is not None and not self.over else 0)
         fresh = self.lines[self._told : end]
         self._told = max(self._told, end)
         return fresh
@@ -36,6 +37,7 @@ class Story:
             self._setup(before, action, after)
         else:
             if (before.turn.number, before.turn.seat) != self.turn:
+                self._write_turn(final=True)
                 self.turn = (before.turn.number, before.turn.seat)
                 self.parts = []
                 self.lines.append("")
@@ -43,16 +45,19 @@ class Story:
             if text:
                 self.parts.append(text)
         self._consequences(before, after)
-        if self.turn is not None and self.lines:
-            number, seat = self.turn
-            story = "; ".join(self.parts) if self.parts else "passes"
-            self.lines[-1] = f"Turn {number:3d} - seat {seat}: {story}"
         over = racer.pending(after)
-        if isinstance(over, racer.GameOver) and not isinstance(
-            racer.pending(before), racer.GameOver
-        ):
-            self.parts = []  # the last turn is finished too
+        self._write_turn(final=isinstance(over, racer.GameOver))
+        if isinstance(over, racer.GameOver) and not self.over:
+            self.over = True
             self.lines.append(_ending(after, over.winner))
+
+    def _write_turn(self, final: bool) -> None:
+        """(Re)write the line of the turn being told; a turn with nothing in it passed."""
+        if self.turn is None:
+            return
+        number, seat = self.turn
+        story = "; ".join(self.parts) if self.parts else ("passes" if final else "…")
+        self.lines[-1] = f"Turn {number:3d} - seat {seat}: {story}"
 
     def _setup(self, before: State, action: racer.Action, after: State) -> None:
         request = racer.pending(before)
@@ -95,7 +100,7 @@ def _ending(state: State, winner: int | None) -> str:
     if winner is not None:
         return f"Winner: seat {winner} after {turns} turns."
     limit = state.options.turn_limit
-    if limit is not None and turns > limit:
+    if limit is not None and turns >= limit:
         return f"Draw: the turn limit ({limit}) was reached."
     return "Draw: nobody can draw or play a card any more, and the lines are level."
 
