@@ -40,7 +40,7 @@ moves (cards by their number in your hand, Creeps by seat and letter, e.g. 1b):
 other commands:
   moves          list what you can type now      board   show the table again
   help           this text                       quit    leave (the game waits for you)
-Words may be shortened: 'att 1b', 'wi a'."""
+Words may be shortened: 'att 1b', 'fo 2', 'dis 3'."""
 
 COMMANDS = (
     "attack",

@@ -168,6 +168,13 @@ def test_helpful_errors_suggest_only_legal_moves(line, answer):
     assert reply.action is None and answer in reply.text
 
 
+def test_commands_may_be_shortened_to_an_unambiguous_prefix():
+    _, console = table_at(two_player())
+    assert console.handle("fo 1").action == "force-hostage seat=1"
+    assert console.handle("as 1").action == "ask-hostage seat=1"
+    assert console.handle("PASS").action == "pass"
+
+
 def test_identical_cards_are_one_choice_typed_by_either_number():
     table, console = table_at(two_player())
     send(table, console, "attack 1a with b")
