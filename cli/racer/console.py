@@ -2,14 +2,11 @@
 
 The console reads the game from a ``RacerTable`` (the local seat's observation and legal
 actions, and the story in words), never from session internals, so the same console runs over a
-networked session and over a local engine game.  A typed line is resolved against the legal
-actions only, so everything it accepts or suggests is legal; it hands the session
-``racer.format_action(action)``.
-
-Typed moves name hand cards by number (``3``) and Creeps by seat and letter (``1b``: seat 1's
-second Creep; a bare ``b`` when only one legal target has that letter).  Commands may be
-shortened to any unambiguous prefix.  ``attack 1b with a c go 2`` is one line for the staged
-attack (declare, enlist, launch with Hero 2); the later steps are sent as the game asks for them.
+networked session and over a local engine game (``LocalTable``).  The board fits 80×24.  A typed
+line is resolved against the legal actions only (``grammar``), so everything the console accepts
+or suggests is legal; it hands the session ``racer.format_action(action)``.  The later steps of a
+one-line attack (``attack 1b with a c go 2``) wait in ``planned`` and go out through
+``pending_action`` as the game asks for them.
 """
 
 from __future__ import annotations
@@ -18,6 +15,15 @@ from collections.abc import Sequence
 from string import ascii_lowercase
 from typing import Protocol
 
+from creepnet.cli.racer.grammar import (
+    Step,
+    creep_labels,
+    hand_names,
+    resolve,
+    spelling,
+    split_steps,
+    split_words,
+)
 from creepnet.cli.reply import Reply
 from creepnet.engine import racer
 from creepnet.engine.racer import Observation, SeatAction
@@ -41,39 +47,6 @@ other commands:
   moves          list what you can type now      board   show the table again
   help           this text                       quit    leave (the game waits for you)
 Words may be shortened: 'att 1b', 'fo 2', 'dis 3'."""
-
-COMMANDS = (
-    "attack",
-    "with",
-    "go",
-    "withdraw",
-    "stop",
-    "pass",
-    "ask",
-    "force",
-    "yes",
-    "no",
-    "discard",
-    "play",
-    "moves",
-    "board",
-    "help",
-    "quit",
-)
-ALIASES = {
-    "?": "help",
-    "launch": "go",
-    "accept": "yes",
-    "refuse": "no",
-    "decline": "no",
-    "exit": "quit",
-    "add": "with",
-    "on": "",
-    "card": "",
-}
-STEP_WORDS = {"with", "go"}  # words that start the next step of a one-line attack
-
-Step = tuple[str, ...]
 
 
 class RacerTable(Protocol):
@@ -132,7 +105,7 @@ class RacerConsole:
         rows.append(_clip(_discard_row(obs)))
         seat = self.table.local_seat
         if seat is not None and obs.players[seat].active:  # an out player's hand left play
-            cards = [f"{n} {name}" for n, name in _hand(obs)] or ["(no cards)"]
+            cards = [f"{n} {name}" for n, name in hand_names(obs)] or ["(no cards)"]
             rows.extend(_wrap("your hand: ", cards))
         room = HEIGHT - 2 - len(rows)  # what happened, newest last, in the rows left
         story = [row for line in self.table.story()[-room:] for row in _wrap("", line.split(), " ")]
@@ -176,7 +149,7 @@ class RacerConsole:
         if not self.planned or not legal or obs is None:
             return None
         step = self.planned.pop(0)
-        found = _resolve(obs, legal, step)
+        found = resolve(obs, legal, step)
         if isinstance(found, str):
             self.planned.clear()
             self.notice = f"the rest of your attack was not sent: '{' '.join(step)}': {found}"
@@ -185,7 +158,7 @@ class RacerConsole:
 
     def handle(self, line: str) -> Reply:
         try:
-            words = _words(line)
+            words = split_words(line)
         except ValueError as exc:
             return Reply(f"{exc}; type 'help' for commands")
         if not words:
@@ -207,11 +180,11 @@ class RacerConsole:
             return Reply("not your turn: " + self.status())
         if head == "moves":
             return Reply(_options_text(obs, legal))
-        steps = _steps(words)
-        found = _resolve(obs, legal, steps[0])
+        planned = split_steps(words)
+        found = resolve(obs, legal, planned[0])
         if isinstance(found, str):
             return Reply(found)
-        self.planned = steps[1:]
+        self.planned = planned[1:]
         return Reply(action=racer.format_action(found))
 
     # ----- pieces of the board -----------------------------------------------------------------
@@ -249,7 +222,7 @@ class RacerConsole:
     def _attack_row(self, obs: Observation) -> str:
         attack = obs.attack
         assert attack is not None
-        labels = _labels(obs)
+        labels = creep_labels(obs)
         attackers = "+".join(labels[s] for s in attack.attackers) or "?"
         text = f"attack: seat {attack.attacker}'s {attackers} on {labels.get(attack.target, '?')}"
         if attack.values is not None:
@@ -333,133 +306,8 @@ def _discard_row(obs: Observation) -> str:
     return f"discard pile: {len(obs.discard)} (top {top}); dead Creeps: {len(obs.dead)}"
 
 
-def _hand(obs: Observation) -> list[tuple[int, str]]:
-    return [(n, obs.catalogue[card].name) for n, (_, card) in enumerate(obs.hand, start=1)]
-
-
-def _labels(obs: Observation) -> dict[int, str]:
-    """Each Creep's typed name: its seat and its letter in the line (``1b``)."""
-    return {
-        creep.slot: f"{player.seat}{letter}"
-        for player in obs.players
-        for letter, creep in zip(ascii_lowercase, player.line, strict=False)
-    }
-
-
-# --- typed lines -> legal actions ---------------------------------------------------------------
-
-
-def _words(line: str) -> list[str]:
-    """Lower-cased words with commands expanded from prefixes and filler words dropped."""
-    words = []
-    for word in line.lower().replace(",", " ").split():
-        if word[0].isdigit():
-            words.append(word)
-            continue
-        if word in ALIASES:
-            word = ALIASES[word]
-        elif word not in COMMANDS and (len(word) > 1 or word not in ascii_lowercase):
-            matches = [c for c in COMMANDS if c.startswith(word)]
-            if len(matches) != 1:
-                choices = f": {' or '.join(matches)}?" if matches else ""
-                raise ValueError(f"'{word}' is not a command{choices}")
-            word = matches[0]
-        if word and word != "play":
-            words.append(word)
-    return words
-
-
-def _steps(words: list[str]) -> list[Step]:
-    """``attack 1b with a c go 2`` → (attack 1b) (with a) (with c) (go 2)."""
-    steps: list[list[str]] = [[]]
-    for word in words:
-        if word in STEP_WORDS and steps[-1]:
-            steps.append([word])
-        elif steps[-1] and steps[-1][0] == "with" and len(steps[-1]) == 2:
-            steps.append(["with", word])  # several Creeps after one 'with'
-        else:
-            steps[-1].append(word)
-    return [tuple(s) for s in steps]
-
-
-def _spelling(obs: Observation, action: SeatAction) -> Step:
-    """How a person types ``action``: the words ``_resolve`` accepts for it."""
-    labels = _labels(obs)
-    number = {slot: str(n) for n, (slot, _) in enumerate(obs.hand, start=1)}
-    if isinstance(action, racer.PlayCalamity | racer.PlayGoodFortune):
-        return (number.get(action.slot, "?"), labels.get(action.target, "?"))
-    if isinstance(action, racer.PlayHero | racer.PlayMonster | racer.Discard):
-        return (number.get(action.slot, "?"),)
-    if isinstance(action, racer.DeclareAttack):
-        return ("attack", labels.get(action.target, "?"))
-    if isinstance(action, racer.AddAttacker):
-        return ("with", labels.get(action.creep, "?"))
-    if isinstance(action, racer.Launch):
-        return ("go",) if action.slot is None else ("go", number.get(action.slot, "?"))
-    if isinstance(action, racer.AskHostage | racer.ForceHostage):
-        return ("ask" if isinstance(action, racer.AskHostage) else "force", str(action.seat))
-    simple = {
-        racer.Pass: "pass",
-        racer.Withdraw: "withdraw",
-        racer.StopHeroes: "stop",
-        racer.DeclineMonster: "no",
-        racer.AcceptHostage: "yes",
-        racer.RefuseHostage: "no",
-        racer.PlaceCreep: "place",
-        racer.KeepDrawn: "keep",
-    }
-    return (simple[type(action)],)
-
-
-def _same_word(obs: Observation, typed: str, spelled: str) -> bool:
-    if typed == spelled:
-        return True
-    if len(typed) == 1 and typed.isalpha():  # a bare Creep letter
-        return spelled[:-1].isdigit() and spelled[-1] == typed
-    if typed.isdigit() and spelled.isdigit() and typed != spelled:  # an identical copy in hand
-        names = dict(_hand(obs))
-        return 0 < int(typed) <= len(obs.hand) and names.get(int(typed)) == names.get(int(spelled))
-    return False
-
-
-def _resolve(obs: Observation, legal: Sequence[SeatAction], typed: Step) -> SeatAction | str:
-    """The one legal action ``typed`` names, or what to say when it names none or several."""
-    if typed[0] == "discard":
-        typed = typed[1:]
-    for word in typed if typed[0] not in ("ask", "force") else ():  # those name a seat
-        if word.isdigit() and not 0 < int(word) <= len(obs.hand):
-            count = len(obs.hand)
-            return f"you hold {count} card{'s' if count != 1 else ''}: type 1 to {count}"
-    spelled = [(action, _spelling(obs, action)) for action in legal]
-    matches = [
-        action
-        for action, words in spelled
-        if len(words) == len(typed)
-        and all(_same_word(obs, t, s) for t, s in zip(typed, words, strict=True))
-    ]
-    if len({_spelling(obs, a) for a in matches}) == 1:
-        return matches[0]
-    said = " ".join(typed)
-    if matches:
-        return f"'{said}' could be " + " or ".join(
-            sorted({" ".join(_spelling(obs, a)) for a in matches})
-        )
-    near = [" ".join(w) for _, w in spelled if w[0] == typed[0]]
-    if typed[0].isdigit():
-        near = [
-            " ".join(w) for _, w in spelled if w[0].isdigit() and _same_word(obs, typed[0], w[0])
-        ]
-        name = dict(_hand(obs))[int(typed[0])]
-        if not near:
-            return f"card {typed[0]} ({name}) cannot be played now; type 'moves' for your options"
-        return f"card {typed[0]} ({name}): type one of " + ", ".join(sorted(set(near))[:12])
-    if near:
-        return f"'{said}' is not possible now; try " + ", ".join(sorted(set(near))[:12])
-    return f"'{said}' is not possible now; type 'moves' for your options"
-
-
 def _options_text(obs: Observation, legal: Sequence[SeatAction]) -> str:
-    spellings = sorted({" ".join(_spelling(obs, a)) for a in legal}, key=_option_order)
+    spellings = sorted({" ".join(spelling(obs, a)) for a in legal}, key=_option_order)
     return "you can type: " + "\n".join(_wrap("", spellings)).lstrip()
 
 
