@@ -108,9 +108,9 @@ class RacerConsole:
             cards = [f"{n} {name}" for n, name in hand_names(obs)] or ["(no cards)"]
             rows.extend(_wrap("your hand: ", cards))
         room = HEIGHT - 2 - len(rows)  # what happened, newest last, in the rows left
-        story = [row for line in self.table.story()[-room:] for row in _wrap("", line.split(), " ")]
         if room > 0:
-            rows.extend(story[-room:])
+            recent = self.table.story()[-room:]
+            rows.extend([row for line in recent for row in _wrap("", line.split(), " ")][-room:])
         return "\n".join(rows)
 
     def status(self) -> str:
@@ -132,7 +132,7 @@ class RacerConsole:
         seat = self.table.seat_of_peer(fingerprint)
         if seat is None or self.table.outcome() is not None:
             return f"* {text}"
-        name = f"seat {seat} {self.table.labels()[seat]} ({fingerprint})"
+        name = f"{self._label(seat)} ({fingerprint})"
         if connected:
             return f"* {name} is connected"
         return f"* {name} disconnected; the game waits, and nothing played is lost"
