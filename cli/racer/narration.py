@@ -23,6 +23,7 @@ class Story:
         self.parts: list[str] = []
         self._start_rolls: list[str] = []
         self._told = 0  # lines already handed out by ``new_lines``
+        self._turn_line = 0  # index of the turn's line in ``lines``
         self.over = False
 
     def new_lines(self) -> list[str]:
@@ -32,7 +33,19 @@ class Story:
         self._told = max(self._told, end)
         return fresh
 
-    def step(self, before: State, actor: int, action: racer.Action, after: State) -> None:
+    def step(
+        self,
+        before: State,
+        actor: int,
+        action: racer.Action | None,
+        after: State,
+        consequences: bool = True,
+    ) -> None:
+        """Tell one step.  ``action`` None is a step the teller did not see as an action (a
+        networked game's deck work), told by its consequences only; ``consequences`` False
+        leaves those (deaths, players out, the end) to a later step of the same batch."""
+        if self.over:
+            return
         if before.turn is None:
             self._setup(before, action, after)
         else:
@@ -40,14 +53,18 @@ class Story:
                 self._write_turn(final=True)
                 self.turn = (before.turn.number, before.turn.seat)
                 self.parts = []
+                self._turn_line = len(self.lines)
                 self.lines.append("")
             text = _describe(before, actor, action, after)
             if text:
                 self.parts.append(text)
+        if not consequences:
+            self._write_turn(final=False)
+            return
         self._consequences(before, after)
         over = racer.pending(after)
         self._write_turn(final=isinstance(over, racer.GameOver))
-        if isinstance(over, racer.GameOver) and not self.over:
+        if isinstance(over, racer.GameOver):
             self.over = True
             self.lines.append(_ending(after, over.winner))
 
@@ -57,9 +74,9 @@ class Story:
             return
         number, seat = self.turn
         story = "; ".join(self.parts) if self.parts else ("passes" if final else "…")
-        self.lines[-1] = f"Turn {number:3d} - seat {seat}: {story}"
+        self.lines[self._turn_line] = f"Turn {number:3d} - seat {seat}: {story}"
 
-    def _setup(self, before: State, action: racer.Action, after: State) -> None:
+    def _setup(self, before: State, action: racer.Action | None, after: State) -> None:
         request = racer.pending(before)
         if isinstance(before.stage, RevealFaceUp) and not isinstance(after.stage, RevealFaceUp):
             self.lines.append(
@@ -117,7 +134,7 @@ def _creep(state: State, slot: int) -> str:
     return f"seat {found[0]}'s {_name(state, slot)} ({state.strength(found[1])})"
 
 
-def _describe(before: State, actor: int, action: racer.Action, after: State) -> str:
+def _describe(before: State, actor: int, action: racer.Action | None, after: State) -> str:
     request = racer.pending(before)
     stage = before.stage
     if isinstance(action, racer.PlaceCreep):
