@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from creepnet.cli.text import printable
 from creepnet.protocol.session import Session
 
 
@@ -24,7 +25,7 @@ def describe(session: Session, event_index: int) -> str:
         "accept": lambda: "accepts the draw",
         "decline": lambda: "declines the draw",
     }.get(event.type, lambda: event.type)()
-    return f"seq {event.seq}: {who} {what}"
+    return printable(f"seq {event.seq}: {who} {what}")
 
 
 def status(session: Session) -> str:

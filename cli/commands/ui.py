@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from creepnet.cli.network import add_network_options, open_node, run_trio
+from creepnet.cli.options import home_dir, saved_player_name
 from creepnet.cli.seat_runner import player_name
 from creepnet.cli.web.run import add_web_options, serve_ui
 
@@ -26,4 +27,4 @@ def run(args: argparse.Namespace) -> int:
 
 async def _ui(args: argparse.Namespace) -> int:
     async with open_node(args, discovery=True, port=args.port) as node:
-        return await serve_ui(node, args, player_name(args))
+        return await serve_ui(node, args, player_name(args, saved_player_name(home_dir(args))))

@@ -54,9 +54,12 @@ async def web_face(
             nursery.cancel_scope.cancel()
 
 
-async def serve_game(node: Node, game: bytes, args: argparse.Namespace) -> int:
-    """The game's page instead of the terminal, until the game ends (as `run_seat` does)."""
-    player = getattr(args, "player", None) or "player"
+async def serve_game(
+    node: Node, game: bytes, args: argparse.Namespace, player: str | None = None
+) -> int:
+    """The game's page instead of the terminal, until the game ends (as `run_seat` does).
+    ``player`` is the name this node plays under, for games hosted from the page's lobby."""
+    player = player or getattr(args, "player", None) or "player"
     async with web_face(node, args, player) as (_, server):
         await announce(server, f"/game/{game.hex()}", args)
         await node.wait_for(game, lambda rt: rt.session.finished or rt.session.halted is not None)
