@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 from web_support import CHROMIUM, CHROMIUM_FLAGS, Process
 
 LOOPBACK = ("--iface", "127.0.0.1")
+WEB = ("--web", "--no-browser", *LOOPBACK)  # a command's page, its link printed
 PLIES = 6
 
 
@@ -168,18 +169,7 @@ def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(bro
 
 
 def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, creepnet, tmp_path):
-    solo = creepnet(
-        "dora",
-        "play",
-        "creeper",
-        "--web",
-        "--no-browser",
-        "--vs",
-        "random",
-        "--player",
-        "dora",
-        *LOOPBACK,
-    )
+    solo = creepnet("dora", "play", "creeper", "--vs", "random", "--player", "dora", *WEB)
     page = open_page(browser, solo.url)
     expect(page.locator("#status")).to_contain_text("your turn")
     page.fill("#notation", "a1-a2")
@@ -233,21 +223,10 @@ def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, cree
 
 def test_host_and_join_with_web_flag_open_the_game_page_and_end_with_it(browser, creepnet):
     name = f"flags {secrets.token_hex(3)}"
-    hoster = creepnet(
-        "erin",
-        "host",
-        "creeper",
-        "--name",
-        name,
-        "--web",
-        "--no-browser",
-        "--player",
-        "erin",
-        *LOOPBACK,
-    )
+    hoster = creepnet("erin", "host", "creeper", "--name", name, "--player", "erin", *WEB)
     host = open_page(browser, hoster.url)
     expect(host.locator("#status")).to_have_text("waiting for 1 more player to join")
-    joiner = creepnet("finn", "join", name, "--web", "--no-browser", "--player", "finn", *LOOPBACK)
+    joiner = creepnet("finn", "join", name, "--player", "finn", *WEB)
     guest = open_page(browser, joiner.url)
     for page in (host, guest):
         expect(page.locator("#summary")).to_contain_text("ply 0")
