@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from creepnet.cli.creeper.console import CreeperConsole, Reply
+from creepnet.cli.creeper.console import CreeperConsole
+from creepnet.cli.reply import Reply
 from creepnet.protocol.session import Session
 
 

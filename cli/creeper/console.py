@@ -7,8 +7,9 @@ that other people chose pass through ``printable`` before they reach the termina
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from creepnet.cli.reply import Reply
 from creepnet.cli.text import fit, printable
 from creepnet.engine import creeper
 from creepnet.protocol.identity import fingerprint as fp_of
@@ -41,15 +42,6 @@ COMMANDS = (
     "quit",
 )
 CONFIRM = {"resign", "yes", "y"}
-
-
-@dataclass
-class Reply:
-    """What the console says, what to send (a session action), and whether to leave."""
-
-    text: str = ""
-    action: str | None = None
-    quit: bool = False
 
 
 class CreeperConsole:
