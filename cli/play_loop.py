@@ -47,6 +47,10 @@ async def play_in_terminal(
     """Show the game and take commands until it ends, the user quits, or (for players, with
     leave_on_eof) input ends.  A spectator without a terminal keeps watching to the end."""
     session = node.session(game)
+    if not session.log.events:
+        # Fetched from a host that listed the game before storing its genesis: the kind of
+        # game, hence its console, is known once the genesis arrives.
+        await node.wait_for(game, lambda rt: bool(rt.session.log.events))
     console = console_for(session, colour=colour)
     screen = screen or (Screen(out) if out is not None else Screen.for_stdout())
     say = screen.say
