@@ -45,9 +45,9 @@ off-subgroup points, which validates every received point on the way.
 from __future__ import annotations
 
 import hashlib
-import math
 import secrets
 from collections.abc import Sequence
+from functools import reduce
 
 from creepnet.protocol.deck.group import (
     IDENTITY,
@@ -95,6 +95,11 @@ def _challenges(
         frame(CHALLENGE_DOMAIN, context, base, commit, n, *inputs, *outputs, *perm_commits)
     ).digest()
     return seed, [_hash_int(seed, "e", j) for j in range(n)]
+
+
+def _product(values: Sequence[int]) -> int:
+    """prod mod L, reduced as it goes (math.prod would grow a 30 000-bit integer)."""
+    return reduce(lambda acc, x: acc * x % L, values, 1)
 
 
 def _chain_weights(seed: bytes, chain: Sequence[bytes]) -> tuple[bytes, list[int]]:
@@ -231,7 +236,7 @@ def verify_shuffle(
         term(p_chain * (tail - v * weights[i]) - end, chain[i], "chain", i)
         term(p_map * k_perm[i], outputs[i], "points", i)
         term(-p_map * k_layer * e[i], inputs[i], "inputs", i)
-    term(p_chain * weights[0] * k_perm[0] + p_end * v * math.prod(e), chain_start, "generator", 0)
+    term(p_chain * weights[0] * k_perm[0] + p_end * v * _product(e), chain_start, "generator", 0)
     weights_of_ts = (p_rows, p_perm, p_chain, p_end, p_map, p_layer)
     for p, t, name in zip(weights_of_ts, ts, ANNOUNCEMENTS, strict=True):
         term(-p, t, name)
