@@ -46,7 +46,8 @@ async def play_in_terminal(
 ) -> int:
     """Show the game and take commands until it ends, the user quits, or (for players, with
     leave_on_eof) input ends.  A spectator without a terminal keeps watching to the end."""
-    session = node.session(game)
+    # A spectator may get here before the genesis arrives, and the genesis says which game it is.
+    session = (await node.wait_for(game, lambda rt: bool(rt.session.kind))).session
     console = console_for(session, colour=colour)
     screen = screen or (Screen(out) if out is not None else Screen.for_stdout())
     say = screen.say
