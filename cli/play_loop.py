@@ -46,11 +46,8 @@ async def play_in_terminal(
 ) -> int:
     """Show the game and take commands until it ends, the user quits, or (for players, with
     leave_on_eof) input ends.  A spectator without a terminal keeps watching to the end."""
-    session = node.session(game)
-    if not session.log.events:
-        # Fetched from a host that listed the game before storing its genesis: the kind of
-        # game, hence its console, is known once the genesis arrives.
-        await node.wait_for(game, lambda rt: bool(rt.session.log.events))
+    # A spectator may get here before the genesis arrives, and the genesis says which game it is.
+    session = (await node.wait_for(game, lambda rt: bool(rt.session.kind))).session
     console = console_for(session, colour=colour)
     screen = screen or (Screen(out) if out is not None else Screen.for_stdout())
     say = screen.say
