@@ -15,7 +15,7 @@ from typing import Any
 import trio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -82,8 +82,12 @@ def build_replay_app(files: dict[str, Path]) -> Starlette:
             raise WebError("no such log here")
         return files[which]
 
+    async def home(request: Request) -> Response:
+        return RedirectResponse(f"/replay/{next(iter(files))}?{request.url.query}")
+
     return Starlette(
         routes=[
+            Route("/", home),  # the page's "creepnet" link: this face has only the replay
             Route("/replay/{which}", page("replay.html")),
             replay_route(resolve),
             Mount("/static", StaticFiles(directory=STATIC)),
