@@ -110,6 +110,7 @@ class WebFace:
                     "instance": item.instance,
                     "name": parts[0] if len(parts) == 3 else item.title,
                     "host": parts[1] if len(parts) == 3 else "",
+                    "host_player": item.player,  # what the advert says: a hint, unchecked
                     "kind": item.kind,
                     "game": item.game,
                     "seats_taken": item.seats_taken,

@@ -101,6 +101,7 @@ def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(bro
 
     guest = open_page(browser, bob.url)
     expect(lan_row(guest, name)).to_contain_text("1/2")
+    expect(lan_row(guest, name)).to_contain_text("alice")  # the host, as its advert names it
     lan_row(guest, name).locator("button.join").click()
     expect(guest).to_have_url(re.compile(r"/game/"))
     for page in (host, guest):

@@ -26,7 +26,7 @@ function lanRow(game) {
   return el("tr", { "data-game": game.game, "data-name": game.name },
     el("td", { class: "name" }, game.name),
     el("td", {}, game.kind),
-    el("td", {}, el("code", {}, game.host)),
+    el("td", {}, game.host_player ? game.host_player + " " : "", el("code", {}, game.host)),
     el("td", {}, `${game.seats_taken}/${game.seats_total}`),
     el("td", {}, String(game.seats_free)),
     el("td", {}, game.state),
@@ -69,6 +69,7 @@ function render(lobby) {
     : lobby.lan.length ? "" : "no games seen on the LAN yet — host one, or wait a moment";
   const mine = document.querySelector("#mine tbody");
   mine.replaceChildren(...lobby.mine.map(mineRow));
+  document.getElementById("mine").hidden = !lobby.mine.length;
   document.getElementById("mine-note").textContent = lobby.mine.length
     ? "" : "none yet: the games you host, join or watch are kept here, with their replays";
 }
