@@ -649,7 +649,7 @@ class Node:
         async with runtime.lock:
             before = len(session.log)
             for raw in message["items"]:
-                receipt = session.receive(raw)
+                receipt = session.receive(raw, sender=peer.key)
                 for rejection in receipt.rejections:
                     if receipt.status == "equivocation":
                         continue
@@ -722,7 +722,7 @@ class Node:
         # Pass the conflicting event on, so every honest peer sees the proof and stops too.
         seq = len(runtime.session.log.events) - 1
         for follower in runtime.followers.values():
-            follower.send(messages.events(runtime.game, seq, [raw], runtime.stored))
+            follower.send(messages.events(runtime.game, seq, [proof.second], runtime.stored))
 
     # ----- the one path of every accepted event ----------------------------------------------
 

@@ -117,14 +117,14 @@ def parse_event(raw: bytes) -> Event:
         missing = sorted(FIELDS - set(value))
         extra = sorted(set(value) - FIELDS)
         raise EventError(f"wrong fields (missing {missing}, unexpected {extra})")
-    if value["v"] != PROTOCOL_VERSION:
+    if type(value["v"]) is not int or value["v"] != PROTOCOL_VERSION:
         raise EventError(f"unsupported protocol version {value['v']!r}")
     _expect_bytes(value, "game", GAME_ID_SIZE)
     _expect_bytes(value, "prev", EVENT_ID_SIZE)
     _expect_bytes(value, "author", PUBLIC_KEY_SIZE)
     _expect_bytes(value, "sig", SIGNATURE_SIZE)
     seq = value["seq"]
-    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+    if type(seq) is not int or seq < 0:
         raise EventError("seq must be a non-negative integer")
     kind = value["type"]
     if not isinstance(kind, str) or not 0 < len(kind) <= MAX_TYPE_LENGTH:
