@@ -5,6 +5,7 @@ import os
 import trio
 
 from creepnet.node.discovery import SERVICE_TYPE, Found, GameAd, Lost, open_discovery
+from creepnet.node.handshake import WIRE_VERSION
 
 LOOPBACK_ONLY = ["127.0.0.1"]  # network safety: never multicast on other interfaces
 
@@ -38,7 +39,7 @@ async def test_advertise_browse_update_withdraw():
             assert found.title == f"friday night abcd-efgh {game.hex()[:8]}"
             assert found.instance.endswith(SERVICE_TYPE)
             assert found.txt == {
-                "v": "1",
+                "v": str(WIRE_VERSION),
                 "kind": "creeper",
                 "game": game.hex()[:8],
                 "seats": "1/2",

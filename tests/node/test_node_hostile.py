@@ -12,7 +12,7 @@ from creepnet.node.framing import FrameError, FrameReader
 from creepnet.node.handshake import HandshakeError, PeerHello
 from creepnet.node.node import Node, NodeError
 from creepnet.node.peer import SEND_QUEUE, Peer
-from creepnet.node.transport import Timeouts, connect
+from creepnet.node.transport import Connection, Timeouts, connect
 from creepnet.protocol import codec
 from creepnet.protocol.event import sign_event
 from creepnet.protocol.identity import Identity
@@ -26,13 +26,16 @@ class LyingIdentity(Identity):
         return bytes(64)
 
 
-async def read_until_closed(stream, seconds=5):
-    """Everything the other end sends until it closes; fails if it stays open."""
-    reader, frames = FrameReader(stream), []
+async def read_until_closed(end, seconds=5):
+    """Everything the other end sends until it closes; fails if it stays open.
+
+    ``end`` is a raw stream (frames in the clear) or a handshaken Connection (sealed frames)."""
+    read = end.receive if isinstance(end, Connection) else FrameReader(end).read
+    frames = []
     with trio.fail_after(seconds):
         while True:
             try:
-                frames.append(await reader.read())
+                frames.append(await read())
             except (FrameError, trio.BrokenResourceError, OSError):
                 return frames
 
@@ -57,13 +60,13 @@ async def test_half_open_connection_times_out_and_the_node_stays_up(tmp_path):
 async def test_version_mismatch_between_nodes_is_reported_on_both_sides(tmp_path):
     async with (
         Node.open(tmp_path / "a", timeouts=QUICK) as old,
-        Node.open(tmp_path / "b", timeouts=QUICK, version=2) as new,
+        Node.open(tmp_path / "b", timeouts=QUICK, version=3) as new,
         old.updates() as news,
     ):
         with pytest.raises(NodeError, match="unsupported protocol version"):
             await new.list_games(old.address)
         failed = await next_update(news, lambda u: u.kind == updates.HANDSHAKE_FAILED)
-        assert "unsupported protocol version 2" in failed.text
+        assert "unsupported protocol version 3" in failed.text
 
 
 async def test_bad_handshake_signature_is_refused_with_a_reason(tmp_path):
@@ -78,19 +81,19 @@ async def test_oversized_frame_and_garbage_close_only_that_connection(tmp_path):
     async with Node.open(tmp_path / "a", timeouts=QUICK) as node, node.updates() as news:
         bad = await raw_peer(node.address, MALLORY, QUICK)
         await bad.stream.send_all(struct.pack(">I", 0xFFFFFFFF))  # 4 GiB declared, none sent
-        frames = await read_until_closed(bad.stream)
+        frames = await read_until_closed(bad)
         assert frames[-1]["type"] == "error" and "exceeds the limit" in frames[-1]["reason"]
         gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
         assert "exceeds the limit" in gone.text
 
         garbage = await raw_peer(node.address, MALLORY, QUICK)
         await garbage.stream.send_all(struct.pack(">I", 3) + b"\xc1\xc1\xc1")
-        frames = await read_until_closed(garbage.stream)
+        frames = await read_until_closed(garbage)
         assert frames[-1]["type"] == "error" and "bad frame" in frames[-1]["reason"]
 
         odd = await raw_peer(node.address, MALLORY, QUICK)
         await odd.send({"type": "events", "game": b"x" * 16, "from": 0, "items": [1], "length": 1})
-        frames = await read_until_closed(odd.stream)
+        frames = await read_until_closed(odd)
         assert "protocol violation" in frames[-1]["reason"]
 
         honest = await raw_peer(node.address, Identity.generate(), QUICK)
@@ -102,16 +105,15 @@ async def test_oversized_frame_and_garbage_close_only_that_connection(tmp_path):
 async def test_a_flood_of_frames_is_absorbed(tmp_path):
     async with Node.open(tmp_path / "a", timeouts=QUICK) as node:
         flood = await raw_peer(node.address, MALLORY, QUICK)
-        frame = struct.pack(">I", 1) + b"\x80"  # `{}`: not a message, but first some pings
-        ping = codec.encode({"type": "have", "game": b"z" * 16, "length": 5})
-        burst = (struct.pack(">I", len(ping)) + ping) * 20000
+        have = {"type": "have", "game": b"z" * 16, "length": 5}
+        burst = b"".join(flood.frame(have) for _ in range(20000))  # sealed, in order
         with trio.fail_after(20):
             await flood.stream.send_all(burst)
             await flood.send({"type": "list"})
             while (await flood.receive())["type"] != "games":
                 pass
-            await flood.stream.send_all(frame)
-            frames = await read_until_closed(flood.stream)
+            await flood.send({})  # `{}`: not a message
+            frames = await read_until_closed(flood)
         assert "type" in frames[-1]["reason"]
 
 
@@ -181,7 +183,7 @@ async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
                 )
             gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
             assert MALLORY.fingerprint in gone.text and "were refused" in gone.text
-            await read_until_closed(mallory.stream)
+            await read_until_closed(mallory)
             await mallory.aclose()
 
 
@@ -191,7 +193,7 @@ async def test_a_silent_peer_is_dropped_after_the_idle_timeout(tmp_path):
         mute = await raw_peer(node.address, MALLORY, idle)  # answers nothing, not even pings
         gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
         assert "silent for 0.6s" in gone.text
-        frames = await read_until_closed(mute.stream)
+        frames = await read_until_closed(mute)
         assert {f["type"] for f in frames} <= {"ping"}
         await mute.aclose()
 
