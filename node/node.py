@@ -18,6 +18,7 @@ from typing import Any
 import trio
 
 from creepnet.node import messages, updates
+from creepnet.node.admission import Admission, remote_address
 from creepnet.node.discovery import Discovery, Found, GameAd, open_discovery
 from creepnet.node.framing import FrameError
 from creepnet.node.game import GameRuntime
@@ -33,8 +34,6 @@ from creepnet.protocol.log import EquivocationProof, Rejection
 from creepnet.protocol.onion import OnionExhausted
 from creepnet.protocol.session import Session
 
-MAX_PEERS = 64
-MAX_HANDSHAKES = 16  # concurrent unauthenticated connections; more are closed at once
 MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
 MAX_RETRY = 30.0
 REDISCOVER_AFTER = 2  # failed redials of a game's host before we look for it by zeroconf
@@ -93,7 +92,7 @@ class Node:
         self.discovery: Discovery | None = None
         self._broadcaster = Broadcaster(name or self.identity.fingerprint)
         self._dialers: dict[str, _Dialer] = {}
-        self._handshakes = trio.CapacityLimiter(MAX_HANDSHAKES)
+        self._admission = Admission()
         self._nursery: trio.Nursery | None = None
         self._ads_dirty = trio.Event()
         # The port our unfinished hosted games were served on before, when it was taken and
@@ -437,10 +436,10 @@ class Node:
 
     async def _accept(self, stream: trio.SocketStream) -> None:
         conn = Connection(stream, self.timeouts)
-        try:
-            self._handshakes.acquire_nowait()
-        except trio.WouldBlock:
-            await conn.send_error("too many connections in handshake; try again")
+        address = remote_address(conn.label)
+        refusal = self._admission.enter(address)
+        if refusal is not None:
+            await conn.send_error(refusal)
             await conn.aclose()
             return
         try:
@@ -449,9 +448,11 @@ class Node:
             self._publish(updates.HANDSHAKE_FAILED, str(exc))
             return
         finally:
-            self._handshakes.release()
-        if len(self.peers) >= MAX_PEERS and hello.key not in self.peers:
-            await conn.send_error(f"this node already has {MAX_PEERS} peers")
+            self._admission.leave(address)
+        players = {key for rt in self.games.values() for key in rt.session.seat_keys}
+        refusal = self._admission.make_room(self.peers, hello.key, players)
+        if refusal is not None:
+            await conn.send_error(refusal)
             await conn.aclose()
             return
         await self._serve(Peer(conn, hello))

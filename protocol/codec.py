@@ -4,9 +4,12 @@ Allowed values: None, bool, int (-2**63 .. 2**64-1), str, bytes, list and dict w
 Canonical form: map keys sorted by their UTF-8 bytes, no duplicates, smallest integer and
 length encodings, bin for bytes and str for text, no floats and no ext types.
 
-The decoder enforces hard limits before allocating, then re-encodes what it decoded and demands
-the same bytes: that single check rejects every non-minimal form msgpack allows (wide ints,
-str8 for a short string, map16 for a small map, ...), so signed and hashed bytes are well defined.
+The decoder enforces hard limits before allocating — including a cap on the total number of
+items (map pairs, array elements and the containers themselves), counted as each container is
+completed, so 2 MiB of empty maps cannot become 150 MB of Python objects — then re-encodes what
+it decoded and demands the same bytes: that single check rejects every non-minimal form msgpack
+allows (wide ints, str8 for a short string, map16 for a small map, ...), so signed and hashed
+bytes are well defined.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ class Limits:
     max_array: int = 16384
     max_map: int = 256
     max_depth: int = 16
+    max_items: int = 1 << 17  # pairs + elements + containers in one value
 
 
 DEFAULT_LIMITS = Limits()
@@ -126,12 +130,33 @@ def _unpacker_options(limits: Limits) -> dict[str, Any]:
     )
 
 
+def _item_budget(limits: Limits) -> dict[str, Any]:
+    """Unpacker hooks that count every completed container's items and stop past the cap."""
+    left = limits.max_items
+
+    def spend(count: int) -> None:
+        nonlocal left
+        left -= count + 1
+        if left < 0:
+            raise CodecError(f"more than {limits.max_items} items in one value")
+
+    def pairs(items: list[tuple[Any, Any]]) -> dict[str, Any]:
+        spend(len(items))
+        return _pairs_hook(items)
+
+    def array(items: list[Any]) -> list[Any]:
+        spend(len(items))
+        return items
+
+    return {"object_pairs_hook": pairs, "list_hook": array}
+
+
 def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Decode exactly one canonical value occupying all of data, or raise CodecError."""
     if len(data) > limits.max_size:
         raise CodecError(f"input of {len(data)} bytes exceeds the limit of {limits.max_size}")
     try:
-        value = msgpack.unpackb(data, **_unpacker_options(limits))
+        value = msgpack.unpackb(data, **{**_unpacker_options(limits), **_item_budget(limits)})
     except CodecError:
         raise
     except msgpack.ExtraData:
