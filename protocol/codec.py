@@ -156,7 +156,10 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     if len(data) > limits.max_size:
         raise CodecError(f"input of {len(data)} bytes exceeds the limit of {limits.max_size}")
     try:
-        value = msgpack.unpackb(data, **{**_unpacker_options(limits), **_item_budget(limits)})
+        options = _unpacker_options(limits)
+        if len(data) > limits.max_items:  # every item takes a byte, so smaller input is safe
+            options.update(_item_budget(limits))
+        value = msgpack.unpackb(data, **options)
     except CodecError:
         raise
     except msgpack.ExtraData:
@@ -189,23 +192,31 @@ def split_stream(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Split:
     Malformed framing raises StreamError naming the offset.  Values are skipped, not built:
     each item still needs ``decode``, which is where its content is judged.
     """
+    items = list(iter_stream(data, limits))
+    return Split(items, data[sum(map(len, items)) :])
+
+
+def iter_stream(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[bytes]:
+    """The complete values of a stream, one by one, as ``split_stream`` cuts them.
+
+    A malformed value raises StreamError only once every value before it has been yielded, so
+    a reader judges values in stream order; an incomplete last value just ends the iteration.
+    """
     unpacker = msgpack.Unpacker(max_buffer_size=max(len(data), 1), **_unpacker_options(limits))
     unpacker.feed(data)
-    items: list[bytes] = []
-    start = 0
+    index = start = 0
     try:
         for _ in _iterate(unpacker):
             end = unpacker.tell()
             if end - start > limits.max_size:
                 raise CodecError(f"value at offset {start} exceeds {limits.max_size} bytes")
-            items.append(data[start:end])
-            start = end
+            yield data[start:end]
+            index, start = index + 1, end
     except CodecError as exc:
-        raise StreamError(f"at offset {start}: {exc}", len(items), start) from None
+        raise StreamError(f"at offset {start}: {exc}", index, start) from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         message = f"at offset {start}: malformed msgpack: {str(exc) or type(exc).__name__}"
-        raise StreamError(message, len(items), start) from None
-    return Split(items, data[start:])
+        raise StreamError(message, index, start) from None
 
 
 def _iterate(unpacker: msgpack.Unpacker) -> Iterator[None]:
