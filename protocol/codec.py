@@ -84,16 +84,10 @@ def _canonical(value: Any, depth: int, max_depth: int) -> Any:
     raise CodecError(f"type not allowed: {type(value).__name__}")
 
 
-def _pairs_hook(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
-    previous = None
-    for key, _ in pairs:
-        if not isinstance(key, str):
-            raise CodecError(f"map key must be str, not {type(key).__name__}")
-        if previous is not None and key <= previous:
-            reason = "duplicate map key" if key == previous else "map keys not sorted"
-            raise CodecError(f"{reason}: {key!r}")
-        previous = key
-    return dict(pairs)
+def _str_key(key: Any) -> str:
+    if type(key) is not str:
+        raise CodecError(f"map key must be str, not {type(key).__name__}")
+    return key
 
 
 def _ext_hook(code: int, data: bytes) -> Any:
@@ -101,12 +95,17 @@ def _ext_hook(code: int, data: bytes) -> Any:
 
 
 def _check_shape(container: Any, depth: int, max_depth: int) -> None:
-    """Reject what msgpack can decode but we never encode (floats) and over-deep nesting.
+    """Reject what msgpack can decode but we never encode: floats, keys that are not str or
+    not in order (duplicates are caught by the re-encoding), and over-deep nesting.
 
     Only containers are visited: this runs on every received event, so it stays lean.
     """
     if depth > max_depth:
         raise CodecError(f"nesting deeper than {max_depth}")
+    if type(container) is dict:
+        keys = list(container)
+        if keys != sorted(keys, key=_str_key):
+            raise CodecError("map keys not sorted")
     for item in container.values() if type(container) is dict else container:
         kind = type(item)
         if kind is float:
@@ -119,8 +118,7 @@ def _unpacker_options(limits: Limits) -> dict[str, Any]:
     return dict(
         raw=False,
         use_list=True,
-        strict_map_key=False,  # our hook gives the clearer error for non-str keys
-        object_pairs_hook=_pairs_hook,
+        strict_map_key=False,  # _check_shape gives the clearer error for non-str keys
         ext_hook=_ext_hook,
         max_str_len=limits.max_str,
         max_bin_len=limits.max_bin,
@@ -140,15 +138,15 @@ def _item_budget(limits: Limits) -> dict[str, Any]:
         if left < 0:
             raise CodecError(f"more than {limits.max_items} items in one value")
 
-    def pairs(items: list[tuple[Any, Any]]) -> dict[str, Any]:
+    def mapping(items: dict[str, Any]) -> dict[str, Any]:
         spend(len(items))
-        return _pairs_hook(items)
+        return items
 
     def array(items: list[Any]) -> list[Any]:
         spend(len(items))
         return items
 
-    return {"object_pairs_hook": pairs, "list_hook": array}
+    return {"object_hook": mapping, "list_hook": array}
 
 
 def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
@@ -173,7 +171,10 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     if type(value) in (dict, list):
         _check_shape(value, 1, limits.max_depth)
     if msgpack.packb(value, use_bin_type=True) != data:
-        raise CodecError("not the canonical encoding (non-minimal int, length or type)")
+        raise CodecError(
+            "not the canonical encoding (a non-minimal int or length, another type, "
+            "or a duplicate map key)"
+        )
     return value
 
 
