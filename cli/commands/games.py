@@ -9,12 +9,17 @@ import trio
 
 from creepnet.cli.network import add_network_options, interfaces, setup_logging
 from creepnet.cli.options import fail
-from creepnet.node.discovery import browse_once, open_discovery
+from creepnet.node.discovery import browse_until_stable, open_discovery
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("games", help="list games on the LAN")
-    parser.add_argument("--wait", type=float, default=3.0, help="seconds to listen (default 3)")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=3.0,
+        help="listen at most this long (default 3 s); returns once the list is stable",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per game")
     add_network_options(parser)
     parser.set_defaults(func=run)
@@ -64,4 +69,4 @@ def _split_title(title: str) -> tuple[str, str]:
 
 async def _browse(iface: list[str] | None, wait: float):
     async with open_discovery(iface) as discovery:
-        return await browse_once(discovery, wait)
+        return await browse_until_stable(discovery, wait)

@@ -81,7 +81,7 @@ async def test_a_seated_player_gets_in_when_anonymous_peers_fill_every_slot(tmp_
             Node.open(tmp_path / "bob", timeouts=FAST) as bob,
             alice.updates() as news,
         ):
-            game = await alice.host_game(player="alice")
+            game = await alice.host_game("creeper", player="alice")
             await bob.join(alice.address, player="bob")
             await bob.wait_for(game, lambda rt: rt.session.local_seat is not None)
             bob_peer = alice.peers[bob.identity.public_key]

@@ -50,7 +50,7 @@ async def test_a_relayed_handshake_gives_the_relay_no_voice(tmp_path):
     """Mallory passes X's handshake to V unchanged, then injects `have {length: 10^6}`: V
     authenticated X, not Mallory, and her frame fails its tag; V hangs up without acting on it."""
     async with Node.open(tmp_path / "v", timeouts=FAST) as victim, victim.updates() as news:
-        game = await victim.host_game(player="v")
+        game = await victim.host_game("creeper", player="v")
         async with relayed(victim.address) as (x_end, mallory_in, mallory_out):
             async with trio.open_nursery() as nursery:
                 # hello, auth and ready each way
