@@ -28,6 +28,12 @@ EVENT_ID_SIZE = 32
 GENESIS_PREV = bytes(EVENT_ID_SIZE)
 MAX_TYPE_LENGTH = 32
 FIELDS = frozenset({"v", "game", "seq", "prev", "author", "type", "body", "sig"})
+_BYTES_FIELDS = (
+    ("game", GAME_ID_SIZE),
+    ("prev", EVENT_ID_SIZE),
+    ("author", PUBLIC_KEY_SIZE),
+    ("sig", SIGNATURE_SIZE),
+)
 _SIG_ENTRY = b"\xa3sig\xc4\x40"  # fixstr "sig", then a bin8 header of 64 bytes
 
 
@@ -112,16 +118,15 @@ def parse_event(raw: bytes) -> Event:
         raise EventError(f"undecodable event: {exc}") from None
     if not isinstance(value, dict):
         raise EventError("an event must be a map")
-    if set(value) != FIELDS:
+    if value.keys() != FIELDS:
         missing = sorted(FIELDS - set(value))
         extra = sorted(set(value) - FIELDS)
         raise EventError(f"wrong fields (missing {missing}, unexpected {extra})")
     if type(value["v"]) is not int or value["v"] != PROTOCOL_VERSION:
         raise EventError(f"unsupported protocol version {value['v']!r}")
-    _expect_bytes(value, "game", GAME_ID_SIZE)
-    _expect_bytes(value, "prev", EVENT_ID_SIZE)
-    _expect_bytes(value, "author", PUBLIC_KEY_SIZE)
-    _expect_bytes(value, "sig", SIGNATURE_SIZE)
+    for field, size in _BYTES_FIELDS:
+        if type(value[field]) is not bytes or len(value[field]) != size:
+            raise EventError(f"{field} must be {size} bytes")
     seq = value["seq"]
     if type(seq) is not int or seq < 0:
         raise EventError("seq must be a non-negative integer")
@@ -155,8 +160,3 @@ def _unsigned_bytes(raw: bytes, sig: bytes) -> bytes:
     entry = _SIG_ENTRY + sig
     at = raw.rfind(entry)
     return SIGNING_DOMAIN + b"\x87" + raw[1:at] + raw[at + len(entry) :]
-
-
-def _expect_bytes(value: dict[str, Any], field: str, size: int) -> None:
-    if not isinstance(value[field], bytes) or len(value[field]) != size:
-        raise EventError(f"{field} must be {size} bytes")
