@@ -18,6 +18,7 @@ from creepnet.protocol.event import sign_event
 from creepnet.protocol.identity import Identity
 
 MALLORY = Identity.from_seed(b"\x66" * 32)
+OUTSIDER = Identity.from_seed(b"\x67" * 32)
 QUICK = Timeouts(connect=2, handshake=0.5, ping=0.5, idle=3, send=2, retry=0.05)
 
 
@@ -241,3 +242,50 @@ async def test_equivocation_stops_the_game_names_the_author_and_spreads(tmp_path
             with pytest.raises(Exception, match="not your turn|halted|stopped"):
                 await alice.play(game, "resign")
             await relay.aclose()
+
+
+async def test_an_outsider_cannot_halt_a_running_game(tmp_path):
+    """Attack 1 of issue #13, as a script against running nodes: a fresh key, no seat, two
+    different signed moves for a future position in one `events` frame."""
+    with trio.fail_after(40):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            game = await alice.host_game("creeper", player="alice", options={"max_plies": 30})
+            await bob.join(alice.address, player="bob")
+            async with trio.open_nursery() as nursery:  # some moves first
+                nursery.start_soon(run_bot, alice, game, "random", 1)
+                nursery.start_soon(run_bot, bob, game, "random", 2)
+                await alice.wait_for(game, lambda rt: len(rt.session.log) >= 8)
+                nursery.cancel_scope.cancel()
+            session = alice.session(game)
+            outsider = await raw_peer(alice.address, OUTSIDER)
+            ahead = len(session.log) + 3
+            twins = [
+                sign_event(
+                    OUTSIDER, game=game, seq=ahead, prev=bytes(32), type="move", body=body
+                ).raw
+                for body in ({"move": "a1-b2"}, {"move": "a1-b3"})
+            ]
+            await outsider.send(
+                {"type": "events", "game": game, "from": ahead, "items": twins, "length": ahead}
+            )
+            await outsider.send({"type": "list"})  # its reply proves the events were handled
+            while (await outsider.receive())["type"] != "games":
+                pass
+            assert session.halted is None
+            assert not (alice.home.game(game).folder / "equivocation").exists()
+            async with trio.open_nursery() as nursery:  # and the game goes on to its end
+                nursery.start_soon(run_bot, alice, game, "random", 3)
+                nursery.start_soon(run_bot, bob, game, "random", 4)
+            assert session.finished and bob.session(game).finished
+            kinds = []
+            while True:
+                try:
+                    kinds.append(news.receive_nowait().kind)
+                except trio.WouldBlock:
+                    break
+            assert updates.GAME_OVER in kinds and updates.HALTED not in kinds
+            await outsider.aclose()
