@@ -72,6 +72,7 @@ class Advertiser:
                     seats_total=session.seat_count,
                     state=runtime.state,
                     addresses=tuple(self._addresses()),
+                    player=session.seats[0].player if session.seats else "",
                 )
             )
         return ads

@@ -62,6 +62,7 @@ class GameAd:
     seats_total: int
     state: str  # lobby | playing
     addresses: Sequence[str] = ("127.0.0.1",)
+    player: str = ""  # the host player's name, shown by `creepnet games`
 
     @property
     def short_game(self) -> str:
@@ -79,6 +80,7 @@ class GameAd:
             "game": self.short_game,
             "seats": f"{self.seats_taken}/{self.seats_total}",
             "state": self.state,
+            **({"player": self.player[:32]} if self.player else {}),
         }
 
     def info(self) -> ServiceInfo:
@@ -106,6 +108,7 @@ class Found:
     seats_total: int
     state: str
     txt: dict[str, str] = field(default_factory=dict)
+    player: str = ""  # the host player's name as the advert says it: a hint, unchecked
 
     @property
     def address(self) -> str:
@@ -138,6 +141,7 @@ def _parse(info: ServiceInfo) -> Found:
         seats_total=int(total) if total.isdigit() else 0,
         state=txt.get("state", ""),
         txt=txt,
+        player=txt.get("player", "")[:32],
     )
 
 

@@ -9,6 +9,7 @@ import trio
 
 from creepnet.cli.network import add_network_options, interfaces, setup_logging
 from creepnet.cli.options import fail
+from creepnet.cli.text import printable
 from creepnet.node.discovery import browse_until_stable, open_discovery
 
 
@@ -40,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
                 json.dumps(
                     {
                         "title": f.title,
+                        "player": f.player,
                         "kind": f.kind,
                         "game": f.game,
                         "address": f.address,
@@ -52,13 +54,17 @@ def run(args: argparse.Namespace) -> int:
     if not found:
         print(f"no games found on the LAN within {args.wait:g}s")
         return 0
-    print(f"{'NAME':<24} {'KIND':<8} {'ID':<8} {'SEATS':<5} {'STATE':<8} {'HOST':<9} ADDRESS")
+    # Fits 80 columns: names are cut, an IPv4 address and port (21) always fit.
+    print(f"{'NAME':<16} {'HOST':<10} {'KIND':<7} {'ID':<8} {'SEATS':<5} {'STATE':<7} ADDRESS")
     for f in found:
         name, host_fp = _split_title(f.title)
-        print(
-            f"{name[:24]:<24} {f.kind:<8} {f.game:<8} {f.seats_taken}/{f.seats_total:<3} "
-            f"{f.state:<8} {host_fp:<9} {f.address}"
+        host = f.player or host_fp
+        seats = f"{f.seats_taken}/{f.seats_total}"
+        row = (
+            f"{name[:16]:<16} {host[:10]:<10} {f.kind[:7]:<7} {f.game[:8]:<8} {seats:<5} "
+            f"{f.state[:7]:<7} {f.address}"
         )
+        print(printable(row))
     return 0
 
 

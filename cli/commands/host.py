@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 
-from creepnet.cli.network import add_network_options, open_node, port_note, run_trio
-from creepnet.cli.options import fail
-from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.cli.network import (
+    add_network_options,
+    open_node,
+    port_note,
+    reachable_address,
+    run_trio,
+)
+from creepnet.cli.options import fail, home_dir, saved_player_name
+from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.node.node import Node
 
 
@@ -32,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.max_plies is not None and args.max_plies < 1:
         return fail("--max-plies must be positive")
+    ask_name_once(args)
     return run_trio(_host, args)
 
 
@@ -48,7 +56,7 @@ def hosted_game(node: Node, name: str) -> bytes | None:
 
 
 async def _host(args: argparse.Namespace) -> int:
-    player = player_name(args)
+    player = player_name(args, saved_player_name(home_dir(args)))
     options = {"max_plies": args.max_plies} if args.max_plies else {}
     name = (args.name or f"{player}'s game")[:64]
     async with open_node(args, discovery=not args.no_discovery, port=args.port) as node:
@@ -67,7 +75,7 @@ async def _host(args: argparse.Namespace) -> int:
         print(f"listening on port {node.port}; others join with:  creepnet join {game.hex()[:8]}")
         print(
             f"  (or without zeroconf:  creepnet join {game.hex()[:8]} "
-            f"--addr <this-host>:{node.port})"
+            f"--addr {reachable_address(node)})"
         )
-        await node.wait_for(game, lambda rt: rt.session.started)
-        return await run_seat(node, game, args)
+        again = f"creepnet host {args.kind} --name {shlex.quote(name)}"
+        return await run_seat(node, game, args, resume_hint=again, player=player)
