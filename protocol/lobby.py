@@ -63,8 +63,8 @@ class JoinError(ValueError):
 def check_player_name(name: Any) -> str:
     if not valid_name(name, MAX_PLAYER_NAME):
         raise JoinError(
-            f"a player name must be 1-{MAX_PLAYER_NAME} code points, none of them a control, "
-            "separator or invisible format character"
+            f"a player name must be 1-{MAX_PLAYER_NAME} printable code points (no control, "
+            "separator or invisible format character)"
         )
     return name
 

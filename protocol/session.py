@@ -543,8 +543,8 @@ class Session:
         name, seats, length = body["name"], body["seats"], body["onion"]
         if not valid_name(name, MAX_GAME_NAME):
             raise bad(
-                f"game name must be 1-{MAX_GAME_NAME} code points, none of them a control, "
-                "separator or invisible format character"
+                f"game name must be 1-{MAX_GAME_NAME} printable code points (no control, "
+                "separator or invisible format character)"
             )
         if type(seats) is not int or not rules.min_seats <= seats <= rules.max_seats:
             raise bad(f"{rules.kind} takes {rules.min_seats}-{rules.max_seats} seats")

@@ -1,6 +1,7 @@
 """Hostile bytes and hostile peers: bounded memory, clean rejection, the honest node goes on."""
 
 import struct
+from contextlib import asynccontextmanager
 
 import pytest
 import trio
@@ -20,6 +21,29 @@ from creepnet.protocol.identity import Identity
 MALLORY = Identity.from_seed(b"\x66" * 32)
 OUTSIDER = Identity.from_seed(b"\x67" * 32)
 QUICK = Timeouts(connect=2, handshake=0.5, ping=0.5, idle=3, send=2, retry=0.05)
+
+
+@asynccontextmanager
+async def two_players(tmp_path, plies: int):
+    """alice hosts a Creeper game, bob is seated; yields them, alice's update stream and the id."""
+    async with (
+        Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+        alice.updates() as news,
+    ):
+        game = await alice.host_game("creeper", player="alice", options={"max_plies": plies})
+        await bob.join(alice.address, player="bob")
+        yield alice, bob, news, game
+
+
+async def some_moves(alice: Node, bob: Node, game: bytes, events: int) -> None:
+    """Random bots play until alice's log holds ``events`` events, then stop; bob has them all."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run_bot, alice, game, "random", 1)
+        nursery.start_soon(run_bot, bob, game, "random", 2)
+        await alice.wait_for(game, lambda rt: len(rt.session.log) >= events)
+        nursery.cancel_scope.cancel()
+    await bob.wait_for(game, lambda rt: rt.stored == len(alice.session(game).log))
 
 
 class LyingIdentity(Identity):
@@ -134,24 +158,13 @@ async def test_a_peer_that_does_not_read_is_dropped_not_buffered():
 
 async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
     with trio.fail_after(40):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
-            game = await alice.host_game("creeper", player="alice", options={"max_plies": 40})
-            await bob.join(alice.address, player="bob")
+        async with two_players(tmp_path, 40) as (alice, bob, news, game):
             mallory = await raw_peer(alice.address, MALLORY)
             await mallory.send({"type": "have", "game": game, "length": 0})
             session = alice.session(game)
             bob_key = bob.identity.public_key
-            async with trio.open_nursery() as nursery:  # some moves first
-                nursery.start_soon(run_bot, alice, game, "random", 1)
-                nursery.start_soon(run_bot, bob, game, "random", 2)
-                await alice.wait_for(game, lambda rt: len(rt.session.log) >= 10)
-                nursery.cancel_scope.cancel()
+            await some_moves(alice, bob, game, 10)
             # Quiet now (both bots stopped), so the forgeries target exactly the next position.
-            await bob.wait_for(game, lambda rt: rt.stored == len(session.log))
             seq, head = len(session.log), session.log.head
             own = sign_event(
                 MALLORY, game=game, seq=seq, prev=head, type="move", body={"move": "a1-b2"}
@@ -201,19 +214,8 @@ async def test_a_silent_peer_is_dropped_after_the_idle_timeout(tmp_path):
 
 async def test_equivocation_stops_the_game_names_the_author_and_spreads(tmp_path):
     with trio.fail_after(30):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
-            game = await alice.host_game("creeper", player="alice", options={"max_plies": 40})
-            await bob.join(alice.address, player="bob")
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(run_bot, alice, game, "random", 1)
-                nursery.start_soon(run_bot, bob, game, "random", 2)
-                await alice.wait_for(game, lambda rt: len(rt.session.log) >= 8)
-                nursery.cancel_scope.cancel()
-            await bob.wait_for(game, lambda rt: rt.stored == len(alice.session(game).log))
+        async with two_players(tmp_path, 40) as (alice, bob, news, game):
+            await some_moves(alice, bob, game, 8)
             # bob's key signs a second, different event at a position bob already filled
             log = bob.session(game).log
             mine = next(e for e in reversed(log.events) if e.author == bob.identity.public_key)
@@ -248,18 +250,8 @@ async def test_an_outsider_cannot_halt_a_running_game(tmp_path):
     """Attack 1 of issue #13, as a script against running nodes: a fresh key, no seat, two
     different signed moves for a future position in one `events` frame."""
     with trio.fail_after(40):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
-            game = await alice.host_game("creeper", player="alice", options={"max_plies": 30})
-            await bob.join(alice.address, player="bob")
-            async with trio.open_nursery() as nursery:  # some moves first
-                nursery.start_soon(run_bot, alice, game, "random", 1)
-                nursery.start_soon(run_bot, bob, game, "random", 2)
-                await alice.wait_for(game, lambda rt: len(rt.session.log) >= 8)
-                nursery.cancel_scope.cancel()
+        async with two_players(tmp_path, 30) as (alice, bob, news, game):
+            await some_moves(alice, bob, game, 8)
             session = alice.session(game)
             outsider = await raw_peer(alice.address, OUTSIDER)
             ahead = len(session.log) + 3
