@@ -20,7 +20,7 @@ unchanged — then she only passes frames she can neither read nor forge, and an
 fails its tag — or change one, and the signature no longer matches ``T``.  Including the
 signer's key in what it signs stops a signature being reflected; the random nonces make ``T``
 fresh even if a buggy peer reused an ephemeral.  Cost: one X25519, one HKDF, one signature and
-one verification per side, ~0.3 ms.
+one verification per side (~0.2 ms of CPU); 1.6 ms for a whole loopback handshake.
 
 Any failure sends ``{type: "error", reason}`` (in the clear before keys exist, sealed after) and
 closes the connection.
