@@ -214,9 +214,9 @@ class GameSync:
                 isinstance(item, dict)
                 and isinstance(item.get("game"), bytes)
                 and len(item["game"]) == 16
-                and isinstance(item.get("length"), int)
+                and type(item.get("length")) is int
                 and all(isinstance(item.get(k), str) for k in ("kind", "name", "state"))
-                and all(isinstance(item.get(k), int) for k in ("seats", "taken"))
+                and all(type(item.get(k)) is int for k in ("seats", "taken"))
             ):
                 items.append(item)
         return items
