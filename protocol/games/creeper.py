@@ -8,7 +8,15 @@ from typing import Any
 
 from creepnet.engine import creeper
 from creepnet.engine.creeper.bots import BOT_NAMES, make_bot
-from creepnet.protocol.rules import GameRuleError, NeedRandom, Result, SeatBot, Turn, expect_keys
+from creepnet.protocol.rules import (
+    GameRuleError,
+    NeedRandom,
+    Result,
+    SeatBot,
+    Seating,
+    Turn,
+    expect_keys,
+)
 
 
 @dataclass(frozen=True)
@@ -45,7 +53,7 @@ class CreeperRules:
         ):
             raise GameRuleError("max_plies must be a positive integer")
 
-    def start(self, seats: int, options: dict[str, Any]) -> CreeperGame:
+    def start(self, seats: int, options: dict[str, Any], seating: Seating) -> CreeperGame:
         return CreeperGame(creeper.initial_state(), max_plies=options.get("max_plies"))
 
     def next(self, game: CreeperGame) -> Turn | NeedRandom | None:
@@ -62,7 +70,9 @@ class CreeperRules:
     def apply_random(self, game: CreeperGame, value: int) -> CreeperGame:
         return replace(game, light_seat=value)
 
-    def apply(self, game: CreeperGame, seat: int, type: str, body: dict[str, Any]) -> CreeperGame:
+    def apply(
+        self, game: CreeperGame, seat: int, type: str, body: dict[str, Any], seq: int = 0
+    ) -> CreeperGame:
         if type == "move":
             expect_keys(body, {"move"}, {"draw"})
             if body.get("draw", True) is not True:
