@@ -1,0 +1,46 @@
+"""Creepy Racer over real loopback nodes: 2-4 bot seats and a spectator, identical valid logs."""
+
+import pytest
+import trio
+from conftest import FAST
+
+from creepnet.node.bot import run_bot
+from creepnet.node.node import Node
+from creepnet.protocol.verify import verify_log_bytes
+
+OPTIONS = {"turn_limit": 12}  # bounded games keep the suite fast
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+async def test_bots_on_every_seat_play_a_whole_racer_game(tmp_path, seats):
+    with trio.fail_after(240):
+        async with Node.open(tmp_path / "host", name="host", timeouts=FAST) as host:
+            game = await host.host_game(
+                "racer", "race", seats=seats, player="host", options=OPTIONS
+            )
+            async with Node.open(tmp_path / "watch", timeouts=FAST) as watcher:
+                await watcher.watch(host.address, game)
+                guests = []
+                async with trio.open_nursery() as nursery:
+
+                    async def guest(k: int) -> None:
+                        async with Node.open(tmp_path / f"g{k}", timeouts=FAST) as node:
+                            await node.join(host.address, game, player=f"guest{k}")
+                            guests.append(node)
+                            await run_bot(node, game, "heuristic", k)
+                            await node.wait_synced(game)
+
+                    for k in range(1, seats):
+                        nursery.start_soon(guest, k)
+                        await host.wait_for(game, lambda rt, k=k: len(rt.session.seats) > k)
+                    nursery.start_soon(run_bot, host, game, "random", 0)
+                final = host.session(game)
+                await watcher.wait_for(game, lambda rt: rt.stored == len(final.log))
+                homes = [tmp_path / "host", tmp_path / "watch"] + [
+                    tmp_path / f"g{k}" for k in range(1, seats)
+                ]
+                logs = {(home / "games" / game.hex() / "log").read_bytes() for home in homes}
+                assert logs == {final.log.to_bytes()}
+                verdict = verify_log_bytes(final.log.to_bytes())
+                assert verdict.valid and verdict.finished, verdict.error
+                assert not (tmp_path / "watch" / "games" / game.hex() / "secrets").exists()
