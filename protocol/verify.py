@@ -58,7 +58,17 @@ def replay(data: bytes) -> tuple[Session, Rejection | None]:
         return session, log_file.torn_tail_rejection()
     if not log_file.items:
         return session, Rejection(0, "empty", "the log holds no events")
-    return session, None
+    return session, audit_fault(session)
+
+
+def audit_fault(session: Session) -> Rejection | None:
+    """A fault only the end-of-game audit could see (a hidden card that broke a rule), blamed
+    on the seat whose signed event it was: the log is complete but the game is void."""
+    result = session.result
+    if result is None or result.culprit is None:
+        return None
+    key = session.seats[result.culprit].key
+    return Rejection(len(session.log) - 1, "audit", result.reason, key)
 
 
 def verify_log_bytes(data: bytes) -> Verdict:

@@ -96,7 +96,7 @@ class RacerRules:
         if isinstance(step, NeedPick):
             return NeedRandom(step.size, f"blind Hostage pick from seat {step.giver}")
         if isinstance(step, Decide):
-            return Turn(step.seat, frozenset({"act"}), f"seat {step.seat} to {step.topic}")
+            return Turn(step.seat, frozenset({"act"}), f"decide ({step.topic})")
         return None
 
     def apply_random(self, game: RacerGame, value: int) -> RacerGame:
