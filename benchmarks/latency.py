@@ -123,8 +123,8 @@ def instrument(node: Any, stamps: Stamps, appends: list[int]) -> None:
     """Stamp each event's arrival (an `events` message handed to the node) and its `move`
     update (accepted + stored); time every log append."""
     from creepnet.node import updates
-    from creepnet.node.node import Node
     from creepnet.node.storage import GameStore
+    from creepnet.node.sync import GameSync
 
     publish = node._broadcaster.publish
 
@@ -144,7 +144,7 @@ def instrument(node: Any, stamps: Stamps, appends: list[int]) -> None:
             appends.append(time.perf_counter_ns() - started)
 
     GameStore.append = timed  # type: ignore[method-assign]
-    on_events = Node._on_events
+    on_events = GameSync._on_events
 
     async def arrived(self: Any, runtime: Any, peer: Any, message: dict[str, Any]) -> None:
         stamp = time.monotonic_ns()
@@ -152,7 +152,7 @@ def instrument(node: Any, stamps: Stamps, appends: list[int]) -> None:
             stamps["arrived"].setdefault(f"{runtime.game.hex()}:{message['from'] + offset}", stamp)
         await on_events(self, runtime, peer, message)
 
-    Node._on_events = arrived  # type: ignore[method-assign]
+    GameSync._on_events = arrived  # type: ignore[method-assign]
 
 
 async def play_stamped(node: Any, game: bytes, seed: int, stamps: Stamps) -> None:

@@ -9,6 +9,7 @@ is only a hint: whether a game is really there is decided by connecting to it ov
 from __future__ import annotations
 
 import functools
+import os
 import re
 import socket
 from collections.abc import AsyncIterator, Sequence
@@ -21,6 +22,15 @@ from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange,
 from creepnet.node.handshake import WIRE_VERSION
 
 SERVICE_TYPE = "_creepnet._tcp.local."
+SERVICE_TYPE_ENV = "CREEPNET_SERVICE_TYPE"
+
+
+def service_type() -> str:
+    """The DNS-SD type to advertise and browse.  $CREEPNET_SERVICE_TYPE gives a test (or a
+    separate party on one LAN) a type of its own, so it never sees anyone else's games."""
+    return os.environ.get(SERVICE_TYPE_ENV) or SERVICE_TYPE
+
+
 STATES = ("lobby", "playing")
 
 
@@ -58,8 +68,8 @@ class GameAd:
 
     def info(self) -> ServiceInfo:
         return ServiceInfo(
-            SERVICE_TYPE,
-            f"{self.instance()}.{SERVICE_TYPE}",
+            service_type(),
+            f"{self.instance()}.{service_type()}",
             addresses=[socket.inet_aton(address) for address in self.addresses],
             port=self.port,
             properties=self.txt(),
@@ -88,7 +98,7 @@ class Found:
 
     @property
     def title(self) -> str:
-        return self.instance.removesuffix("." + SERVICE_TYPE)
+        return self.instance.removesuffix("." + service_type())
 
 
 @dataclass(frozen=True)
@@ -136,7 +146,7 @@ class Discovery:
             )
         else:
             info = ServiceInfo(
-                SERVICE_TYPE,
+                service_type(),
                 old.name,
                 addresses=info.addresses,
                 port=info.port,
@@ -176,13 +186,13 @@ class Discovery:
                     await send.send(Lost(name))
                     continue
                 info = await trio.to_thread.run_sync(
-                    functools.partial(self.zc.get_service_info, SERVICE_TYPE, name, timeout=3000)
+                    functools.partial(self.zc.get_service_info, service_type(), name, timeout=3000)
                 )
                 if info is not None:
                     await send.send(_parse(info))
 
         browser = await trio.to_thread.run_sync(
-            lambda: ServiceBrowser(self.zc, SERVICE_TYPE, handlers=[on_change])
+            lambda: ServiceBrowser(self.zc, service_type(), handlers=[on_change])
         )
         try:
             async with trio.open_nursery() as nursery:

@@ -11,6 +11,8 @@ from creepnet.node.peer import Peer
 from creepnet.node.storage import GameStore
 from creepnet.protocol.session import Session
 
+ACTIVE = ("lobby", "playing")  # unfinished: worth redialling and advertising
+
 
 @dataclass
 class GameRuntime:
@@ -36,6 +38,12 @@ class GameRuntime:
         return self.session.game
 
     @property
+    def host_key(self) -> bytes | None:
+        """The key that signed the genesis (None until we have it)."""
+        events = self.session.log.events
+        return events[0].author if events else None
+
+    @property
     def hosted(self) -> bool:
         """We signed the genesis (seat 0): we admit joiners and advertise the game."""
         session = self.session
@@ -58,6 +66,10 @@ class GameRuntime:
         """Every connected follower has acknowledged every event we stored."""
         return all(self.acked.get(key, 0) >= self.stored for key in self.followers)
 
+    def save_dial(self) -> None:
+        """Remember the addresses to redial, for the next start (raises StorageError)."""
+        self.store.save_peers(sorted(self.dial))
+
     def notify(self) -> None:
         """Wake everyone waiting for this game to change."""
         self.changed.set()
@@ -75,3 +87,13 @@ class GameRuntime:
             "state": self.state,
             "length": self.stored,
         }
+
+
+def hosted_active(games: dict[bytes, GameRuntime]) -> list[GameRuntime]:
+    """Our unfinished hosted games: advertised, and served where their players look for them."""
+    return [rt for rt in games.values() if rt.hosted and rt.state in ACTIVE]
+
+
+def games_at(games: dict[bytes, GameRuntime], address: str) -> list[GameRuntime]:
+    """The unfinished games that need the node at address."""
+    return [rt for rt in games.values() if address in rt.dial and rt.state in ACTIVE]

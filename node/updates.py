@@ -33,6 +33,7 @@ JOIN_REFUSED = "join-refused"
 STORAGE_ERROR = "storage-error"
 STORAGE_OK = "storage-ok"  # held-back events were stored after all, and sent
 HOST_MOVED = "host-moved"  # a followed game's host was found again at a new address
+ADVERT_REFUSED = "advert-refused"  # an advert of a followed game led to a node without its key
 ERROR = "error"
 
 
@@ -58,7 +59,7 @@ class Broadcaster:
     def publish(self, update: Update) -> None:
         level = (
             logging.WARNING
-            if update.kind in (REJECTED, HALTED, STORAGE_ERROR, ERROR)
+            if update.kind in (REJECTED, HALTED, STORAGE_ERROR, ERROR, ADVERT_REFUSED)
             else logging.INFO
         )
         log.log(level, "%s %s", self.label, update)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -15,6 +16,17 @@ from creepnet.protocol.verify import verify_log_bytes
 
 LOOPBACK = "127.0.0.1"
 FAST = Timeouts(connect=2.0, handshake=2.0, ping=0.5, idle=3.0, send=2.0, retry=0.05)
+
+
+@pytest.fixture(autouse=True)
+def private_zeroconf_type(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test advertises and browses a DNS-SD type of its own (the commands it starts
+    inherit it), so other creepnet runs on this machine are invisible to it, and it to them."""
+    from creepnet.node.discovery import SERVICE_TYPE_ENV
+
+    kind = f"_cnt{secrets.token_hex(6)}._tcp.local."  # a service name has at most 15 characters
+    monkeypatch.setenv(SERVICE_TYPE_ENV, kind)
+    return kind
 
 
 @asynccontextmanager

@@ -1,15 +1,20 @@
 """Creepy Racer bots. They see only an ``Observation`` (public facts and their own hand) and
-the legal actions; each owns a seeded RNG, so a bot is deterministic given its seed."""
+the legal actions; each owns a seeded RNG, so a bot is deterministic given its seed.
+
+Legal actions are listed in seat order, so a bot that takes the first of equally good options
+prefers low seats as victims; ties are broken with the bot's own RNG instead."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from creepnet.engine.racer.actions import (
     AcceptHostage,
     Action,
     AddAttacker,
+    AskHostage,
     DeclareAttack,
     DeclineMonster,
     Discard,
@@ -42,11 +47,34 @@ class RandomBot:
 
 
 _KEEP_VALUE = {Hero.ERASER: 10, Hero.TRIPLE: 8, Hero.REVERSAL: 7, Hero.DOUBLE: 6, Hero.MODIFIER: 5}
+# About the keep value of an unseen card of the Play Pile (95 cards, weighted by kind): a hand
+# worth less per card than this gains, on average, from a blind Hostage Exchange.
+_AVERAGE_CARD = 4.5
+# A Modifier opens an attack when at least this many die faces win it.
+_MODIFIER_FACES = 4
+
+T = TypeVar("T")
+
+
+def _best(rng: random.Random, items: Sequence[T], key: Callable[[T], object]) -> T:
+    """The item with the greatest key; among equals, one chosen by ``rng``."""
+    keys = [key(item) for item in items]
+    top = max(keys)  # type: ignore[type-var]
+    return rng.choice([item for item, k in zip(items, keys, strict=True) if k == top])
+
+
+def _least(rng: random.Random, items: Sequence[T], key: Callable[[T], object]) -> T:
+    """The item with the smallest key; among equals, one chosen by ``rng``."""
+    keys = [key(item) for item in items]
+    bottom = min(keys)  # type: ignore[type-var]
+    return rng.choice([item for item, k in zip(items, keys, strict=True) if k == bottom])
 
 
 class HeuristicBot:
     """Plays sensible, greedy Creepy Racer: heal, finish off weak Creeps, attack when the odds
-    are good, keep Heroes for the exchanges, react with every Monster it holds."""
+    are good (opening with any Hero that makes it so, a Modifier when most faces win), keep
+    Heroes for the exchanges, react with every Monster it holds, and swap a weak hand away by
+    asking for (or forcing) a Hostage Exchange."""
 
     def __init__(self, seed: int) -> None:
         self.name = "heuristic"
@@ -69,14 +97,15 @@ class HeuristicBot:
     # --- moves -------------------------------------------------------------------------------
 
     def _move(self, obs: Observation, legal: Sequence[Action]) -> Action:
+        rng = self._rng
         creeps = _creeps_by_slot(obs)
         heals = [a for a in legal if isinstance(a, PlayGoodFortune)]
         if heals:
-            return min(heals, key=lambda a: creeps[a.target][1].strength)
+            return _least(rng, heals, lambda a: creeps[a.target][1].strength)
         calamities = [a for a in legal if isinstance(a, PlayCalamity)]
         kills = [a for a in calamities if creeps[a.target][1].strength == 1]
         if kills:
-            return min(kills, key=lambda a: _line_size(obs, creeps[a.target][0]))
+            return _least(rng, kills, lambda a: _line_size(obs, creeps[a.target][0]))
         attacks = [
             a
             for a in legal
@@ -89,23 +118,35 @@ class HeuristicBot:
             for a, plan in planned
             if plan is not None and (plan[1] is None or holds_hero or len(plan[0]) == 1)
         ]
-        if good and (holds_hero or self._rng.random() < 0.5):
-            best, _ = max(
-                good, key=lambda item: (creeps[item[0].target][1].strength, -len(item[1][0]))
+        if good and (holds_hero or rng.random() < 0.5):
+            best, _ = _best(
+                rng, good, lambda item: (creeps[item[0].target][1].strength, -len(item[1][0]))
             )
             return best
         if calamities:
-            leader = _leader(obs)
-            return min(
+            leader = _leader(obs, rng)
+            return _least(
+                rng,
                 calamities,
-                key=lambda a: (creeps[a.target][0] != leader, creeps[a.target][1].strength),
+                lambda a: (creeps[a.target][0] != leader, creeps[a.target][1].strength),
             )
+        return self._swap_hand(obs, legal) or Pass()
+
+    def _swap_hand(self, obs: Observation, legal: Sequence[Action]) -> Action | None:
+        """A Hostage Exchange when this hand is worse than a card taken blind: forced on a
+        rich hand (once a game), else asked of the richest hand (a refusal costs the move,
+        which would otherwise be a pass)."""
+        if _hand_worth(obs) >= _AVERAGE_CARD:
+            return None
         forces = [a for a in legal if isinstance(a, ForceHostage)]
-        if forces and len(obs.hand) <= 2:
-            richest = max(forces, key=lambda a: obs.players[a.seat].hand_count)
-            if obs.players[richest.seat].hand_count >= 8:
+        if forces:
+            richest = _best(self._rng, forces, lambda a: obs.players[a.seat].hand_count)
+            if obs.players[richest.seat].hand_count >= 6:
                 return richest
-        return Pass()
+        asks = [a for a in legal if isinstance(a, AskHostage)]
+        if asks:
+            return _best(self._rng, asks, lambda a: obs.players[a.seat].hand_count)
+        return None
 
     def _declare(self, obs: Observation, legal: Sequence[Action]) -> Action:
         assert obs.attack is not None
@@ -149,11 +190,11 @@ class HeuristicBot:
         return monsters[0] if monsters else DeclineMonster()
 
     def _hostage(self, obs: Observation, legal: Sequence[Action]) -> Action:
-        return AcceptHostage() if len(obs.hand) <= 2 else RefuseHostage()
+        return AcceptHostage() if _hand_worth(obs) < _AVERAGE_CARD else RefuseHostage()
 
     def _discard(self, obs: Observation, legal: Sequence[Action]) -> Action:
         options = [a for a in legal if isinstance(a, Discard)]
-        return min(options, key=lambda a: _keep_value(obs, obs.catalogue[a.card]))
+        return _least(self._rng, options, lambda a: _keep_value(obs, obs.catalogue[a.card]))
 
 
 # --- pure helpers -------------------------------------------------------------------------------
@@ -167,9 +208,16 @@ def _line_size(obs: Observation, seat: int) -> int:
     return len(obs.players[seat].line)
 
 
-def _leader(obs: Observation) -> int:
+def _leader(obs: Observation, rng: random.Random) -> int:
     others = [p for p in obs.players if p.active and p.seat != obs.seat]
-    return max(others, key=lambda p: sum(c.strength for c in p.line)).seat
+    return _best(rng, others, lambda p: sum(c.strength for c in p.line)).seat
+
+
+def _hand_worth(obs: Observation) -> float:
+    """The mean keep value of the cards in hand."""
+    if not obs.hand:
+        return 0.0
+    return sum(_keep_value(obs, obs.catalogue[c]) for _, c in obs.hand) / len(obs.hand)
 
 
 def _plan_attack(
@@ -202,6 +250,10 @@ def _plan_attack(
             return (strongest.slot,), openers[hero]
     if Hero.REVERSAL in openers and mine[0].strength < goal:
         return (mine[0].slot,), openers[Hero.REVERSAL]
+    if Hero.MODIFIER in openers:
+        winning_faces = sum(strongest.strength * face > goal for face in range(1, 7))
+        if winning_faces >= _MODIFIER_FACES:
+            return (strongest.slot,), openers[Hero.MODIFIER]
     return None
 
 

@@ -31,8 +31,9 @@ def crafted_position(
     """A full-information state with the named cards in place; all other cards are boxed.
 
     ``lines[seat]`` lists Creeps, each a name or ``(name, [attached names])``; a seat with
-    an empty (or no) line is out. Decks list the top card first. ``at="moves"`` puts ``turn``
-    at its moves (draws done); ``at="turn-start"`` starts that turn with its draws.
+    an empty (or no) line and no Creep in its deck is out. Decks list the top card first.
+    ``at="moves"`` puts ``turn`` at its moves (draws done); ``at="turn-start"`` starts that
+    turn with its draws.
     """
     players_n = options.players if options else max(lines) + 1
     options = options or Options(players=players_n)
@@ -64,13 +65,16 @@ def crafted_position(
             calamities = sum(catalogue[a].kind is Kind.CALAMITY for a in line[-1].attached)
             if calamities >= catalogue[creep].strength:
                 raise ValueError(f"{name!r} would be dead")
+        deck = tuple(take(r) for r in decks.get(seat, ()))
+        deck_creeps = sum(catalogue[card_id].kind is Kind.CREEP for card_id in deck)
         players.append(
             Player(
                 seat,
-                deck=tuple(take(r) for r in decks.get(seat, ())),
+                deck=deck,
                 hand=tuple(take(r) for r in hands.get(seat, ())),
                 line=tuple(line),
-                active=bool(line),
+                active=bool(line) or deck_creeps > 0,
+                deck_creeps=deck_creeps,
                 forced_hostage=seat in forced_used,
             )
         )

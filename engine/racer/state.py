@@ -56,6 +56,10 @@ class Player:
     hand: tuple[Slot, ...] = ()
     line: tuple[LineCreep, ...] = ()
     active: bool = True  # False once eliminated: hand and deck have left play
+    # Creeps of the draw deck not yet placed (one just drawn counts until it is): public, since
+    # the face-down deal gives each deck the same number and a drawn Creep is placed face-up;
+    # the Deck Shift carries it with the deck.
+    deck_creeps: int = 0
     forced_hostage: bool = False  # the once-per-game forced Hostage Exchange is used
 
 
@@ -228,6 +232,11 @@ class State:
                 if creep.slot == slot:
                     return player.seat, creep
         return None
+
+    def has_creeps(self, seat: int) -> bool:
+        """A Creep in the line or still in the draw deck: the player is not out."""
+        player = self.players[seat]
+        return bool(player.line) or player.deck_creeps > 0
 
     def active_seats(self) -> tuple[int, ...]:
         return tuple(p.seat for p in self.players if p.active)

@@ -34,6 +34,7 @@ class PlayerView:
     line: tuple[CreepView, ...]
     hand_count: int
     deck_count: int
+    deck_creeps: int  # Creeps still in the draw deck (public)
     forced_hostage: bool
 
 
@@ -90,6 +91,7 @@ def observation_of_view(view: State, seat: int) -> Observation:
             ),
             hand_count=len(p.hand),
             deck_count=len(p.deck),
+            deck_creeps=p.deck_creeps,
             forced_hostage=p.forced_hostage,
         )
         for p in view.players

@@ -126,6 +126,74 @@ def sub(p: bytes, q: bytes) -> bytes:
     return nb.crypto_core_ed25519_sub(p, q)
 
 
+def add(p: bytes, q: bytes) -> bytes:
+    return nb.crypto_core_ed25519_add(p, q)
+
+
+IDENTITY = ONE  # the neutral element encodes as y = 1, the same bytes as the scalar 1
+
+
+def as_scalar(n: int) -> bytes:
+    """A Python integer, reduced mod L, as a 32-byte scalar."""
+    return (n % L).to_bytes(SCALAR_BYTES, "little")
+
+
+def scalar_int(value: object) -> int | None:
+    """A received 32-byte scalar as an integer, or None unless canonical and non-zero."""
+    if not isinstance(value, bytes) or len(value) != SCALAR_BYTES:
+        return None
+    n = int.from_bytes(value, "little")
+    return n if 0 < n < L else None
+
+
+class BadPoint(Exception):
+    """A point handed to `combine` was rejected by libsodium; `index` says which term."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__(f"invalid point in term {index}")
+        self.index = index
+
+
+def combine(terms: Iterable[tuple[int, bytes]]) -> bytes:
+    """Σ k·P over (k, P) terms, k a Python integer.
+
+    libsodium's multiplication rejects any point that is not canonical, of small
+    order or outside the prime-order subgroup, so every point with a non-zero
+    coefficient is validated on the way; a zero coefficient skips its term, so
+    the caller must validate such a point itself.  Raises BadPoint on a rejection."""
+    acc: bytes | None = None
+    for index, (k, point) in enumerate(terms):
+        k %= L
+        if k == 0:
+            continue
+        try:
+            term = nb.crypto_scalarmult_ed25519_noclamp(as_scalar(k), point)
+        except (NaclRuntimeError, TypeError, ValueError) as exc:
+            raise BadPoint(index) from exc
+        acc = term if acc is None else add(acc, term)
+    return IDENTITY if acc is None else acc
+
+
+def combine_base(k: int) -> bytes:
+    """k·G for any integer k (the identity for k = 0 mod L)."""
+    k %= L
+    return IDENTITY if k == 0 else mul_base(as_scalar(k))
+
+
+def generators(label: str, count: int) -> list[bytes]:
+    """`count` independent generators with a domain label, by hash-to-group: nobody
+    knows a discrete log between any two of them or to G (no trusted set-up)."""
+    cached = _GENERATORS.setdefault(label, [])
+    while len(cached) < count:
+        digest = hashlib.sha512(frame(GENERATOR_DOMAIN, label, len(cached))).digest()
+        cached.append(nb.crypto_core_ed25519_from_uniform(digest[:32]))
+    return cached[:count]
+
+
+GENERATOR_DOMAIN = b"creepnet/deck/generator/v1"
+_GENERATORS: dict[str, list[bytes]] = {}  # pure function of (label, index): safe to memoise
+
+
 # --- cards ----------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from creepnet.protocol.deck.audit import handle_reveal
+from creepnet.protocol.deck.classproof import handle_class
 from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.hidden import handle_blind, handle_play, handle_release, handle_unblind
 from creepnet.protocol.deck.model import get
@@ -44,5 +45,6 @@ HANDLERS: dict[str, Handler] = {
     "play": handle_play,
     "blind": handle_blind,
     "unblind": handle_unblind,
+    "class": handle_class,
     "reveal": handle_reveal,
 }

@@ -53,6 +53,13 @@ def _held_by(slot: Slot, seat: int, op: str, position: int) -> None:
         raise DeckError(seat, op, "seat does not hold this hidden card", position)
 
 
+def held_slot(state: DeckState, msg: dict, seat: int, op: str) -> tuple[str, int, Slot]:
+    """The slot a message names, which must be a hidden card held by its author."""
+    name, position, slot = _slot(state, msg, seat, op)
+    _held_by(slot, seat, op, position)
+    return name, position, slot
+
+
 def holder_key(keys: DeckKeys, pool: str, position: int, slot: Slot) -> bytes:
     """The holder's private key for a slot: its b_j, or its latest blinding t."""
     if slot.transfers == 0:

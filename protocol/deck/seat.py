@@ -8,7 +8,10 @@ are bound to it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from creepnet.protocol.deck.audit import reveal_message
+from creepnet.protocol.deck.classproof import make_class
 from creepnet.protocol.deck.hidden import (
     decode_held,
     make_blind,
@@ -50,6 +53,11 @@ class DeckSeat:
 
     def unblind(self, seq: int, pool: str, position: int) -> dict:
         return make_unblind(self.state, self.keys, self.seat, seq, pool, position)
+
+    def prove_class(self, seq: int, pool: str, position: int, allowed: Sequence[str]) -> dict:
+        """A `class` message proving the hidden card this seat holds at pool[position]
+        is one of `allowed`, without saying which.  ValueError if it is not."""
+        return make_class(self.state, self.keys, self.seat, seq, pool, position, allowed)
 
     def reveal(self) -> dict:
         return reveal_message(self.keys)

@@ -381,3 +381,37 @@ async def test_join_without_a_name_lists_several_open_games(tmp_path):
     err = result.stderr.decode()
     assert result.returncode == 1 and "several open games" in err
     assert "'first'" in err and "'second'" in err
+
+
+async def test_browsing_sees_only_the_games_of_its_own_service_type(tmp_path, monkeypatch):
+    """The suite's guard against strangers: a game advertised under another DNS-SD type (another
+    test run on this machine) is invisible to `creepnet games`, which sees this test's game."""
+    import os
+
+    from creepnet.node.discovery import SERVICE_TYPE_ENV, GameAd, open_discovery
+
+    ours = os.environ[SERVICE_TYPE_ENV]
+    stranger_type = "_cnx" + ours[4:]  # same length, another type
+    stranger = GameAd(os.urandom(16), "stranger", "creeper", "abcd-efgh", 4242, 1, 2, "lobby")
+
+    async def games_json(service: str) -> set[str]:
+        result = await trio.run_process(
+            [*CLI, "games", "--wait", "3", "--json", "--iface", LOOPBACK],
+            capture_stdout=True,
+            env={**os.environ, SERVICE_TYPE_ENV: service},
+        )
+        return {json.loads(line)["game"] for line in result.stdout.decode().splitlines()}
+
+    async with (
+        open_discovery([LOOPBACK]) as other_run,
+        Node.open(tmp_path / "h", host=LOOPBACK, discovery=True, iface=[LOOPBACK]) as host,
+    ):
+        monkeypatch.setenv(SERVICE_TYPE_ENV, stranger_type)
+        await other_run.advertise(stranger)
+        monkeypatch.setenv(SERVICE_TYPE_ENV, ours)
+        game = await host.host_game("creeper", "mine", player="h")
+        with trio.fail_after(TIMEOUT):
+            seen_by_us = await games_json(ours)
+            seen_by_them = await games_json(stranger_type)
+    assert game.hex()[:8] in seen_by_us and stranger.short_game not in seen_by_us
+    assert stranger.short_game in seen_by_them and game.hex()[:8] not in seen_by_them

@@ -4,7 +4,7 @@ import os
 
 import trio
 
-from creepnet.node.discovery import SERVICE_TYPE, Found, GameAd, Lost, open_discovery
+from creepnet.node.discovery import Found, GameAd, Lost, open_discovery, service_type
 
 LOOPBACK_ONLY = ["127.0.0.1"]  # network safety: never multicast on other interfaces
 
@@ -36,7 +36,7 @@ async def test_advertise_browse_update_withdraw():
                 channel, lambda i: isinstance(i, Found) and i.game == game.hex()[:8]
             )
             assert found.title == f"friday night abcd-efgh {game.hex()[:8]}"
-            assert found.instance.endswith(SERVICE_TYPE)
+            assert found.instance.endswith(service_type())
             assert found.txt == {
                 "v": "1",
                 "kind": "creeper",
@@ -78,7 +78,7 @@ async def test_nodes_advertise_their_games_and_join_by_discovery(tmp_path):
             bob.discovery.browse() as channel,
         ):
             game = await alice.host_game(
-                name="by zeroconf", player="alice", options={"max_plies": 30}
+                "creeper", name="by zeroconf", player="alice", options={"max_plies": 30}
             )
             short = game.hex()[:8]
             found = await next_matching(channel, lambda i: isinstance(i, Found) and i.game == short)

@@ -41,8 +41,8 @@ async def test_one_node_holds_several_games(tmp_path):
             Node.open(tmp_path / "alice", timeouts=FAST) as alice,
             Node.open(tmp_path / "bob", timeouts=FAST) as bob,
         ):
-            first = await alice.host_game(name="one", player="alice", options=OPTIONS)
-            second = await alice.host_game(name="two", player="alice", options=OPTIONS)
+            first = await alice.host_game("creeper", name="one", player="alice", options=OPTIONS)
+            second = await alice.host_game("creeper", name="two", player="alice", options=OPTIONS)
             listed = {g["name"]: g for g in await bob.list_games(alice.address)}
             assert listed["one"]["state"] == "lobby" and listed["two"]["taken"] == 1
             await bob.join(alice.address, first, player="bob")

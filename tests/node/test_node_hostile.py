@@ -136,7 +136,7 @@ async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
             Node.open(tmp_path / "bob", timeouts=FAST) as bob,
             alice.updates() as news,
         ):
-            game = await alice.host_game(player="alice", options={"max_plies": 40})
+            game = await alice.host_game("creeper", player="alice", options={"max_plies": 40})
             await bob.join(alice.address, player="bob")
             mallory = await raw_peer(alice.address, MALLORY)
             await mallory.send({"type": "have", "game": game, "length": 0})
@@ -203,7 +203,7 @@ async def test_equivocation_stops_the_game_names_the_author_and_spreads(tmp_path
             Node.open(tmp_path / "bob", timeouts=FAST) as bob,
             alice.updates() as news,
         ):
-            game = await alice.host_game(player="alice", options={"max_plies": 40})
+            game = await alice.host_game("creeper", player="alice", options={"max_plies": 40})
             await bob.join(alice.address, player="bob")
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(run_bot, alice, game, "random", 1)

@@ -24,7 +24,7 @@ async def test_dropped_connection_is_redialled_and_caught_up(tmp_path):
             Node.open(tmp_path / "bob", timeouts=FAST) as bob,
             bob.updates() as news,
         ):
-            game = await alice.host_game(player="alice", options=OPTIONS)
+            game = await alice.host_game("creeper", player="alice", options=OPTIONS)
             await bob.join(alice.address, player="bob")
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(finish, game, alice, bob)
@@ -39,7 +39,7 @@ async def test_dropped_connection_is_redialled_and_caught_up(tmp_path):
 async def test_restarted_player_and_spectator_resume_from_disk(tmp_path):
     with trio.fail_after(40):
         async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
-            game = await alice.host_game(player="alice", options=OPTIONS)
+            game = await alice.host_game("creeper", player="alice", options=OPTIONS)
             async with trio.open_nursery() as outer:
                 # bob and carol run in a scope we cancel: the task-level kill -9
                 async with trio.open_nursery() as doomed:
@@ -84,7 +84,7 @@ async def test_restarted_host_is_redialled(tmp_path):
         async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
             async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
                 port = alice.port
-                game = await alice.host_game(player="alice", options=OPTIONS)
+                game = await alice.host_game("creeper", player="alice", options=OPTIONS)
                 await bob.join(alice.address, player="bob")
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(finish, game, alice, bob)
@@ -150,7 +150,7 @@ async def full_disk_game(tmp_path, monkeypatch, alice_timeouts=FAST):
         Node.open(tmp_path / "bob", timeouts=FAST) as bob,
         alice.updates() as news,
     ):
-        game = await alice.host_game(player="alice", options=OPTIONS)
+        game = await alice.host_game("creeper", player="alice", options=OPTIONS)
         await bob.join(alice.address, player="bob")
         await alice_to_move(alice, bob, game)
         await play_on_a_full_disk(alice, bob, game, monkeypatch, news)
@@ -200,7 +200,7 @@ async def test_kill_9_loses_nothing_acknowledged(tmp_path):
 
     with trio.fail_after(40):
         async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
-            game = await alice.host_game(player="alice", options=OPTIONS)
+            game = await alice.host_game("creeper", player="alice", options=OPTIONS)
             process = await trio.lowlevel.open_process(
                 [sys.executable, "-c", BOB_PROCESS, str(tmp_path / "bob"), alice.address]
             )

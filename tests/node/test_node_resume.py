@@ -10,8 +10,10 @@ from pathlib import Path
 import trio
 from conftest import FAST, finish, next_update
 
+from creepnet.node.discovery import GameAd, open_discovery
 from creepnet.node.node import Node
-from creepnet.node.updates import HOST_MOVED
+from creepnet.node.updates import ADVERT_REFUSED, HOST_MOVED
+from creepnet.protocol.identity import fingerprint
 
 LOOPBACK = "127.0.0.1"
 LOOPBACK_ONLY = [LOOPBACK]
@@ -26,7 +28,7 @@ def open_node(home: Path, discovery: bool = True) -> Node:
 async def play_then_stop_host(home: Path, bob: Node) -> tuple[bytes, int]:
     """Alice hosts, bob joins, a few moves are played; then alice's node goes away."""
     async with open_node(home) as alice:
-        game = await alice.host_game(name="resumed", player="alice", options=OPTIONS)
+        game = await alice.host_game("creeper", name="resumed", player="alice", options=OPTIONS)
         await bob.join(alice.address, game, player="bob")
         async with trio.open_nursery() as nursery:
             nursery.start_soon(finish, game, alice, bob)
@@ -87,3 +89,42 @@ async def test_a_host_whose_port_was_taken_is_found_again_by_zeroconf(tmp_path):
                 # Both remember the new place, for the next restart of either.
                 assert bob.home.game(game).load_peers() == [alice.address]
                 assert alice.home.game(game).load_port() == alice.port
+
+
+async def test_a_forged_host_moved_advert_does_not_move_the_game(tmp_path):
+    """The attack: while the host is away, Mallory advertises the game at her own address
+    under the host's fingerprint (copied from its advert).  The joiner dials her, finds
+    another key in the handshake, keeps the old address, and plays on when the host returns."""
+    with trio.fail_after(TIMEOUT):
+        async with open_node(tmp_path / "bob") as bob, bob.updates() as news:
+            game, port = await play_then_stop_host(tmp_path / "alice", bob)
+            old = f"{LOOPBACK}:{port}"
+            genesis = bob.session(game).log.events[0]
+            async with (
+                Node.open(tmp_path / "mallory", timeouts=FAST) as mallory,
+                open_discovery(LOOPBACK_ONLY) as zeroconf,
+            ):
+                forged = GameAd(
+                    game=game,
+                    name="resumed",
+                    kind="creeper",
+                    fingerprint=fingerprint(genesis.author),  # copied: it is public
+                    port=mallory.port,
+                    seats_taken=2,
+                    seats_total=2,
+                    state="playing",
+                )
+                await zeroconf.advertise(forged)
+                verdict = await next_update(
+                    news, lambda u: u.kind in (HOST_MOVED, ADVERT_REFUSED), TIMEOUT
+                )
+                assert verdict.kind == ADVERT_REFUSED and verdict.game == game
+                assert verdict.data == {
+                    "address": mallory.address,
+                    "key": mallory.identity.public_key,
+                }
+            assert bob.games[game].dial == {old}
+            assert bob.home.game(game).load_peers() == [old]
+            async with open_node(tmp_path / "alice") as alice:  # back where bob still looks
+                assert alice.port == port
+                await finished_identically(alice, bob, game)

@@ -147,7 +147,9 @@ def test_empty_deck_redeals_the_shuffled_discard_round_robin_from_the_drawer():
 
 
 def test_nothing_is_drawn_when_deck_and_discard_are_empty():
-    state = crafted_position(lines={0: ["Grimy Gus"], 1: ["Slime Sally"]}, at="turn-start")
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Slime Sally"]}, hands={1: ["2X"]}, at="turn-start"
+    )
     assert pending(state) == Decide(0, "move")
     assert state.players[0].hand == ()
 
@@ -374,7 +376,7 @@ def test_hostage_needs_a_card_in_both_hands():
 # --- elimination and winning ----------------------------------------------------------------------
 
 
-def test_an_empty_line_puts_a_player_out_and_play_skips_them():
+def test_an_empty_line_and_no_creep_to_draw_puts_a_player_out_and_play_skips_them():
     state = crafted_position(
         lines={
             0: ["Grimy Gus"],
@@ -382,7 +384,7 @@ def test_an_empty_line_puts_a_player_out_and_play_skips_them():
             2: ["Rusty Rita"],
         },
         hands={0: ["Flat Tire"], 1: ["2X"]},
-        decks={1: ["3X", "Skidmark Skip"]},
+        decks={1: ["3X", "Extra Gas"]},
     )
     state = apply(state, PlayCalamity(*play(state, "Flat Tire", 0), slot_of(state, "Slime Sally")))
     state = apply(state, DeclineMonster())

@@ -1,0 +1,205 @@
+"""Connection management: the listener, the handshake slots, one dialer per address we need,
+redial with back-off, and the table of authenticated peers (one live connection per key).
+
+What a connection carries is not decided here: every peer is served with the handler the node
+gives (game sync), and greeted and forgotten through it.  Where a failing host may have gone is
+not decided here either: a dialler pauses between tries with ``pause_before_redial``, which the
+node points at the zeroconf host finder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import trio
+
+from creepnet.node import updates
+from creepnet.node.errors import NodeError
+from creepnet.node.game import ACTIVE, GameRuntime, games_at
+from creepnet.node.handshake import HandshakeError, handshake
+from creepnet.node.peer import Handler, Peer
+from creepnet.node.reporter import Reporter
+from creepnet.node.transport import Connection, Timeouts, TransportError, connect
+from creepnet.protocol.identity import Identity
+
+MAX_PEERS = 64
+MAX_HANDSHAKES = 16  # concurrent unauthenticated connections; more are closed at once
+MAX_RETRY = 30.0  # seconds: the longest pause between two dials of one address
+
+Pause = Callable[[str, float, int], Awaitable[None]]  # (address, delay, failures in a row)
+
+
+async def sleep_pause(address: str, delay: float, failures: int) -> None:
+    await trio.sleep(delay)  # a back-off timer, not synchronisation
+
+
+class Dialer:
+    """Keeps one outgoing connection alive while some game needs that address."""
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.peer: Peer | None = None
+        self.error: str | None = None
+        self.changed = trio.Event()
+
+    def notify(self) -> None:
+        self.changed.set()
+        self.changed = trio.Event()
+
+
+class Connections:
+    def __init__(
+        self,
+        identity: Identity,
+        games: dict[bytes, GameRuntime],
+        reporter: Reporter,
+        timeouts: Timeouts,
+        *,
+        name: str,
+        version: int,
+    ) -> None:
+        self.identity = identity
+        self.games = games
+        self.reporter = reporter
+        self.timeouts = timeouts
+        self.name = name
+        self.version = version
+        self.peers: dict[bytes, Peer] = {}
+        self.handler: Handler | None = None  # what serves each peer's messages
+        self.on_connected: Callable[[Peer], None] = lambda peer: None
+        self.on_disconnected: Callable[[Peer], None] = lambda peer: None
+        self.pause_before_redial: Pause = sleep_pause
+        self.nursery: trio.Nursery | None = None  # where dialers run; set by listen()
+        self._dialers: dict[str, Dialer] = {}
+        self._handshakes = trio.CapacityLimiter(MAX_HANDSHAKES)
+
+    # ----- listening ----------------------------------------------------------------------
+
+    async def listen(
+        self, nursery: trio.Nursery, host: str, port: int, preferred: list[int]
+    ) -> int:
+        """Serve incoming connections; returns the port.  port 0 ("any") tries the preferred
+        ports first (where our hosted games were served before), then any free one."""
+        self.nursery = nursery
+        listeners = await _open_listeners(host, port, preferred)
+        nursery.start_soon(trio.serve_listeners, self._accept, listeners)
+        return int(listeners[0].socket.getsockname()[1])
+
+    async def _accept(self, stream: trio.SocketStream) -> None:
+        conn = Connection(stream, self.timeouts)
+        try:
+            self._handshakes.acquire_nowait()
+        except trio.WouldBlock:
+            await conn.send_error("too many connections in handshake; try again")
+            await conn.aclose()
+            return
+        try:
+            hello = await handshake(conn, self.identity, name=self.name, version=self.version)
+        except HandshakeError as exc:
+            self.reporter.publish(updates.HANDSHAKE_FAILED, str(exc))
+            return
+        finally:
+            self._handshakes.release()
+        if len(self.peers) >= MAX_PEERS and hello.key not in self.peers:
+            await conn.send_error(f"this node already has {MAX_PEERS} peers")
+            await conn.aclose()
+            return
+        await self._serve(Peer(conn, hello))
+
+    # ----- dialling -----------------------------------------------------------------------
+
+    async def connect(self, address: str) -> Peer:
+        """A live, authenticated peer at address (dialling it if needed)."""
+        dialer = self.ensure_dialer(address)
+        with trio.fail_after(self.timeouts.connect + self.timeouts.handshake + 1):
+            while dialer.peer is None or dialer.peer.closed.is_set():
+                if dialer.error is not None:
+                    raise NodeError(dialer.error)
+                await dialer.changed.wait()
+        return dialer.peer
+
+    def redial(self, runtime: GameRuntime) -> None:
+        """Keep a connection to every address an unfinished game needs."""
+        if runtime.state in ACTIVE:
+            for address in sorted(runtime.dial):
+                self.ensure_dialer(address)
+
+    def ensure_dialer(self, address: str) -> Dialer:
+        dialer = self._dialers.get(address)
+        if dialer is None:
+            dialer = self._dialers[address] = Dialer(address)
+            assert self.nursery is not None
+            self.nursery.start_soon(self._dial_loop, dialer)
+        dialer.error = None
+        return dialer
+
+    def wanted(self, address: str) -> bool:
+        return bool(games_at(self.games, address))
+
+    async def _dial_loop(self, dialer: Dialer) -> None:
+        """Dial, serve until the connection drops, redial with backoff while a game needs it."""
+        delay = self.timeouts.retry
+        failures = 0
+        try:
+            while True:
+                try:
+                    conn = await connect(dialer.address, self.timeouts)
+                    hello = await handshake(
+                        conn, self.identity, name=self.name, version=self.version
+                    )
+                except (TransportError, HandshakeError) as exc:
+                    dialer.error = str(exc)
+                    dialer.notify()
+                    if not self.wanted(dialer.address):
+                        return
+                    failures += 1
+                    self.reporter.publish(updates.ERROR, f"{exc}; retrying in {delay:.1f}s")
+                    await self.pause_before_redial(dialer.address, delay, failures)
+                    if not self.wanted(dialer.address):
+                        return  # every game that needed it was found elsewhere
+                    delay = min(delay * 2, MAX_RETRY)
+                    continue
+                delay, failures = self.timeouts.retry, 0
+                dialer.peer, dialer.error = Peer(conn, hello, dialed=dialer.address), None
+                dialer.notify()
+                await self._serve(dialer.peer)
+                dialer.notify()
+                if not self.wanted(dialer.address):
+                    return
+                await trio.sleep(delay)
+        finally:
+            self._dialers.pop(dialer.address, None)
+
+    # ----- serving ------------------------------------------------------------------------
+
+    async def _serve(self, peer: Peer) -> None:
+        old = self.peers.get(peer.key)
+        if old is not None:
+            old.close("replaced by a newer connection from the same key")
+        self.peers[peer.key] = peer
+        self.reporter.publish(updates.PEER_CONNECTED, f"connected to {peer.label}", peer=peer)
+        self.on_connected(peer)
+        key = peer.key
+        assert self.handler is not None
+        try:
+            await peer.run(self.handler)
+        finally:
+            if self.peers.get(key) is peer:
+                del self.peers[key]
+            self.on_disconnected(peer)
+            self.reporter.publish(
+                updates.PEER_DISCONNECTED,
+                f"{peer.label} disconnected: {peer.close_reason}",
+                peer=peer,
+            )
+
+
+async def _open_listeners(host: str, port: int, preferred: list[int]) -> list[trio.SocketListener]:
+    if port:
+        return await trio.open_tcp_listeners(port, host=host)  # the caller's choice
+    for candidate in preferred:
+        try:
+            return await trio.open_tcp_listeners(candidate, host=host)
+        except OSError:
+            continue  # taken (another program, or another node on this home)
+    return await trio.open_tcp_listeners(0, host=host)

@@ -1,0 +1,99 @@
+"""The one path of every accepted event: author what we owe, store it, then gossip and report it.
+
+Every event, ours or a peer's, takes this path (``Ledger.settle``): the session has accepted
+it, the ledger appends it to the game's log file (fsync), and only then sends it to the game's
+followers and announces it in ``have``.  So nothing leaves the node before it is on disk, and a
+crash can never make the node contradict what it told someone.  A full disk holds the new
+events back (nothing is sent meanwhile, so nothing is lost) and a task retries with back-off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import trio
+
+from creepnet.node import messages, updates
+from creepnet.node.game import GameRuntime
+from creepnet.node.peer import Peer
+from creepnet.node.reporter import Reporter
+from creepnet.node.storage import StorageError
+from creepnet.protocol.onion import OnionExhausted
+
+MAX_RETRY = 30.0  # seconds: the longest pause between two tries of a held-back append
+
+
+class Ledger:
+    def __init__(self, reporter: Reporter, retry: float, on_settled: Callable[[], None]) -> None:
+        self.reporter = reporter
+        self.retry = retry  # the first pause before retrying a refused append
+        self.on_settled = on_settled  # e.g. refresh the adverts (seats, state)
+        self.nursery: trio.Nursery | None = None  # where retry tasks run; set by the node
+
+    async def settle(
+        self, runtime: GameRuntime, source: Peer | None = None, received: set[bytes] | None = None
+    ) -> None:
+        """Author what we owe, store every new event durably, then gossip it and report.
+
+        ``source`` sent ``received``: events all of which came from it are not echoed back.
+        Caller holds runtime.lock."""
+        session = runtime.session
+        if session.halted is None:
+            try:
+                session.owed()
+            except OnionExhausted as exc:
+                self.reporter.note(runtime, "exhausted", str(exc), updates.ERROR)
+        new = session.log.events[runtime.stored :]
+        if new:
+            # Applied events are news at once, so a UI redraws while the disk write runs.
+            # Waiters (bots, wait_for) wake only after it: what they see is stored, and
+            # nothing leaves this node before it is stored.
+            self.reporter.announce(runtime, wake=False)
+            raws = [event.raw for event in new]
+            try:
+                # Shielded: a cancelled append would leave the file and `stored` disagreeing.
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(runtime.store.append, raws)
+            except StorageError as exc:
+                runtime.storage_error = str(exc)
+                self.reporter.publish(
+                    updates.STORAGE_ERROR,
+                    f"{exc}; not sending or acknowledging the new events until they are "
+                    "stored (retrying)",
+                    runtime.game,
+                )
+                self._retry_later(runtime)
+                runtime.notify()
+                return
+            start, runtime.stored, runtime.storage_error = runtime.stored, len(session.log), None
+            echo = received is None or not all(raw in received for raw in raws)
+            for offset in range(0, len(raws), messages.MAX_BATCH):
+                chunk = messages.batch(raws, offset)
+                message = messages.events(runtime.game, start + offset, chunk, runtime.stored)
+                for peer in list(runtime.followers.values()):
+                    if peer is not source or echo:
+                        peer.send(message)
+        self.reporter.announce(runtime)
+        self.on_settled()
+
+    def _retry_later(self, runtime: GameRuntime) -> None:
+        if not runtime.retrying_storage and self.nursery is not None:
+            runtime.retrying_storage = True
+            self.nursery.start_soon(self._retry, runtime)
+
+    async def _retry(self, runtime: GameRuntime) -> None:
+        """A full disk often clears (a download ends, files are deleted): keep trying, backing
+        off, so the game resumes by itself."""
+        delay = self.retry
+        try:
+            while runtime.storage_error is not None:
+                await trio.sleep(delay)  # a back-off timer, not synchronisation
+                delay = min(delay * 2, MAX_RETRY)
+                async with runtime.lock:
+                    if runtime.storage_error is not None:
+                        await self.settle(runtime)
+        finally:
+            runtime.retrying_storage = False
+        self.reporter.publish(
+            updates.STORAGE_OK, "the disk took the held-back events", runtime.game
+        )

@@ -1,0 +1,49 @@
+"""Reloading a stored game at start: drop a torn tail, replay and re-verify every event.
+
+Our own file holds only events the session accepted, so a bad one means the file was damaged:
+keep the verified prefix and say so loudly.  Owed events (a reveal cut off by a crash) are
+authored again by the ledger afterwards; they are deterministic, so no equivocation follows.
+"""
+
+from __future__ import annotations
+
+import trio
+
+from creepnet.node import updates
+from creepnet.node.reporter import Reporter
+from creepnet.node.storage import GameStore
+from creepnet.protocol.identity import Identity
+from creepnet.protocol.lobby import SeatSecrets
+from creepnet.protocol.log import Rejection
+from creepnet.protocol.session import Session
+
+
+async def load_session(
+    store: GameStore, game: bytes, identity: Identity, reporter: Reporter
+) -> tuple[Session, int]:
+    """The game's session rebuilt from store, and how many events of it are stored."""
+    raws = await trio.to_thread.run_sync(store.load)
+    if store.dropped_tail:
+        reporter.publish(
+            updates.ERROR,
+            f"dropped a torn tail of {store.dropped_tail} bytes "
+            "(an append cut short by a crash; it was never acknowledged)",
+            game,
+        )
+    secret_bytes = store.load_secrets()
+    secrets = SeatSecrets.from_bytes(secret_bytes) if secret_bytes else None
+    player = identity if secrets else None
+    while True:
+        try:
+            if raws:
+                return Session.from_log(raws, player, secrets), len(raws)
+            return Session.follow(game, player, secrets), 0
+        except Rejection as exc:
+            keep = exc.seq if exc.seq is not None and exc.seq < len(raws) else 0
+            reporter.publish(
+                updates.ERROR,
+                f"stored log invalid at {exc.describe()}; keeping the {keep} events before it",
+                game,
+            )
+            raws = raws[:keep]
+            await trio.to_thread.run_sync(store.truncate_events, raws)

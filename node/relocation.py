@@ -1,0 +1,116 @@
+"""Finding a host that moved: when a followed game's host stops answering at the address we
+know, look for the game's advert elsewhere on the LAN and follow it there.
+
+A dialler that failed ``REDISCOVER_AFTER`` times in a row spends its back-off pause browsing
+(at least ``REDISCOVER_WAIT`` seconds) for the games it needs from that address.  The browse
+lives inside the dial task, bounded by ``move_on_after``, so nothing outlives it.
+
+An advert proves nothing: its name, fingerprint and game id can be copied by anyone on the LAN.
+So the finder moves a game only after a handshake at the advertised address with the key that
+signed the game's genesis (the handshake proves possession of that key).  Until then the game
+keeps its old address; a node there with any other key is reported (``advert-refused``) and
+hung up on.  A liar can make us dial it once per back-off pause, no more.
+"""
+
+from __future__ import annotations
+
+import trio
+
+from creepnet.node import updates
+from creepnet.node.advertiser import Advertiser
+from creepnet.node.connections import Connections
+from creepnet.node.discovery import Discovery, Found
+from creepnet.node.errors import NodeError
+from creepnet.node.game import GameRuntime, games_at
+from creepnet.node.reporter import Reporter
+from creepnet.protocol.identity import fingerprint
+
+REDISCOVER_AFTER = 2  # failed redials of a game's host before we look for it by zeroconf
+REDISCOVER_WAIT = 3.0  # shortest browse for a host that moved (seconds)
+
+
+class HostFinder:
+    def __init__(
+        self,
+        games: dict[bytes, GameRuntime],
+        connections: Connections,
+        advertiser: Advertiser,
+        reporter: Reporter,
+    ) -> None:
+        self.games = games
+        self.connections = connections
+        self.advertiser = advertiser  # its zeroconf, while discovery is on
+        self.reporter = reporter
+
+    async def pause_before_redial(self, address: str, delay: float, failures: int) -> None:
+        """Back off; once a host keeps failing and zeroconf is on, spend the pause looking for
+        its games elsewhere (a restarted host whose port was taken listens on a new one)."""
+        discovery = self.advertiser.discovery
+        if discovery is None or failures < REDISCOVER_AFTER:
+            await trio.sleep(delay)  # a back-off timer, not synchronisation
+            return
+        with trio.move_on_after(max(delay, REDISCOVER_WAIT)):
+            await self._find_moved(discovery, address)
+
+    async def _find_moved(self, discovery: Discovery, address: str) -> None:
+        """Browse for the games we need from address; move each one advertised elsewhere.
+        Returns once all are found (the caller bounds the time)."""
+        missing = {rt.game.hex()[:8]: rt for rt in games_at(self.games, address)}
+        async with discovery.browse() as channel:
+            async for item in channel:
+                runtime = missing.get(item.game) if isinstance(item, Found) else None
+                if runtime is None or not _claims_new_home(runtime, item, address):
+                    continue
+                if not await self._host_answers_at(runtime, item.address):
+                    continue
+                self._move(runtime, address, item.address)
+                del missing[item.game]
+                if not missing:
+                    return
+
+    async def _host_answers_at(self, runtime: GameRuntime, address: str) -> bool:
+        """Whether the node at address proves, by the handshake, to hold the game's host key."""
+        try:
+            peer = await self.connections.connect(address)
+        except (NodeError, trio.TooSlowError):
+            return False  # nobody there (any more): a stale advert
+        if peer.key == runtime.host_key:
+            return True
+        self.reporter.publish(
+            updates.ADVERT_REFUSED,
+            f"ignored an advert of this game at {address}: the node there is "
+            f"{peer.fingerprint}, not the game's host; still looking for it where it was",
+            runtime.game,
+            peer,
+            data={"address": address, "key": peer.key},
+        )
+        if not self.connections.wanted(address):
+            peer.close("it advertised a game it does not host")
+        return False
+
+    def _move(self, runtime: GameRuntime, old: str, new: str) -> None:
+        """Follow the game's host to its new address, and remember it for restarts."""
+        runtime.dial.discard(old)
+        runtime.dial.add(new)
+        self.reporter.save_hint(runtime, runtime.save_dial)
+        self.reporter.publish(
+            updates.HOST_MOVED,
+            f"found the host again at {new} by zeroconf (it was at {old}); reconnecting",
+            runtime.game,
+            data={"old": old, "new": new},
+        )
+        self.connections.ensure_dialer(new)
+
+
+def _claims_new_home(runtime: GameRuntime, found: Found, old: str) -> bool:
+    """An advert of this game at another address, naming the host's fingerprint (a claim that
+    is cheap to check and cheap to forge: the handshake decides)."""
+    host = fingerprint(runtime.host_key) if runtime.host_key else None
+    parts = found.title.rsplit(" ", 2)
+    return (
+        bool(found.address)
+        and found.address != old
+        and len(parts) == 3
+        and parts[1] == host
+        and runtime.game.hex().startswith(parts[2])
+    )

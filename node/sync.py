@@ -1,0 +1,244 @@
+"""Game sync: what the node does with each message a peer sends after the handshake.
+
+Gossip and catch-up: any message about a game we hold makes its sender a follower of that game;
+``have {length}`` answers with one ``events`` batch when the sender is behind, or a ``get`` when
+it is ahead; an ``events`` batch goes to the session untouched (the node never judges an event)
+and, once stored by the ledger, is acknowledged with ``have``.  The host admits ``join``
+requests; ``list`` is answered with the games we hold.  A peer whose events keep being refused
+is cut off; a lying ``length`` cannot start a loop (we ask for more only after a batch that
+taught us something).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from creepnet.node import messages, updates
+from creepnet.node.errors import NodeError
+from creepnet.node.game import GameRuntime
+from creepnet.node.ledger import Ledger
+from creepnet.node.peer import Peer
+from creepnet.node.reporter import Reporter
+from creepnet.node.transport import TransportError
+from creepnet.protocol.identity import fingerprint
+from creepnet.protocol.log import EquivocationProof, Rejection
+
+MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
+
+
+class GameSync:
+    def __init__(
+        self,
+        games: dict[bytes, GameRuntime],
+        ledger: Ledger,
+        reporter: Reporter,
+        reply_timeout: float,
+    ) -> None:
+        self.games = games
+        self.ledger = ledger
+        self.reporter = reporter
+        self.reply_timeout = reply_timeout
+
+    def greet(self, peer: Peer) -> None:
+        """Announce what we hold: a peer that follows a game subscribes us and catches up."""
+        for runtime in self.games.values():
+            peer.send(messages.have(runtime.game, runtime.stored))
+
+    def follow(self, runtime: GameRuntime, peer: Peer) -> None:
+        """Start following runtime's game through peer (we joined or watch it there)."""
+        runtime.followers[peer.key] = peer
+        peer.send(messages.have(runtime.game, runtime.stored))
+
+    def forget(self, peer: Peer) -> None:
+        """peer disconnected: it follows nothing any more."""
+        for runtime in self.games.values():
+            if runtime.followers.get(peer.key) is peer:
+                del runtime.followers[peer.key]
+                runtime.notify()  # e.g. wait_synced no longer waits for this peer
+
+    # ----- incoming messages ----------------------------------------------------------------
+
+    async def dispatch(self, peer: Peer, message: dict[str, Any]) -> None:
+        message = messages.check(message)
+        kind = message["type"]
+        if kind == "list":
+            items = [runtime.describe() for runtime in self.games.values()]
+            peer.send({"type": "games", "items": items})
+            return
+        if kind == "games":
+            peer.deliver_reply(message)
+            return
+        runtime = self.games.get(message["game"])
+        if runtime is None:
+            return  # a game we do not hold: nothing to say about it
+        if kind != "join-refused" and peer.key not in runtime.followers:
+            runtime.followers[peer.key] = peer
+            if kind != "have":
+                peer.send(messages.have(runtime.game, runtime.stored))
+        if kind == "have":
+            await self._on_have(runtime, peer, message)
+        elif kind == "get":
+            self._send_from(runtime, peer, message["from"])
+        elif kind == "events":
+            await self._on_events(runtime, peer, message)
+        elif kind == "join":
+            await self._on_join(runtime, peer, message)
+        elif kind == "join-refused":
+            runtime.join_refused = message["reason"][:300]
+            self.reporter.publish(updates.JOIN_REFUSED, runtime.join_refused, runtime.game, peer)
+            runtime.notify()
+
+    async def _on_have(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
+        newly = runtime.followers.get(peer.key) is not peer
+        runtime.followers[peer.key] = peer
+        if newly:
+            peer.send(messages.have(runtime.game, runtime.stored))
+        theirs = message["length"]
+        if theirs > runtime.acked.get(peer.key, -1):
+            runtime.acked[peer.key] = theirs
+            runtime.notify()
+        if theirs < runtime.stored:
+            self._send_from(runtime, peer, theirs)
+        elif theirs > len(runtime.session.log) and runtime.session.halted is None:
+            peer.send(messages.get(runtime.game, len(runtime.session.log)))
+
+    def _send_from(self, runtime: GameRuntime, peer: Peer, start: int) -> None:
+        """One batch of stored events from start; the peer asks again for more."""
+        raws = [event.raw for event in runtime.session.log.events[: runtime.stored]]
+        if start < len(raws):
+            peer.send(
+                messages.events(runtime.game, start, messages.batch(raws, start), runtime.stored)
+            )
+
+    async def _on_events(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
+        session = runtime.session
+        async with runtime.lock:
+            before = len(session.log)
+            for raw in message["items"]:
+                receipt = session.receive(raw)
+                for rejection in receipt.rejections:
+                    if receipt.status == "equivocation":
+                        continue
+                    data = {"kind": rejection.kind, "seq": rejection.seq}
+                    if receipt.status == "rejected":
+                        peer.rejections += 1
+                        text = f"rejected event from peer {peer.label}: {rejection.describe()}"
+                        self.reporter.publish(updates.REJECTED, text, runtime.game, peer, data)
+                    else:
+                        # A buffered event that failed once its turn came: it arrived earlier,
+                        # maybe from another peer, so this peer is not to blame for it.
+                        text = f"rejected a held event: {rejection.describe()}"
+                        self.reporter.publish(updates.REJECTED, text, runtime.game, None, data)
+                if receipt.status == "equivocation" and receipt.proof is not None:
+                    await self._on_equivocation(runtime, receipt.proof, raw)
+                if session.halted is not None:
+                    break
+            await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
+            after = len(session.log)
+        if peer.rejections > MAX_REJECTIONS:
+            peer.close(f"sent {peer.rejections} events that were refused")
+            return
+        # The sender has stored everything it sent us: that is its acknowledgement.
+        claimed = min(message["length"], runtime.stored)
+        if claimed > runtime.acked.get(peer.key, 0):
+            runtime.acked[peer.key] = claimed
+        if after > before:
+            # Acknowledge what is now on our disk, so the sender knows we are caught up
+            # (a finished player's node waits for this before it goes away).
+            peer.send(messages.have(runtime.game, runtime.stored))
+        # Ask for the rest when the sender has more and this batch moved us (or showed a gap);
+        # never on a batch that taught us nothing, so a lying `length` cannot start a loop.
+        if (
+            message["length"] > after
+            and session.halted is None
+            and (after > before or message["from"] > before)
+        ):
+            peer.send(messages.get(runtime.game, after))
+
+    async def _on_join(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
+        async with runtime.lock:
+            session = runtime.session
+            if not runtime.hosted or session.next_free_seat is None:
+                reason = "this node is not the host of an open lobby for that game"
+            else:
+                try:
+                    session.admit(message["request"])
+                except Rejection as exc:
+                    reason = exc.reason
+                else:
+                    await self.ledger.settle(runtime)
+                    return
+        peer.send({"type": "join-refused", "game": runtime.game, "reason": reason})
+
+    async def _on_equivocation(
+        self, runtime: GameRuntime, proof: EquivocationProof, raw: bytes
+    ) -> None:
+        author = fingerprint(proof.author)
+        path = runtime.store.folder / "equivocation"
+        try:
+            await trio.to_thread.run_sync(path.write_bytes, proof.to_bytes())
+        except OSError as exc:
+            self.reporter.publish(
+                updates.STORAGE_ERROR, f"cannot store the proof: {exc}", runtime.game
+            )
+        self.reporter.publish(
+            updates.HALTED,
+            f"game stopped: {author} signed two different events at one position (proof stored)",
+            runtime.game,
+            data={"author": proof.author},
+        )
+        # Pass the conflicting event on, so every honest peer sees the proof and stops too.
+        seq = len(runtime.session.log.events) - 1
+        for follower in runtime.followers.values():
+            follower.send(messages.events(runtime.game, seq, [raw], runtime.stored))
+
+    # ----- remote game lists ------------------------------------------------------------------
+
+    async def list_remote(self, peer: Peer) -> list[dict[str, Any]]:
+        """The games peer holds (its `games` reply, entries of the wrong shape left out)."""
+        peer.send({"type": "list"})
+        try:
+            with trio.fail_after(self.reply_timeout):
+                reply = await peer.next_reply()
+        except TransportError as exc:
+            raise NodeError(str(exc)) from None
+        except trio.TooSlowError:
+            raise NodeError(f"{peer.label} did not list its games") from None
+        items = []
+        for item in reply["items"]:
+            if (
+                isinstance(item, dict)
+                and isinstance(item.get("game"), bytes)
+                and len(item["game"]) == 16
+                and isinstance(item.get("length"), int)
+                and all(isinstance(item.get(k), str) for k in ("kind", "name", "state"))
+                and all(isinstance(item.get(k), int) for k in ("seats", "taken"))
+            ):
+                items.append(item)
+        return items
+
+    async def pick_remote_game(
+        self, peer: Peer, game: bytes | str | None, lobby: bool
+    ) -> dict[str, Any]:
+        """The one game at peer that game (id, hex prefix, or None: the only open one) names."""
+        items = await self.list_remote(peer)
+        if isinstance(game, bytes):
+            chosen = [item for item in items if item["game"] == game]
+        elif isinstance(game, str):
+            chosen = [item for item in items if item["game"].hex().startswith(game.lower())]
+        else:
+            chosen = [
+                item
+                for item in items
+                if item["state"] == "lobby" or (not lobby and item["state"] == "playing")
+            ]
+        if len(chosen) != 1:
+            listing = (
+                ", ".join(f"{i['game'].hex()[:8]} {i['name']!r} ({i['state']})" for i in items)
+                or "none"
+            )
+            what = "no" if not chosen else "more than one"
+            raise NodeError(f"{what} matching game at {peer.conn.label}; it holds: {listing}")
+        return chosen[0]
