@@ -14,7 +14,6 @@ from creepnet.protocol import onion
 from creepnet.protocol.event import Event, sign_event
 from creepnet.protocol.games.racer.table import DeckStep, ShowDrawn, next_step
 from creepnet.protocol.table import Table, seat_bot
-from creepnet.protocol.verify import verify_log_bytes
 
 SEATS = 2
 
@@ -190,7 +189,9 @@ def test_a_played_card_with_a_wrong_key_is_rejected():
     assert_rejected_at_once(table, seat, "act", {**body, "key": flip(body["key"])}, "commitment")
 
 
-def test_a_drawn_creep_kept_in_hand_is_named_by_the_audit():
+def test_a_drawn_creep_kept_in_hand_is_rejected_at_once():
+    """Keeping a drawn card needs a class proof that it is no Creep: with none, or with a proof
+    replayed from an earlier kept card, the event is rejected and its author named."""
     table = racer_table(seed=3)
 
     def drew_a_creep(game) -> bool:
@@ -203,12 +204,14 @@ def test_a_drawn_creep_kept_in_hand_is_named_by_the_audit():
     seat = drive(table, drew_a_creep)
     slot = next_step(table.spectator.game_state).slot
     keep = {"action": racer.format_action(racer.KeepDrawn(slot))}
-    receipts = deliver(table, sign(table, seat, "act", keep))
-    assert all(r.status == "accepted" for r in receipts)  # no class proof yet: see the audit
-    drive(table, lambda game: game.result is not None)
-    verdict = verify_log_bytes(table.spectator.log.to_bytes())
-    assert not verdict.valid and verdict.error.author == table.identities[seat].public_key
-    assert "false claim" in verdict.error.reason
+    assert_rejected_at_once(table, seat, "act", keep, "needs the proof")
+    earlier = [
+        e.body["proof"]
+        for e in table.spectator.log.events
+        if e.type == "act" and "proof" in e.body and e.author == table.identities[seat].public_key
+    ]
+    replayed = {**keep, "proof": earlier[-1]}
+    assert_rejected_at_once(table, seat, "act", replayed, "not proven to be no Creep")
 
 
 # --- dice ---------------------------------------------------------------------------------------

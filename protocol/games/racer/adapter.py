@@ -3,7 +3,8 @@
 * ``deck`` — body is exactly one deck message (docs/DECKS.md), the one ``table.next_step`` names:
   its op, pool, positions and recipient must match, then ``DeckState.apply`` checks its proofs.
 * ``act`` — ``{"action": TEXT}`` in ``racer.format_action`` notation, plus ``"key"`` (the deck
-  play proof: the holder's key for the slot) when the action shows a card from the hand.  The
+  play proof: the holder's key for the slot) when the action shows a card from the hand, or
+  ``"proof"`` (a deck class proof that the card is not a Creep) when it keeps a drawn card.  The
   engine checks the rule, the deck checks the card: a card the seat does not hold, or that is not
   the card it names, is rejected at once.
 
@@ -26,6 +27,7 @@ from creepnet.protocol.games.racer.table import (
     ShowDrawn,
     new_table,
     next_step,
+    not_a_creep,
     settle,
 )
 from creepnet.protocol.lobby import SeatSecrets
@@ -149,7 +151,7 @@ class RacerRules:
     def _act(
         game: RacerGame, step: ShowDrawn | Decide, seat: int, body: dict[str, Any], seq: int
     ) -> None:
-        expect_keys(body, {"action"}, {"key"})
+        expect_keys(body, {"action"}, {"key", "proof"})
         text = body["action"]
         if not isinstance(text, str):
             raise GameRuleError("action must be text in Racer notation")
@@ -184,11 +186,35 @@ class RacerRules:
             except DeckError as exc:
                 raise GameRuleError(f"{text}: {exc}") from None
         if isinstance(action, KeepDrawn):
-            pool, position = game.where[action.slot]
-            creeps = [str(c) for c in game.state.catalogue.creep_ids]
-            claim = {"seat": seat, "pool": pool, "position": position, "none_of": creeps}
-            game.claims.append(claim)
+            RacerRules._not_a_creep(game, seat, action, body, seq)
+        elif "proof" in body:
+            raise GameRuleError("proof is only for a kept drawn card")
         game.state = state
+
+    @staticmethod
+    def _not_a_creep(
+        game: RacerGame, seat: int, action: KeepDrawn, body: dict[str, Any], seq: int
+    ) -> None:
+        """A kept drawn card must be proven, now, to be no Creep (a class proof)."""
+        needed = not_a_creep(game, action.slot)
+        if needed is None:
+            if "proof" in body:
+                raise GameRuleError("this card needs no proof: its pool holds no Creep")
+            return
+        if "proof" not in body:
+            raise GameRuleError("keeping a drawn card needs the proof that it is not a Creep")
+        pool, position, allowed = needed
+        message = {
+            "op": "class",
+            "pool": pool,
+            "position": position,
+            "allowed": allowed,
+            "proof": body["proof"],
+        }
+        try:
+            game.deck.apply(seat, seq, message)
+        except DeckError as exc:
+            raise GameRuleError(f"keep-drawn: not proven to be no Creep: {exc}") from None
 
     @staticmethod
     def _finish(game: RacerGame) -> None:
@@ -198,7 +224,7 @@ class RacerRules:
         over = racer.pending(game.state)
         assert isinstance(over, racer.GameOver)
         try:
-            report = audit(game.deck, game.claims)
+            report = audit(game.deck)
         except DeckError as exc:
             culprit = exc.seat if exc.seat is not None else None
             game.result = Result(None, f"audit: {exc}", culprit)

@@ -15,7 +15,13 @@ from typing import Any
 from creepnet.engine import racer
 from creepnet.engine.racer import Action, KeepDrawn, Observation, PlaceCreep, Slot
 from creepnet.protocol.deck import DeckSeat
-from creepnet.protocol.games.racer.table import DeckStep, RacerGame, ShowDrawn, next_step
+from creepnet.protocol.games.racer.table import (
+    DeckStep,
+    RacerGame,
+    ShowDrawn,
+    next_step,
+    not_a_creep,
+)
 from creepnet.protocol.rules import GameRuleError, Seating
 
 
@@ -55,7 +61,11 @@ class RacerPrivate:
                 raise GameRuleError("the drawn card is not decodable yet")
             if game.state.catalogue[card].kind is racer.Kind.CREEP:
                 return "act", self._shown(game, PlaceCreep(step.slot, card))
-            return "act", {"action": racer.format_action(KeepDrawn(step.slot))}
+            body: dict[str, Any] = {"action": racer.format_action(KeepDrawn(step.slot))}
+            needed = not_a_creep(game, step.slot)
+            if needed is not None:
+                body["proof"] = self._me(game).prove_class(seq, *needed)["proof"]
+            return "act", body
         assert isinstance(step, DeckStep) and step.seat == self.seat
         return "deck", self._deck_message(game, step, seq)
 

@@ -22,6 +22,8 @@ pool positions as the deck work settles them:
   every position publicly, once.  ``NeedCard`` for one seat: every other seat releases that
   position to it (a private draw); a card already held by another seat moves by the transfer
   protocol (``blind`` by the taker, ``unblind`` by the giver): the Hostage Exchange.
+* A drawn card kept in hand (``keep-drawn``) comes with a class proof (docs/DECKS.md) that it is
+  one of the play cards the dealt family may still hide: never a Creep, checked at once.
 * ``GameOver``: every seat reveals its deck secret, the audit decodes every card and checks every
   claim, and only then does the game have a result.
 
@@ -53,6 +55,7 @@ from creepnet.protocol.deck.pools import handle_create, handle_merge, handle_spl
 from creepnet.protocol.rules import Result
 
 BOOKKEEPER = 0  # the nominal author of the table's own (never signed) pool bookkeeping
+DEALT = "cards"  # the family of the deal: the whole catalogue, one pool at first
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,6 @@ class RacerGame:
     where: dict[Slot, tuple[str, int]] = field(default_factory=dict)  # never forgets a slot
     draw_pools: dict[int, str] = field(default_factory=dict)  # seat -> its draw deck's pool
     reshuffles: int = 0
-    claims: list[dict] = field(default_factory=list)  # "not a Creep" claims for the audit
     cards: dict[Slot, int] | None = None  # every slot's card, once the audit has run
     result: Result | None = None
 
@@ -159,6 +161,26 @@ def _card_step(game: RacerGame, request: NeedCard) -> DeckStep:
     return DeckStep(slot.holder, "unblind", f"hand over the hostage card {name}[{j}]", name, (j,))
 
 
+def not_a_creep(game: RacerGame, slot: Slot) -> tuple[str, int, list[str]] | None:
+    """What a seat keeping the drawn ``slot`` must prove: (pool, position, the cards it may be).
+
+    Only the dealt family ``cards`` holds Creeps; the cards it may still hide are its play cards
+    not yet shown (every card is once per family, checked at each shuffle).  A reshuffled discard
+    pile holds no Creep, so keeping one of its cards needs no proof (None).
+    """
+    name, position = game.where[slot]
+    if game.deck.pools[name].family != DEALT:
+        return None
+    shown = {
+        card
+        for pool in game.deck.pools.values()
+        if pool.family == DEALT
+        for card in (*pool.public.values(), *(s.card for s in pool.slots if s.card is not None))
+    }
+    plays = [str(card) for card in game.state.catalogue.play_ids]
+    return name, position, [card for card in plays if card not in shown]
+
+
 def draw_pool_name(game: RacerGame, request: NeedShuffle) -> str:
     """The deck pool an engine shuffle request works on (made by ``settle``)."""
     if request.pool.startswith("deck:"):
@@ -182,11 +204,11 @@ def settle(game: RacerGame) -> None:
     deck, n = game.deck, game.seats
     if None in deck.joins:
         return
-    if "cards" not in deck.used_names:
-        _bookkeep(game, create_message("cards", card_ids(game.state)))
+    if DEALT not in deck.used_names:
+        _bookkeep(game, create_message(DEALT, card_ids(game.state)))
         creeps = len(game.state.catalogue.creep_ids)
         plays = len(game.state.catalogue.play_ids)
-        _bookkeep(game, split_message("cards", ["creeps", "play"], [creeps, plays]))
+        _bookkeep(game, split_message(DEALT, ["creeps", "play"], [creeps, plays]))
     while True:
         request = racer.pending(game.state)
         if isinstance(request, NeedShuffle):
