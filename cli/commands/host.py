@@ -1,9 +1,10 @@
-"""`creepnet host creeper`: advertise a game on the LAN, wait for an opponent, play."""
+"""`creepnet host KIND`: advertise a game on the LAN, show who joins, play once seats are full."""
 
 from __future__ import annotations
 
 import argparse
 
+from creepnet.cli.game_options import add_game_options, check_bot, seats_and_options
 from creepnet.cli.network import add_network_options, open_node, port_note, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
@@ -14,7 +15,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "host", help="host a game on the LAN and play it (run again: resume it)"
     )
-    parser.add_argument("kind", choices=["creeper"], help="the game to host")
     parser.add_argument("--name", default=None, help="the game's name on the LAN (default: yours)")
     parser.add_argument(
         "--port",
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0,
         help="TCP port to listen on (default: any; a resumed game's old port if it is free)",
     )
-    parser.add_argument("--max-plies", type=int, default=None, help="draw after this many plies")
+    add_game_options(parser)
     parser.add_argument("--no-discovery", action="store_true", help="do not advertise by zeroconf")
     add_player_options(parser)
     add_network_options(parser)
@@ -30,8 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.max_plies is not None and args.max_plies < 1:
-        return fail("--max-plies must be positive")
+    try:
+        seats_and_options(args)
+        check_bot(args.kind, args.bot)
+    except ValueError as exc:
+        return fail(str(exc))
     return run_trio(_host, args)
 
 
@@ -49,14 +52,16 @@ def hosted_game(node: Node, name: str) -> bytes | None:
 
 async def _host(args: argparse.Namespace) -> int:
     player = player_name(args)
-    options = {"max_plies": args.max_plies} if args.max_plies else {}
+    seats, options = seats_and_options(args)
     name = (args.name or f"{player}'s game")[:64]
     async with open_node(args, discovery=not args.no_discovery, port=args.port) as node:
         game = hosted_game(node, name)
         if game is not None:
             print(f"resuming game {name!r} ({game.hex()[:8]})")
         else:
-            game = await node.host_game(args.kind, name, player=player, options=options)
+            game = await node.host_game(
+                args.kind, name, seats=seats, player=player, options=options
+            )
             print(
                 f"hosting {args.kind} game {name!r} ({game.hex()[:8]}) as {player} "
                 f"({node.fingerprint})"
@@ -69,5 +74,20 @@ async def _host(args: argparse.Namespace) -> int:
             f"  (or without zeroconf:  creepnet join {game.hex()[:8]} "
             f"--addr <this-host>:{node.port})"
         )
-        await node.wait_for(game, lambda rt: rt.session.started)
+        await show_lobby(node, game)
         return await run_seat(node, game, args)
+
+
+async def show_lobby(node: Node, game: bytes) -> None:
+    """Say who takes each seat as they join, until the seats are full and the game starts."""
+    shown = 0
+    while True:
+        session = node.session(game)
+        for seat in session.seats[shown:]:
+            taken = len(session.seats)
+            print(f"  seat {shown}: {seat.label} ({taken}/{session.seat_count} seated)")
+            shown += 1
+        if session.started:
+            print("all seats taken: the game starts")
+            return
+        await node.wait_changed(game)
