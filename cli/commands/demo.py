@@ -219,7 +219,7 @@ def _report(
             print(f"  {verdict.error.describe()}")
         ok = ok and verdict.valid and verdict.finished
     identical = len(set(logs.values())) == 1
-    print(f"logs byte-identical ({', '.join(logs)}): {'yes' if identical else 'NO'}")
+    print(f"logs byte-identical: {'yes' if identical else 'NO'} ({', '.join(logs)})")
     if ok and identical and cheat:
         from creepnet.cli.creeper.cheat_demo import run_cheats
 

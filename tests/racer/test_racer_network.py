@@ -44,3 +44,22 @@ async def test_bots_on_every_seat_play_a_whole_racer_game(tmp_path, seats):
                 verdict = verify_log_bytes(final.log.to_bytes())
                 assert verdict.valid and verdict.finished, verdict.error
                 assert not (tmp_path / "watch" / "games" / game.hex() / "secrets").exists()
+
+
+async def test_players_who_ask_for_the_same_seat_at_once_are_all_seated(tmp_path):
+    """Join requests name the seat they ask for: the host seats one, refuses the other, and
+    the refused player asks again for the seat now free."""
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "host", timeouts=FAST) as host,
+            Node.open(tmp_path / "a", timeouts=FAST) as a,
+            Node.open(tmp_path / "b", timeouts=FAST) as b,
+            Node.open(tmp_path / "c", timeouts=FAST) as c,
+        ):
+            game = await host.host_game("racer", "rush", seats=4, player="host")
+            async with trio.open_nursery() as nursery:
+                for node, name in ((a, "a"), (b, "b"), (c, "c")):
+                    nursery.start_soon(lambda n=node, p=name: n.join(host.address, game, player=p))
+            seated = {node.session(game).local_seat for node in (a, b, c)}
+            assert seated == {1, 2, 3}
+            await host.wait_for(game, lambda rt: rt.session.started)
