@@ -1,11 +1,13 @@
-"""Cost of encrypted decks: set-up (shuffle + lock + proofs), verification, a private
-draw end to end, and the audit, against the bare cost of one scalar multiplication
-measured in the same run.
+"""Cost of encrypted decks, in CPU time and as multiples of one scalar multiplication
+measured in the same run:
 
-Set-up "complete" = every seat's own work (shuffle + lock + proofs) plus one peer's
-verification of every step.  Goal: 4 seats x 135 cards <= 2 s.
-The floor is the encryption work alone: each seat multiplies every card once to
-shuffle and once to lock, i.e. 2 x seats x cards scalar multiplications.
+* proof of shuffle: prove and verify per card (goal: prove + verify <= 12 mults/card);
+* the whole Creepy Racer set-up, 4 seats x 135 cards: every seat's proven shuffles of
+  the Creep and Play piles, splits and merges into four Draw Decks, each owner's
+  proven re-shuffle of its deck, every seat's lock of every pool — all seats' work
+  plus one peer's checks of every step (goal <= 2 s);
+* a class proof over 95 cards ("not a Creep"), prove + verify;
+* a private draw end to end, and the audit.
 
     python benchmarks/deck.py [--rounds R]
 """
@@ -19,7 +21,18 @@ from collections.abc import Callable
 
 import nacl.bindings as nb
 
-from creepnet.protocol.deck import PUBLIC, DeckSeat, DeckState, audit, create_message
+from creepnet.protocol.deck import (
+    PUBLIC,
+    DeckSeat,
+    DeckState,
+    audit,
+    create_message,
+    merge_message,
+    split_message,
+)
+from creepnet.protocol.deck.group import BASE, ONE, mul
+from creepnet.protocol.deck.keys import DeckKeys
+from creepnet.protocol.deck.shuffleproof import prove_shuffle, verify_shuffle
 
 
 def cpu(fn: Callable[[], object]) -> tuple[float, object]:
@@ -28,69 +41,147 @@ def cpu(fn: Callable[[], object]) -> tuple[float, object]:
     return time.process_time() - t, result
 
 
-def scalar_mult_cost(n: int = 3000) -> float:
+def scalar_mult_cost(n: int = 200, batches: int = 10) -> float:
+    """Seconds per multiplication: the least-disturbed of a few short batches."""
     k = nb.crypto_core_ed25519_scalar_reduce(secrets.token_bytes(64))
     p = nb.crypto_core_ed25519_from_uniform(secrets.token_bytes(32))
-    t = time.process_time()
-    for _ in range(n):
-        nb.crypto_scalarmult_ed25519_noclamp(k, p)
-    return (time.process_time() - t) / n
+    best = float("inf")
+    for _ in range(batches):
+        t = time.process_time()
+        for _ in range(n):
+            nb.crypto_scalarmult_ed25519_noclamp(k, p)
+        best = min(best, (time.process_time() - t) / n)
+    return best
 
 
-def run(seats: int, cards: int) -> dict[str, float]:
-    ids = [f"card-{i}" for i in range(cards)]
-    keys = [secrets.token_bytes(32) for _ in range(seats)]
-    state = DeckState(secrets.token_bytes(16), keys, ids)  # the one verifying peer's replica
-    players = [DeckSeat(state, s) for s in range(seats)]
-    seq = 0
+def shuffle_proof(cards: int) -> dict[str, float]:
+    """One shuffle at depth 1: re-encryption, proof and verification, each timed alone,
+    in seconds per card.  Two units measured around it: `mult`, a tight loop of one
+    multiplication just before and after; and `encrypt`, the re-encryption itself,
+    i.e. one multiplication per card on the real points, in the same moment."""
+    before = scalar_mult_cost(200, 3)
+    keys = DeckKeys(secrets.token_bytes(16), secrets.token_bytes(32), secrets.token_bytes(32))
+    inputs = [nb.crypto_core_ed25519_from_uniform(secrets.token_bytes(32)) for _ in range(cards)]
+    step, commit = keys.layer_step("f", 1), keys.layer_commit("f", 1)
+    perm = keys.permutation("p", 0, cards)
+    encrypt, outputs = cpu(lambda: [mul(step, inputs[i]) for i in perm])
+    ctx = b"benchmark context"
+    prove, proof = cpu(
+        lambda: prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx)  # type: ignore[arg-type]
+    )
+    verify, _ = cpu(lambda: verify_shuffle(proof, inputs, outputs, BASE, commit, ctx))  # type: ignore[arg-type]
+    mult = (before + scalar_mult_cost(200, 3)) / 2
+    return {
+        "mult": mult,
+        "encrypt": encrypt / cards,
+        "prove": prove / cards,
+        "verify": verify / cards,
+        "both": (prove + verify) / cards,
+    }
 
-    def post(seat: int, make: Callable[[int], dict]) -> tuple[float, float]:
-        nonlocal seq
-        seq += 1
-        made, msg = cpu(lambda: make(seq))
-        checked, _ = cpu(lambda: state.apply(seat, seq, msg))  # type: ignore[arg-type]
-        return made, checked
 
-    for p in players:
-        post(p.seat, lambda q, p=p: p.join())
-    post(0, lambda q: create_message("deck", ids))
-    work = {"shuffle": 0.0, "lock": 0.0, "verify_shuffle": 0.0, "verify_lock": 0.0}
-    for p in players:
-        made, checked = post(p.seat, lambda q, p=p: p.shuffle(q, "deck"))
-        work["shuffle"] += made
-        work["verify_shuffle"] += checked
-    for p in players:
-        made, checked = post(p.seat, lambda q, p=p: p.lock(q, "deck"))
-        work["lock"] += made
-        work["verify_lock"] += checked
+class Run:
+    """Seats authoring in turn; one replica (the verifying peer) applies every message."""
 
+    def __init__(self, seats: int, cards: list[str]) -> None:
+        self.state = DeckState(
+            secrets.token_bytes(16), [secrets.token_bytes(32) for _ in range(seats)], cards
+        )
+        self.players = [DeckSeat(self.state, s) for s in range(seats)]
+        self.seq = 0
+        self.work = 0.0  # authors' CPU
+        self.checks = 0.0  # the verifying peer's CPU
+        for p in self.players:
+            self.post(p.seat, lambda q, p=p: p.join())
+
+    def post(self, seat: int, make: Callable[[int], dict]) -> None:
+        self.seq += 1
+        made, msg = cpu(lambda: make(self.seq))
+        checked, _ = cpu(lambda: self.state.apply(seat, self.seq, msg))  # type: ignore[arg-type]
+        self.work += made
+        self.checks += checked
+
+    def shuffle(self, pool: str, seats: list[int] | None = None) -> None:
+        for p in self.players if seats is None else [self.players[s] for s in seats]:
+            self.post(p.seat, lambda q, p=p: p.shuffle(q, pool))
+
+    def lock(self, pool: str) -> None:
+        for p in self.players:
+            self.post(p.seat, lambda q, p=p: p.lock(q, pool))
+
+
+def racer_setup(seats: int = 4) -> tuple[Run, dict[str, float]]:
+    """The Creepy Racer deal: 40 Creeps + 95 others in one family; every seat shuffles
+    both piles; 10 Creeps + 15 others per seat merge into its Draw Deck, which its
+    owner re-shuffles; 35 others stay in the shared Play Pile; every pool is locked."""
+    creeps, others = [f"creep-{i}" for i in range(40)], [f"card-{i}" for i in range(95)]
+    run = Run(seats, creeps + others)
+    run.post(0, lambda q: create_message("all", creeps + others))
+    run.post(0, lambda q: split_message("all", ["creeps", "others"], [40, 95]))
+    times: dict[str, float] = {}
+
+    def phase(name: str, fn: Callable[[], None]) -> None:
+        before = run.work + run.checks
+        fn()
+        times[name] = run.work + run.checks - before
+
+    def first_shuffles() -> None:
+        run.shuffle("creeps")
+        run.shuffle("others")
+
+    def deal() -> None:
+        creep_piles = [f"c{s}" for s in range(seats)]
+        run.post(0, lambda q: split_message("creeps", creep_piles, [10] * seats))
+        names = [f"o{s}" for s in range(seats)] + ["play"]
+        run.post(0, lambda q: split_message("others", names, [15] * seats + [95 - 15 * seats]))
+        for s in range(seats):
+            run.post(0, lambda q, s=s: merge_message([f"c{s}", f"o{s}"], f"draw{s}"))
+            run.shuffle(f"draw{s}", [s])
+
+    def locks() -> None:
+        for pool in [f"draw{s}" for s in range(seats)] + ["play"]:
+            run.lock(pool)
+
+    phase("shuffles", first_shuffles)
+    phase("owners", deal)
+    phase("locks", locks)
+    return run, times
+
+
+def class_proof(size: int = 95) -> dict[str, float]:
+    """A hidden card of the 95 non-Creeps proven to be 'not a Creep'."""
+    cards = [f"card-{i}" for i in range(size)] + [f"creep-{i}" for i in range(40)]
+    run = Run(2, cards)
+    run.post(0, lambda q: create_message("deck", cards))
+    run.shuffle("deck")
+    run.lock("deck")
+    run.post(1, lambda q: run.players[1].release("deck", list(range(41)), 0))
+    held = next(j for j in range(41) if not run.players[0].decode("deck", j).startswith("creep"))
+    allowed = cards[:size]
+    before = scalar_mult_cost(200, 3)
+    run.work = run.checks = 0.0
+    run.post(0, lambda q: run.players[0].prove_class(q, "deck", held, allowed))
+    mult = (before + scalar_mult_cost(200, 3)) / 2
+    return {"prove": run.work, "verify": run.checks, "set": len(allowed), "mult": mult}
+
+
+def draw_and_audit(run: Run) -> dict[str, float]:
     def draw() -> str:
-        for p in players[1:]:
-            post(p.seat, lambda q, p=p: p.release("deck", [0], 0))
-        return players[0].decode("deck", 0)
+        for p in run.players[1:]:
+            run.post(p.seat, lambda q, p=p: p.release("draw0", [0], 0))
+        return run.players[0].decode("draw0", 0)
 
     draw_time, _ = cpu(draw)
-    # play a little so the audit has every kind of record
-    for p in players:
-        post(p.seat, lambda q, p=p: p.release("deck", [1], PUBLIC))
+    for p in run.players:
+        run.post(p.seat, lambda q, p=p: p.release("play", [0], PUBLIC))
 
     def finish() -> None:
-        for p in players:
-            post(p.seat, lambda q, p=p: p.reveal())
-        audit(state)
+        for p in run.players:
+            run.post(p.seat, lambda q, p=p: p.reveal())
+        audit(run.state)
 
     audit_time, _ = cpu(finish)
-    setup = sum(work.values())
-    return {
-        "shuffle_per_seat": work["shuffle"] / seats,
-        "lock_per_seat": work["lock"] / seats,
-        "verify_shuffle_per_seat": work["verify_shuffle"] / seats,
-        "verify_lock_per_seat": work["verify_lock"] / seats,
-        "setup_total": setup,
-        "draw": draw_time,
-        "audit": audit_time,
-        "floor_mults": 2 * seats * cards,
-    }
+    return {"draw": draw_time, "audit": audit_time}
 
 
 def main() -> None:
@@ -98,25 +189,53 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="best of R runs")
     args = parser.parse_args()
     mult = scalar_mult_cost()
-    print(f"one scalar multiplication: {mult * 1e6:.1f} us")
-    for seats, cards in ((2, 52), (4, 135)):
-        best = min((run(seats, cards) for _ in range(args.rounds)), key=lambda r: r["setup_total"])
-        floor = best["floor_mults"] * mult
-        print(f"\n{seats} seats x {cards} cards (best of {args.rounds}, CPU time)")
-        print(f"  shuffle, per seat:             {best['shuffle_per_seat'] * 1e3:8.1f} ms")
-        print(f"  lock + proofs, per seat:       {best['lock_per_seat'] * 1e3:8.1f} ms")
-        print(f"  verify one seat's shuffle:     {best['verify_shuffle_per_seat'] * 1e3:8.1f} ms")
-        print(f"  verify one seat's lock:        {best['verify_lock_per_seat'] * 1e3:8.1f} ms")
+    base = cpu(lambda: [nb.crypto_scalarmult_ed25519_base_noclamp(ONE) for _ in range(3000)])[0]
+    q = nb.crypto_core_ed25519_from_uniform(bytes(32))
+    add = cpu(lambda: [nb.crypto_core_ed25519_add(q, q) for _ in range(3000)])[0]
+    print(
+        f"one scalar multiplication: {mult * 1e6:.1f} us; fixed base {base / 3000 / mult:.2f}, "
+        f"point addition {add / 3000 / mult:.2f} of it"
+    )
+
+    for cards in (52, 135):
+        rounds = [shuffle_proof(cards) for _ in range(args.rounds)]
+        mid = sorted(rounds, key=lambda r: r["both"] / r["mult"])[len(rounds) // 2]
+        print(f"\nproof of shuffle, {cards} cards, per card (median round of {args.rounds}, CPU)")
+        print(f"  one multiplication, tight loop around it: {mid['mult'] * 1e6:6.1f} us")
+        print(f"  one multiplication, re-encrypting:        {mid['encrypt'] * 1e6:6.1f} us")
+        for name, key in (
+            ("prove", "prove"),
+            ("verify", "verify"),
+            ("prove + verify (goal <= 12)", "both"),
+        ):
+            t = mid[key]
+            print(
+                f"  {name + ':':28} {t * 1e3:6.3f} ms = {t / mid['mult']:5.2f} mults "
+                f"({t / mid['encrypt']:5.2f} re-encryption mults)"
+            )
+
+    results = [racer_setup() for _ in range(args.rounds)]
+    run, phases = min(results, key=lambda r: r[0].work + r[0].checks)
+    total = run.work + run.checks
+    print(f"\nCreepy Racer set-up, 4 seats x 135 cards (best of {args.rounds}, CPU)")
+    print(f"  every seat shuffles Creeps + others: {phases['shuffles'] * 1e3:7.0f} ms")
+    print(f"  deal, merge, owners' re-shuffles:    {phases['owners'] * 1e3:7.0f} ms")
+    print(f"  every seat locks every pool:         {phases['locks'] * 1e3:7.0f} ms")
+    print(f"  all seats' work:                     {run.work * 1e3:7.0f} ms")
+    print(f"  one peer's checks:                   {run.checks * 1e3:7.0f} ms")
+    print(f"  complete set-up:                     {total * 1e3:7.0f} ms (goal <= 2000)")
+    extra = draw_and_audit(run)
+    print(f"  one private draw end to end:         {extra['draw'] * 1e3:7.2f} ms")
+    print(f"  full audit (reveals + recompute):    {extra['audit'] * 1e3:7.1f} ms")
+
+    best = min((class_proof() for _ in range(args.rounds)), key=lambda r: r["prove"] / r["mult"])
+    size, unit = int(best["set"]), best["mult"]
+    print(f"\nclass proof over {size} cards (best of {args.rounds}, CPU)")
+    for name in ("prove", "verify"):
+        t = best[name]
         print(
-            f"  complete set-up (all seats' work + one peer's checks): "
-            f"{best['setup_total'] * 1e3:.0f} ms"
+            f"  {name + ':':8} {t * 1e3:6.1f} ms = {t / size / unit:4.2f} mults per card of the set"
         )
-        print(
-            f"  floor ({best['floor_mults']:.0f} mults): {floor * 1e3:.0f} ms, "
-            f"ratio {best['setup_total'] / floor:.1f}x"
-        )
-        print(f"  one private draw end to end:   {best['draw'] * 1e3:8.2f} ms")
-        print(f"  full audit (reveal + recompute): {best['audit'] * 1e3:6.1f} ms")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ What it measures (all in one run, every party a separate OS process, 127.0.0.1 o
   ``events`` frame that carries one move (4-byte length + body), median of N round trips.
 * discovery: a node process hosts a game with zeroconf bound to 127.0.0.1; this process
   browses (its own Zeroconf on 127.0.0.1) and stamps the game's appearance.  Measured from the
-  ``host_game`` call (which triggers the advertisement) to the ``Found`` item.
+  ``host_game`` call (which triggers the advertisement) to the ``Found`` item.  Then a fresh
+  browse (a new Zeroconf, as `creepnet games` starts) until the answer is stable: its time,
+  and how many of the advertised games it saw.
 
 The whole run is bounded (a global deadline, children killed on exit).
 """
@@ -375,8 +377,9 @@ async def measure_ping(size: int, count: int) -> list[int]:
     return times
 
 
-async def measure_discovery(root: Path, samples: int) -> list[int]:
-    from creepnet.node.discovery import Found, open_discovery
+async def measure_discovery(root: Path, samples: int) -> tuple[list[int], dict[str, float]]:
+    """Advert-to-browse times; then a fresh `creepnet games`-style browse of those games."""
+    from creepnet.node.discovery import Found, browse_until_stable, open_discovery
 
     seen: dict[str, int] = {}
     arrived = trio.Event()
@@ -408,13 +411,21 @@ async def measure_discovery(root: Path, samples: int) -> list[int]:
                         await arrived.wait()
                 results.append(seen[game_hex[:8]] - int(stamp))
             nursery.cancel_scope.cancel()
+        async with open_discovery([LOOPBACK]) as fresh:
+            started = time.monotonic()
+            listed = await browse_until_stable(fresh, wait=10)
+            listing = {
+                "seconds": time.monotonic() - started,
+                "seen": len({f.game for f in listed} & set(seen)),
+                "hosted": len(seen),
+            }
         await advertiser.stdin.send_all(b"stop\n")
         with trio.move_on_after(10):
             await advertiser.wait()
     finally:
         if advertiser.returncode is None:
             advertiser.kill()
-    return results
+    return results, listing
 
 
 def ms(ns: float) -> str:
@@ -491,7 +502,7 @@ async def main(args: argparse.Namespace) -> int:
                     f"{share:.0f}% of the move latency on disk is storage (fsync)"
                 )
             if args.adverts > 0:
-                found = await measure_discovery(disk_root, args.adverts)
+                found, listing = await measure_discovery(disk_root, args.adverts)
                 print(
                     f"\nzeroconf (127.0.0.1 only), host_game -> Found in another process's "
                     f"browse, {len(found)} samples:"
@@ -499,6 +510,11 @@ async def main(args: argparse.Namespace) -> int:
                 print(
                     f"  median {ms(statistics.median(found))}   "
                     f"samples: {', '.join(ms(s) for s in found)}"
+                )
+                print(
+                    f"  a fresh browse until stable (as `creepnet games`): "
+                    f"{listing['seconds']:.2f} s, saw {listing['seen']} of the "
+                    f"{listing['hosted']} games the long browse saw (a fixed wait was 3 s)"
                 )
     finally:
         shutil.rmtree(disk_root, ignore_errors=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -11,6 +12,7 @@ from contextlib import asynccontextmanager
 import trio
 
 from creepnet.cli.options import add_home_option, fail, home_dir
+from creepnet.cli.text import printable
 from creepnet.node.discovery import Found, open_discovery
 from creepnet.node.node import Node, NodeError
 from creepnet.node.storage import StorageError
@@ -40,6 +42,14 @@ def interfaces(args: argparse.Namespace) -> list[str] | None:
 def setup_logging(args: argparse.Namespace) -> None:
     if getattr(args, "verbose", False):
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(_printable_record)
+
+
+def _printable_record(record: logging.LogRecord) -> bool:
+    """Node logs quote peers (names, reasons): print them without terminal controls."""
+    record.msg, record.args = printable(record.getMessage()), None
+    return True
 
 
 @asynccontextmanager
@@ -59,6 +69,22 @@ async def open_node(
         yield node
 
 
+def reachable_address(node: Node) -> str:
+    """HOST:PORT others can dial: the address we listen on, or this machine's LAN addresses
+    (read from the interface list: nothing is sent) when we listen on all of them."""
+    if node.host not in ("", "0.0.0.0"):
+        return node.address
+    import ifaddr  # a zeroconf dependency
+
+    lan = [
+        ip.ip
+        for adapter in ifaddr.get_adapters()
+        for ip in adapter.ips
+        if isinstance(ip.ip, str) and not ipaddress.ip_address(ip.ip).is_loopback
+    ]
+    return " or ".join(f"{ip}:{node.port}" for ip in lan[:3]) or f"127.0.0.1:{node.port}"
+
+
 def port_note(node: Node) -> str | None:
     """What to tell the user when a resumed hosted game could not get its old port back."""
     if node.port_taken is None:
@@ -66,7 +92,7 @@ def port_note(node: Node) -> str | None:
     how = (
         "players who were connected find it again by zeroconf"
         if node.discovery is not None
-        else f"players who were connected must rejoin with --addr <this-host>:{node.port}"
+        else f"players who were connected must rejoin with --addr {reachable_address(node)}"
     )
     return (
         f"note: port {node.port_taken}, where this home's game was served before, is taken; "
@@ -97,11 +123,12 @@ async def find_game(target: str, iface: list[str] | None, wait: float) -> Found:
     raise LookupError(f"no game {target!r} found on the LAN within {wait:g}s (seen: {names})")
 
 
-async def find_open_game(iface: list[str] | None, wait: float, settle: float = 1.0) -> Found:
+async def find_open_game(iface: list[str] | None, wait: float, settle: float = 2.0) -> Found:
     """The one game on the LAN with a free seat; LookupError when there is none, or several.
 
     After the first open game appears we listen ``settle`` seconds more, so a second one can
-    still show up and make the choice ambiguous rather than arbitrary.
+    still show up and make the choice ambiguous rather than arbitrary (two adverts announced
+    together reached a browser up to ~1.5 s apart on a loaded machine: 1 s was too short).
     """
     open_games: dict[str, Found] = {}
     async with open_discovery(iface) as discovery, discovery.browse() as channel:
@@ -161,5 +188,5 @@ def run_trio(main: Callable[[argparse.Namespace], Awaitable[int]], args: argpars
             raise leaf from None
         for kind, code in USER_ERRORS:
             if isinstance(leaf, kind):
-                return fail(str(leaf), code)
+                return fail(printable(str(leaf)), code)  # one line, whatever a peer said
         raise

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import platformdirs
 
+from creepnet.cli.text import printable_lines
 from creepnet.protocol.log import LogFile, Rejection, split_log
 
 
@@ -30,8 +31,8 @@ def home_dir(args: argparse.Namespace) -> Path:
 
 
 def fail(message: str, code: int = 2) -> int:
-    """Print a one-line error for the user and return the exit code."""
-    print(f"creepnet: error: {message}", file=sys.stderr)
+    """Print an error for the user (made printable: it may quote a peer) and return the code."""
+    print(f"creepnet: error: {printable_lines(message)}", file=sys.stderr)
     return code
 
 
@@ -58,3 +59,20 @@ def read_log(path: str) -> LogFile:
         return split_log(read_file(path))
     except Rejection as exc:
         raise Failure(exc.describe()) from None
+
+
+NAME_FILE = "player-name"  # in the home folder: the name set with `creepnet id --name`
+
+
+def saved_player_name(home: Path) -> str | None:
+    """The player name saved in this home, if any (a damaged file counts as none)."""
+    try:
+        name = (home / NAME_FILE).read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return name or None
+
+
+def save_player_name(home: Path, name: str) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / NAME_FILE).write_text(name + "\n", encoding="utf-8")

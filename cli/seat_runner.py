@@ -3,29 +3,46 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import Callable
 
 import trio
 
-from creepnet.cli.play_loop import Out, play_in_terminal
+from creepnet.cli.options import home_dir, save_player_name, saved_player_name
+from creepnet.cli.play_loop import play_in_terminal
+from creepnet.cli.rematch import ask, rematch
+from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol.games import bot_names
+from creepnet.protocol.lobby import JoinError, check_player_name
 
 
 def add_player_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--player", default=None, help="your display name (default: the OS user)")
+    parser.add_argument(
+        "--player", default=None, help="your display name (default: `creepnet id --name`)"
+    )
     parser.add_argument("--bot", choices=bot_names(), help="let a bot play this seat")
     parser.add_argument("--seed", type=int, default=0, help="the bot's seed")
     parser.add_argument("--pace", type=float, default=0.0, help="seconds a bot waits before moving")
-    parser.add_argument("--colour", action="store_true", help="ANSI colours on the board")
+    add_colour_option(parser)
 
 
-def player_name(args: argparse.Namespace) -> str:
+def add_colour_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--colour", "--color", dest="colour", action="store_true", help="ANSI colours on the board"
+    )
+
+
+def player_name(args: argparse.Namespace, saved: str | None = None) -> str:
+    """--player, else the bot's name, else the name saved with `creepnet id --name`, else the
+    OS user."""
     if args.player:
         return args.player[:32]
     if args.bot:
         return f"{args.bot}-bot"
+    if saved:
+        return saved[:32]
     import getpass
 
     try:
@@ -34,25 +51,75 @@ def player_name(args: argparse.Namespace) -> str:
         return "player"
 
 
+def ask_name_once(
+    args: argparse.Namespace, ask: Callable[[str], str] = input, interactive: bool | None = None
+) -> None:
+    """The first game played at a terminal with no saved name asks for one and saves it, so
+    two friends are not both "root"; `creepnet id --name` changes it later."""
+    home = home_dir(args)
+    if args.player or args.bot or saved_player_name(home) is not None:
+        return
+    if not (sys.stdin.isatty() if interactive is None else interactive):
+        return
+    default = player_name(args)
+    try:
+        answer = ask(f"your player name, as other players will see it [{default}]: ").strip()
+    except EOFError:
+        return
+    try:
+        save_player_name(home, check_player_name(answer or default))
+    except (JoinError, OSError) as exc:
+        print(f"not saved ({exc}); playing as {default}")
+        return
+    print("saved; change it any time with: creepnet id --name NAME")
+
+
+def over(node: Node, game: bytes) -> bool:
+    session = node.session(game)
+    return session.finished or session.halted is not None
+
+
 async def run_seat(
     node: Node,
     game: bytes,
     args: argparse.Namespace,
     *,
-    lines: AsyncIterator[str] | None = None,
-    out: Out = print,
+    lines: StdinLines | None = None,
+    out: Out | None = None,
+    resume_hint: str = "",
+    player: str | None = None,
 ) -> int:
-    """Play until the game ends; then make sure our last event reached the others."""
+    """Play until the game ends or the player leaves; then make sure our last event reached
+    the others, or say how to come back (``resume_hint``: the command that resumes it).
+    With ``player`` (the name to play under), a human is asked to play again after a game."""
+    say = out or print
     if args.bot:
+        await node.wait_for(game, lambda rt: rt.session.started)
         outcome = await run_bot(node, game, args.bot, args.seed, pace=args.pace)
-        out(f"game over: {outcome}" if outcome else "game stopped: equivocation detected")
-    else:
-        await play_in_terminal(node, game, lines=lines, out=out, colour=args.colour)
-    session = node.session(game)
-    if session.finished or session.halted is not None:
+        say(f"game over: {outcome}" if outcome else "game stopped: equivocation detected")
+        return await wrap_up(node, game, say, resume_hint)
+    screen = Screen(out) if out is not None else Screen.for_stdout()
+    lines = lines or StdinLines()
+    next_game: bytes | None = game
+    while next_game is not None:
+        game = next_game
+        await play_in_terminal(node, game, lines=lines, screen=screen, colour=args.colour)
+        await wrap_up(node, game, screen.say, resume_hint)
+        next_game = None
+        if player is not None and node.session(game).finished and await ask(lines, screen):
+            next_game = await rematch(node, game, player, screen)
+    return 0
+
+
+async def wrap_up(node: Node, game: bytes, say: Out, resume_hint: str) -> int:
+    """A finished game: let the others fetch its end, say where its log is.  An unfinished
+    one: say how to come back to it."""
+    if over(node, game):
         await linger(node, game)
         store = node.home.game(game)
-        out(f"log: {store.log_path}\nverify it with: creepnet verify {store.log_path}")
+        say(f"log: {store.log_path}\nverify it with: creepnet verify {store.log_path}")
+    elif resume_hint:
+        say(f"left the game; it waits for you: {resume_hint}")
     return 0
 
 

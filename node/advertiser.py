@@ -37,19 +37,25 @@ class Advertiser:
         async with open_discovery(self.iface) as discovery:
             self.discovery = discovery
             task_status.started(discovery)
-            advertised: dict[bytes, GameAd] = {}
-            while True:
-                await self._dirty.wait()
-                self._dirty = trio.Event()
-                wanted = {ad.game: ad for ad in self._desired_ads()}
-                for game in list(advertised):
-                    if game not in wanted:
-                        await discovery.withdraw(game)
-                        del advertised[game]
-                for game, ad in wanted.items():
-                    if advertised.get(game) != ad:
-                        await discovery.advertise(ad)
-                        advertised[game] = ad
+            try:
+                await self._keep_advertising(discovery)
+            finally:
+                self.discovery = None
+
+    async def _keep_advertising(self, discovery: Discovery) -> None:
+        advertised: dict[bytes, GameAd] = {}
+        while True:
+            await self._dirty.wait()
+            self._dirty = trio.Event()
+            wanted = {ad.game: ad for ad in self._desired_ads()}
+            for game in list(advertised):
+                if game not in wanted:
+                    await discovery.withdraw(game)
+                    del advertised[game]
+            for game, ad in wanted.items():
+                if advertised.get(game) != ad:
+                    await discovery.advertise(ad)
+                    advertised[game] = ad
 
     def _desired_ads(self) -> list[GameAd]:
         ads = []
@@ -66,6 +72,7 @@ class Advertiser:
                     seats_total=session.seat_count,
                     state=runtime.state,
                     addresses=tuple(self._addresses()),
+                    player=session.seats[0].player if session.seats else "",
                 )
             )
         return ads

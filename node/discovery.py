@@ -8,16 +8,25 @@ is only a hint: whether a game is really there is decided by connecting to it ov
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import re
 import socket
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from typing import Any
 
 import trio
-from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceStateChange, Zeroconf
+from zeroconf import (
+    DNSQuestionType,
+    IPVersion,
+    ServiceBrowser,
+    ServiceInfo,
+    ServiceStateChange,
+    Zeroconf,
+)
 
 from creepnet.node.handshake import WIRE_VERSION
 
@@ -32,6 +41,12 @@ def service_type() -> str:
 
 
 STATES = ("lobby", "playing")
+# A browser queries at once (after 20-120 ms), again one second later, then at growing
+# intervals (RFC 6762 §5.2); answers come within 20-120 ms (§6).  An answer that did not change
+# over the first two rounds is stable: a responder that missed the first query answers the second.
+QUERY_ROUNDS = 1.3  # seconds
+QUIET = 0.3  # seconds without news after the last change
+ANNOUNCE_TIMEOUT = 10.0  # seconds for zeroconf to take an advert (its loop is ours alone)
 
 
 @dataclass(frozen=True)
@@ -47,6 +62,7 @@ class GameAd:
     seats_total: int
     state: str  # lobby | playing
     addresses: Sequence[str] = ("127.0.0.1",)
+    player: str = ""  # the host player's name, shown by `creepnet games`
 
     @property
     def short_game(self) -> str:
@@ -64,6 +80,7 @@ class GameAd:
             "game": self.short_game,
             "seats": f"{self.seats_taken}/{self.seats_total}",
             "state": self.state,
+            **({"player": self.player[:32]} if self.player else {}),
         }
 
     def info(self) -> ServiceInfo:
@@ -91,6 +108,7 @@ class Found:
     seats_total: int
     state: str
     txt: dict[str, str] = field(default_factory=dict)
+    player: str = ""  # the host player's name as the advert says it: a hint, unchecked
 
     @property
     def address(self) -> str:
@@ -123,6 +141,7 @@ def _parse(info: ServiceInfo) -> Found:
         seats_total=int(total) if total.isdigit() else 0,
         state=txt.get("state", ""),
         txt=txt,
+        player=txt.get("player", "")[:32],
     )
 
 
@@ -141,8 +160,15 @@ class Discovery:
         info = ad.info()
         old = self._ads.get(ad.game)
         if old is None:
+            # No probing for a unique name: ours is unique by construction (it holds the host
+            # key's fingerprint and the game id), so the three probes would only delay the
+            # advert by 1.2 s.  A forger copying the name gains nothing: joiners believe the
+            # handshake with the genesis key, never the advert.
             await trio.to_thread.run_sync(
-                lambda: self.zc.register_service(info, allow_name_change=True)
+                self._announce,
+                lambda: self.zc.async_register_service(
+                    info, allow_name_change=True, cooperating_responders=True
+                ),
             )
         else:
             info = ServiceInfo(
@@ -153,8 +179,17 @@ class Discovery:
                 properties=info.properties,
                 server=info.server,
             )
-            await trio.to_thread.run_sync(self.zc.update_service, info)
+            await trio.to_thread.run_sync(
+                self._announce, functools.partial(self.zc.async_update_service, info)
+            )
         self._ads[ad.game] = info
+
+    def _announce(self, start: Callable[[], Coroutine[Any, Any, Awaitable[None]]]) -> None:
+        """Run a zeroconf (re)registration on its event loop (from a worker thread); return
+        once the record is in place and announcing.  The sync API would also sit out the
+        three announcements (450 ms), holding back the next advert behind them."""
+        assert self.zc.loop is not None
+        asyncio.run_coroutine_threadsafe(start(), self.zc.loop).result(ANNOUNCE_TIMEOUT)
 
     async def withdraw(self, game: bytes) -> None:
         info = self._ads.pop(game, None)
@@ -191,8 +226,13 @@ class Discovery:
                 if info is not None:
                     await send.send(_parse(info))
 
+        # Multicast (QM) questions from the first one: a unicast answer to a QU question goes
+        # to one of the sockets sharing port 5353 on the asking host, often not ours, and the
+        # games it names would show up only after the second query, a second later.
         browser = await trio.to_thread.run_sync(
-            lambda: ServiceBrowser(self.zc, service_type(), handlers=[on_change])
+            lambda: ServiceBrowser(
+                self.zc, service_type(), handlers=[on_change], question_type=DNSQuestionType.QM
+            )
         )
         try:
             async with trio.open_nursery() as nursery:
@@ -228,14 +268,27 @@ async def open_discovery(interfaces: list[str] | None = None) -> AsyncIterator[D
             await trio.to_thread.run_sync(zc.close)
 
 
-async def browse_once(discovery: Discovery, seconds: float = 3.0) -> list[Found]:
-    """Games seen within a few seconds (for a `creepnet list`-style command)."""
+async def browse_until_stable(
+    discovery: Discovery, wait: float = 3.0, rounds: float = QUERY_ROUNDS, quiet: float = QUIET
+) -> list[Found]:
+    """The games on the LAN, as soon as the answer is stable: once the browser's first query
+    rounds (``rounds`` seconds) are answered and ``quiet`` seconds passed without news; after
+    ``wait`` seconds at most (a LAN where adverts keep changing)."""
     seen: dict[str, Found] = {}
     async with discovery.browse() as channel:
-        with trio.move_on_after(seconds):
+        started = trio.current_time()
+        limit = started + wait
+        with trio.CancelScope(deadline=min(limit, started + max(rounds, quiet))) as window:
             async for item in channel:
                 if isinstance(item, Found):
                     seen[item.instance] = item
                 else:
                     seen.pop(item.instance, None)
+                settled = max(started + rounds, trio.current_time() + quiet)
+                window.deadline = min(limit, settled)
     return list(seen.values())
+
+
+async def browse_once(discovery: Discovery, seconds: float = 3.0) -> list[Found]:
+    """The games seen within a fixed number of seconds."""
+    return await browse_until_stable(discovery, wait=seconds, rounds=seconds)

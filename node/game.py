@@ -28,6 +28,9 @@ class GameRuntime:
     dial: set[str] = field(default_factory=set)  # addresses to stay connected to for this game
     changed: trio.Event = field(default_factory=trio.Event)
     join_refused: str | None = None
+    # Keys that may take the free seats (a rematch keeps them for the last game's players);
+    # empty: anyone.  Kept in memory only: a restarted host opens the seats to anyone again.
+    reserved_for: frozenset[bytes] = frozenset()
     storage_error: str | None = None
     retrying_storage: bool = False  # a task retries the held-back append with back-off
     reported: dict[str, Any] = field(default_factory=dict)  # what the update stream last said

@@ -182,9 +182,10 @@ class Node:
         seats: int = 2,
         player: str = "host",
         options: dict[str, Any] | None = None,
+        reserved_for: frozenset[bytes] = frozenset(),
     ) -> bytes:
         """Create a game of a registered kind (we sign its genesis and take seat 0); returns
-        its id."""
+        its id.  With ``reserved_for``, only those keys may take its seats (a rematch)."""
         secrets = SeatSecrets.generate()
         try:
             session = Session.host(
@@ -201,6 +202,7 @@ class Node:
         store = self.home.game(session.game)
         store.save_secrets(secrets.to_bytes())  # before the genesis that commits to them
         runtime = self._register(session, store)
+        runtime.reserved_for = reserved_for
         async with runtime.lock:
             await self._ledger.settle(runtime)
         if runtime.stored == 0:

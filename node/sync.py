@@ -162,6 +162,8 @@ class GameSync:
             session = runtime.session
             if not runtime.hosted or session.next_free_seat is None:
                 reason = "this node is not the host of an open lobby for that game"
+            elif runtime.reserved_for and peer.key not in runtime.reserved_for:
+                reason = "its seats are kept for the players of the last game (a rematch)"
             else:
                 try:
                     session.admit(message["request"])

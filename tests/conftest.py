@@ -13,6 +13,7 @@ import pytest
 import trio
 
 from creepnet.node.bot import run_bot
+from creepnet.node.node import Node
 from creepnet.node.transport import Connection, Timeouts
 from creepnet.protocol.verify import verify_log_bytes
 
@@ -88,6 +89,25 @@ async def finish(game: bytes, *players) -> None:
     async with trio.open_nursery() as nursery:
         for seed, node in enumerate(players):
             nursery.start_soon(run_bot, node, game, "random", seed + 10)
+
+
+@asynccontextmanager
+async def seated_pair(
+    host_home: Path,
+    guest_home: Path,
+    name: str,
+    players: tuple[str, str] = ("a", "b"),
+    **options: int,
+) -> AsyncIterator[tuple[Node, Node, bytes]]:
+    """Two loopback nodes: the first hosts a Creeper game (with these options), the second has
+    joined it."""
+    async with (
+        Node.open(host_home, host=LOOPBACK) as host,
+        Node.open(guest_home, host=LOOPBACK) as guest,
+    ):
+        game = await host.host_game("creeper", name, player=players[0], options=options)
+        await guest.join(host.address, game, player=players[1])
+        yield host, guest, game
 
 
 def only_log(home: Path) -> Path:

@@ -11,7 +11,6 @@ import secrets
 import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import trio
@@ -20,6 +19,8 @@ from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seat
 from creepnet.cli.network import find_game, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.play_loop import play_in_terminal
+from creepnet.cli.terminal import StdinLines
+from creepnet.cli.text import printable
 from creepnet.node.node import Node, NodeError
 from creepnet.protocol.games import bot_names
 from creepnet.protocol.verify import verify_log_bytes
@@ -82,11 +83,6 @@ def _command(args: argparse.Namespace, *words: str) -> list[str]:
         "--pace",
         str(args.pace),
     ]
-
-
-async def _never() -> AsyncIterator[str]:
-    await trio.sleep_forever()
-    yield ""  # pragma: no cover - makes this an async generator
 
 
 async def _demo(args: argparse.Namespace) -> int:
@@ -182,9 +178,12 @@ async def _watch(name: str, home: Path) -> None:
         except (LookupError, NodeError) as exc:
             print(f"(live view unavailable: {exc})")
             return
-        print(f"watching {found.title} at {found.address} as a spectator node")
+        title = printable(found.title.rsplit(" ", 2)[0])
+        print(f"watching {title!r} ({found.game}) at {found.address} as a spectator node")
+        # The spectator reads what you type ('board', 'help', 'quit' ends the live view only);
+        # without a terminal it simply watches to the end.
         try:
-            await play_in_terminal(node, game, lines=_never())
+            await play_in_terminal(node, game, lines=StdinLines(), leave_on_eof=False)
         except ValueError as exc:  # no terminal face for this game: follow it all the same
             print(f"({exc}: following the game without drawing it)")
             await node.wait_for(game, lambda rt: rt.state in ("finished", "halted"))

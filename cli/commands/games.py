@@ -9,12 +9,18 @@ import trio
 
 from creepnet.cli.network import add_network_options, interfaces, setup_logging
 from creepnet.cli.options import fail
-from creepnet.node.discovery import browse_once, open_discovery
+from creepnet.cli.text import printable
+from creepnet.node.discovery import browse_until_stable, open_discovery
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("games", help="list games on the LAN")
-    parser.add_argument("--wait", type=float, default=3.0, help="seconds to listen (default 3)")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=3.0,
+        help="listen at most this long (default 3 s); returns once the list is stable",
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object per game")
     add_network_options(parser)
     parser.set_defaults(func=run)
@@ -35,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
                 json.dumps(
                     {
                         "title": f.title,
+                        "player": f.player,
                         "kind": f.kind,
                         "game": f.game,
                         "address": f.address,
@@ -47,13 +54,17 @@ def run(args: argparse.Namespace) -> int:
     if not found:
         print(f"no games found on the LAN within {args.wait:g}s")
         return 0
-    print(f"{'NAME':<24} {'KIND':<8} {'ID':<8} {'SEATS':<5} {'STATE':<8} {'HOST':<9} ADDRESS")
+    # Fits 80 columns: names are cut, an IPv4 address and port (21) always fit.
+    print(f"{'NAME':<16} {'HOST':<10} {'KIND':<7} {'ID':<8} {'SEATS':<5} {'STATE':<7} ADDRESS")
     for f in found:
         name, host_fp = _split_title(f.title)
-        print(
-            f"{name[:24]:<24} {f.kind:<8} {f.game:<8} {f.seats_taken}/{f.seats_total:<3} "
-            f"{f.state:<8} {host_fp:<9} {f.address}"
+        host = f.player or host_fp
+        seats = f"{f.seats_taken}/{f.seats_total}"
+        row = (
+            f"{name[:16]:<16} {host[:10]:<10} {f.kind[:7]:<7} {f.game[:8]:<8} {seats:<5} "
+            f"{f.state[:7]:<7} {f.address}"
         )
+        print(printable(row))
     return 0
 
 
@@ -64,4 +75,4 @@ def _split_title(title: str) -> tuple[str, str]:
 
 async def _browse(iface: list[str] | None, wait: float):
     async with open_discovery(iface) as discovery:
-        return await browse_once(discovery, wait)
+        return await browse_until_stable(discovery, wait)

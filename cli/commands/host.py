@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import shlex
+
+import trio
 
 from creepnet.cli.game_options import add_game_options, check_bot, seats_and_options
-from creepnet.cli.network import add_network_options, open_node, port_note, run_trio
-from creepnet.cli.options import fail
-from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.cli.network import (
+    add_network_options,
+    open_node,
+    port_note,
+    reachable_address,
+    run_trio,
+)
+from creepnet.cli.options import fail, home_dir, saved_player_name
+from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.node.node import Node
 
 
@@ -35,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         check_bot(args.kind, args.bot)
     except ValueError as exc:
         return fail(str(exc))
+    ask_name_once(args)
     return run_trio(_host, args)
 
 
@@ -51,7 +61,7 @@ def hosted_game(node: Node, name: str) -> bytes | None:
 
 
 async def _host(args: argparse.Namespace) -> int:
-    player = player_name(args)
+    player = player_name(args, saved_player_name(home_dir(args)))
     seats, options = seats_and_options(args)
     name = (args.name or f"{player}'s game")[:64]
     async with open_node(args, discovery=not args.no_discovery, port=args.port) as node:
@@ -72,14 +82,19 @@ async def _host(args: argparse.Namespace) -> int:
         print(f"listening on port {node.port}; others join with:  creepnet join {game.hex()[:8]}")
         print(
             f"  (or without zeroconf:  creepnet join {game.hex()[:8]} "
-            f"--addr <this-host>:{node.port})"
+            f"--addr {reachable_address(node)})"
         )
-        await show_lobby(node, game)
-        return await run_seat(node, game, args)
+        again = f"creepnet host {args.kind} --name {shlex.quote(name)}"
+        if not args.bot:  # the console shows the lobby and answers while it waits
+            return await run_seat(node, game, args, resume_hint=again, player=player)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(show_lobby, node, game)
+            return await run_seat(node, game, args, resume_hint=again, player=player)
 
 
 async def show_lobby(node: Node, game: bytes) -> None:
-    """Say who takes each seat as they join, until the seats are full and the game starts."""
+    """Say who takes each seat as they join, until the seats are full and the game starts
+    (for a seat played by a bot, which has no console to show it)."""
     shown = 0
     while True:
         session = node.session(game)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import shlex
+import shutil
 
+from creepnet.cli.commands.play import bot_of_game
 from creepnet.cli.network import (
     DEFAULT_WAIT,
     add_network_options,
@@ -14,7 +17,9 @@ from creepnet.cli.network import (
     port_note,
     run_trio,
 )
-from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.cli.options import home_dir, saved_player_name
+from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
+from creepnet.cli.text import printable
 from creepnet.node.node import Node, NodeError
 
 
@@ -45,23 +50,20 @@ def check_address(text: str) -> str:
 
 
 def stored_game(node: Node, target: str | None) -> bytes | None:
-    """A game this home already holds whose id or name matches: rejoin instead of join.
-    An unfinished one wins over finished games of the same name.  Without a target: the one
-    unfinished game we hold a seat in, if there is exactly one."""
-    if target is None:
-        seated = [
-            game
-            for game, runtime in node.games.items()
-            if runtime.state in ("lobby", "playing") and runtime.session.local_seat is not None
-        ]
-        return seated[0] if len(seated) == 1 else None
-    matching = [
-        game
+    """An unfinished game this home holds a seat in whose name or id matches: rejoin it instead
+    of joining anew.  A finished game never shadows a new one of the same name (a rematch);
+    only its id finds it.  Without a target: the one unfinished game we are seated in."""
+    seated = {
+        game: runtime
         for game, runtime in node.games.items()
-        if game.hex().startswith(target.lower()) or runtime.session.name == target
-    ]
-    unfinished = [game for game in matching if node.games[game].state in ("lobby", "playing")]
-    return (unfinished or matching or [None])[0]
+        if runtime.session.local_seat is not None
+    }
+    unfinished = [game for game, rt in seated.items() if rt.state in ("lobby", "playing")]
+    if target is None:
+        return unfinished[0] if len(unfinished) == 1 else None
+    by_name = [game for game in unfinished if node.games[game].session.name == target]
+    by_id = [game for game in seated if len(target) >= 4 and game.hex().startswith(target.lower())]
+    return (by_name or by_id or [None])[0]
 
 
 async def locate(args: argparse.Namespace) -> tuple[str, str | None]:
@@ -70,55 +72,114 @@ async def locate(args: argparse.Namespace) -> tuple[str, str | None]:
         return check_address(args.addr), None
     if args.game is None:
         found = await find_open_game(interfaces(args), args.wait)
-        print(f"found {found.title.rsplit(' ', 2)[0]!r} ({found.game}) at {found.address}")
+        print(
+            f"found {printable(found.title.rsplit(' ', 2)[0])!r} ({found.game}) at {found.address}"
+        )
     else:
         found = await find_game(args.game, interfaces(args), args.wait)
     return found.address, found.game
 
 
-async def pick(node: Node, address: str, target: str | None, prefix: str | None) -> str | None:
-    """The id (prefix) to ask the host for; None lets a host with one open game decide."""
-    if prefix or target is None:
-        return prefix
+OPEN_FIRST = {"lobby": 0, "playing": 1}  # a game still open wins over a finished one
+
+
+async def pick(
+    node: Node, address: str, target: str | None, prefix: str | None, *, to_play: bool = False
+) -> str | None:
+    """The id to ask the host for (None lets a host with one open game decide).  Of several
+    games with one name, an open one wins; to play, it must have a free seat."""
+    if prefix is None and target is None:
+        return None
     games = await node.list_games(address)
-    for item in games:
-        if item["name"] == target or item["game"].hex().startswith(target.lower()):
-            return item["game"].hex()
-    listing = (
-        ", ".join(f"{i['game'].hex()[:8]} {i['name']!r} ({i['state']})" for i in games) or "none"
-    )
-    raise NodeError(f"no game {target!r} at {address}; it holds: {listing}")
+    wanted = (prefix or target or "").lower()
+    matching = [
+        item
+        for item in games
+        if item["game"].hex().startswith(wanted) or (prefix is None and item["name"] == target)
+    ]
+    if not matching:
+        listing = (
+            ", ".join(f"{i['game'].hex()[:8]} {i['name']!r} ({i['state']})" for i in games)
+            or "none"
+        )
+        raise NodeError(
+            printable(f"no game {target or prefix!r} at {address}; it holds: {listing}")
+        )
+    chosen = min(matching, key=lambda item: OPEN_FIRST.get(item["state"], 2))
+    short = chosen["game"].hex()[:8]
+    if to_play and (chosen["state"] != "lobby" or chosen["taken"] >= chosen["seats"]):
+        name = printable(chosen["name"])
+        raise NodeError(
+            f"game {name!r} ({short}) has no free seat ({chosen['state']}); "
+            f"follow it as a spectator with: creepnet watch {short}"
+        )
+    return chosen["game"].hex()
 
 
 def run(args: argparse.Namespace) -> int:
+    ask_name_once(args)
     return run_trio(_join, args)
 
 
 async def _join(args: argparse.Namespace) -> int:
+    ghosts: list[bytes] = []
+    try:
+        return await _join_or_resume(args, ghosts)
+    finally:
+        # A join that did not get us a seat leaves nothing behind for later commands to redial.
+        for game in ghosts:
+            shutil.rmtree(home_dir(args) / "games" / game.hex(), ignore_errors=True)
+
+
+async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
     # Zeroconf starts only once we know we need it: `--addr` alone never multicasts.
     async with open_node(args, discovery=False) as node:
         game = stored_game(node, args.game)
-        if game is not None and node.session(game).local_seat is not None:
+        if game is not None:
             return await resume(node, game, args)
         address, prefix = await locate(args)
-        target = await pick(node, address, args.game, prefix)
-        game = await node.join(address, target, player=player_name(args))
+        target = await pick(node, address, args.game, prefix, to_play=True)
+        known = set(node.games)
+        player = player_name(args, saved_player_name(home_dir(args)))
+        try:
+            game = await node.join(address, target, player=player)
+        except BaseException:
+            ghosts.extend(
+                g
+                for g, rt in node.games.items()
+                if g not in known and rt.session.local_seat is None
+            )
+            raise
         print(f"joined at {address}")
         if not args.addr:
             await node.start_discovery()  # found by zeroconf: find the host again if it moves
-        return await run_seat(node, game, args)
+        hint = resume_command(node, game)
+        return await run_seat(node, game, args, resume_hint=hint, player=player)
+
+
+def resume_command(node: Node, game: bytes) -> str:
+    return f"creepnet join {shlex.quote(node.session(game).name)}"
 
 
 async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
     """Play on a game we hold a seat in: as its host (advertised again, on its old port if
     free), or as a guest (redialling the host, and looking it up by zeroconf if it moved)."""
     session = node.session(game)
-    print(f"resuming game {session.name!r} ({game.hex()[:8]})")
+    print(f"resuming game {printable(session.name)!r} ({game.hex()[:8]})")
     if session.finished:
-        print(f"that game is over: {session.outcome_text}")
+        print(f"that game is over: {printable(session.outcome_text or '')}")
         return 0
+    bot = bot_of_game(home_dir(args), game)
+    if bot is not None:
+        print(
+            f"that is your game against the {bot} bot, and the bot is not running; "
+            f"resume it, bot included, with: creepnet play {session.kind} --vs {bot}"
+        )
+        return 1
     await node.start_discovery()
     note = port_note(node)
     if note:
         print(note)
-    return await run_seat(node, game, args)
+    player = player_name(args, saved_player_name(home_dir(args)))
+    hint = resume_command(node, game)
+    return await run_seat(node, game, args, resume_hint=hint, player=player)

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from creepnet.cli.options import read_log
+from creepnet.cli.text import printable
 from creepnet.protocol.event import EventError, parse_event
 
 
@@ -35,14 +36,16 @@ def run(args: argparse.Namespace) -> int:
         try:
             event = parse_event(raw)
         except EventError as exc:
-            print(f"seq {seq}: malformed event: {exc}")
+            print(printable(f"seq {seq}: malformed event: {exc}"))
             return 1
         if args.json:
             print(json.dumps(event.to_json()))
         else:
             print(
-                f"{event.seq:5d}  {event.author_fingerprint}  {event.type:<10} "
-                f"{describe_body(event.body)}"
+                printable(
+                    f"{event.seq:5d}  {event.author_fingerprint}  {event.type:<10} "
+                    f"{describe_body(event.body)}"
+                )
             )
     if log_file.torn:
         print(f"(torn tail: {len(log_file.torn_tail)} trailing bytes are an incomplete event)")

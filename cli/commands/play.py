@@ -1,26 +1,33 @@
 """`creepnet play KIND --vs BOT [--players N]`: you against N-1 bots, each its own node in this
-process on loopback (the nodes talk only over TCP, as separate machines would)."""
+process on loopback (the nodes talk only over TCP, as separate machines would).
+
+The bots keep their own homes inside yours (``<home>/bots/<bot>/``, then ``<bot>-2/``…), so a
+game you leave can be resumed later with the same command, bots included.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import tempfile
 from pathlib import Path
 
 import trio
 
 from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seats_and_options
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
-from creepnet.cli.options import fail
-from creepnet.cli.seat_runner import add_player_options, player_name, run_seat
+from creepnet.cli.options import fail, home_dir, saved_player_name
+from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol.games import bot_names
 
+BOTS = "bots"
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("play", help="play against a bot (a second node on this machine)")
+    parser = sub.add_parser(
+        "play", help="play against a bot (a second node on this machine; run again: resume)"
+    )
     add_game_options(parser)
     parser.add_argument(
         "--vs", choices=bot_names(), default=None, help="the bots (default: the game's usual one)"
@@ -38,28 +45,69 @@ def run(args: argparse.Namespace) -> int:
         check_bot(args.kind, args.bot)
     except ValueError as exc:
         return fail(str(exc))
+    ask_name_once(args)
     return run_trio(_play, args)
+
+
+def bot_home(home: Path, bot: str, number: int = 1) -> Path:
+    return home / BOTS / (bot if number == 1 else f"{bot}-{number}")
+
+
+def bot_of_game(home: Path, game: bytes) -> str | None:
+    """The bot that holds the other seat of this game, if it is a `creepnet play` game."""
+    folder = home / BOTS
+    if not folder.is_dir():
+        return None
+    for entry in sorted(folder.iterdir()):
+        if (entry / "games" / game.hex() / "log").is_file():
+            return entry.name
+    return None
+
+
+def unfinished_bot_game(node: Node, bot_node: Node) -> bytes | None:
+    """The game we host against this bot that neither of us has finished."""
+    for game, runtime in node.games.items():
+        theirs = bot_node.games.get(game)
+        if (
+            runtime.hosted
+            and runtime.state == "playing"
+            and theirs is not None
+            and theirs.session.local_seat is not None
+        ):
+            return game
+    return None
 
 
 async def _play(args: argparse.Namespace) -> int:
     setup_logging(args)
     args.iface = ["127.0.0.1"]  # the bot lives on this machine: nothing leaves loopback
     seats, options = seats_and_options(args)
-    with contextlib.ExitStack() as stack:
-        homes = [
-            Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="creepnet-bot-")))
-            for _ in range(seats - 1)
+    home = home_dir(args)
+    async with open_node(args, discovery=False) as node, contextlib.AsyncExitStack() as stack:
+        bot_nodes = [
+            await stack.enter_async_context(Node.open(bot_home(home, args.vs, k), host="127.0.0.1"))
+            for k in range(1, seats)
         ]
-        async with open_node(args, discovery=False) as node, contextlib.AsyncExitStack() as bots:
-            bot_nodes = [await bots.enter_async_context(Node.open(home)) for home in homes]
-            game = await node.host_game(
-                args.kind, f"vs {args.vs}", seats=seats, player=player_name(args), options=options
-            )
-            async with trio.open_nursery() as nursery:
+        game = unfinished_bot_game(node, bot_nodes[0])
+        async with trio.open_nursery() as nursery:
+            if game is not None:
+                print(f"resuming your game against the {args.vs} bot ({game.hex()[:8]})")
+                for bot_node in bot_nodes:
+                    await bot_node.join(node.address, game)  # seated already: it just follows
+            else:
+                player = player_name(args, saved_player_name(home))
+                game = await node.host_game(
+                    args.kind, f"vs {args.vs}", seats=seats, player=player, options=options
+                )
                 for k, bot_node in enumerate(bot_nodes, start=1):
-                    await bot_node.join(node.address, game, player=f"{args.vs}-bot-{k}")
-                    nursery.start_soon(run_bot, bot_node, game, args.vs, args.seed + k)
-                await node.wait_for(game, lambda rt: rt.session.started)
-                code = await run_seat(node, game, args)
-                nursery.cancel_scope.cancel()
-            return code
+                    name = f"{args.vs}-bot" if seats == 2 else f"{args.vs}-bot-{k}"
+                    await bot_node.join(node.address, game, player=name)
+            for k, bot_node in enumerate(bot_nodes, start=1):
+                nursery.start_soon(run_bot, bot_node, game, args.vs, args.seed + k - 1)
+            await node.wait_for(game, lambda rt: rt.session.started)
+            again = f"creepnet play {args.kind} --vs {args.vs}"
+            if seats > 2:
+                again += f" --players {seats}"
+            code = await run_seat(node, game, args, resume_hint=again)
+            nursery.cancel_scope.cancel()
+        return code

@@ -1,10 +1,12 @@
-"""`creepnet replay FILE [--at SEQ]`: the game event by event, with the board and who did what."""
+"""`creepnet replay FILE [--at PLY | --event SEQ]`: the game event by event, with the board and
+who did what."""
 
 from __future__ import annotations
 
 import argparse
 
 from creepnet.cli.options import fail, read_log
+from creepnet.cli.text import printable
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.session import Session
 
@@ -12,8 +14,12 @@ from creepnet.protocol.session import Session
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("replay", help="replay a game log, showing the board after each move")
     parser.add_argument("file", help="a game log file")
-    parser.add_argument(
-        "--at", type=int, metavar="SEQ", help="show only the position after event SEQ"
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--at", type=int, metavar="PLY", help="show only the position after move PLY (0: start)"
+    )
+    where.add_argument(
+        "--event", type=int, metavar="SEQ", help="show only the position after event SEQ"
     )
     parser.set_defaults(func=run)
 
@@ -37,7 +43,7 @@ def describe(session: Session, event_index: int) -> str:
         "accept": lambda: "accepts the draw",
         "decline": lambda: "declines the draw",
     }.get(event.type, lambda: event.type)()
-    return f"seq {event.seq}: {who} {what}"
+    return printable(f"seq {event.seq}: {who} {what}")
 
 
 def board(session: Session) -> str:
@@ -49,10 +55,17 @@ def board(session: Session) -> str:
     return creeper.render(game.state, game.last_move)
 
 
+def ply(session: Session) -> int | None:
+    """How many moves the game has seen (None before it starts)."""
+    return getattr(session.engine_state, "ply", None)
+
+
 def run(args: argparse.Namespace) -> int:
     log_file = read_log(args.file)
-    if args.at is not None and not 0 <= args.at < len(log_file.items):
-        return fail(f"--at must be between 0 and {len(log_file.items) - 1}")
+    if args.event is not None and not 0 <= args.event < len(log_file.items):
+        return fail(f"--event must be between 0 and {len(log_file.items) - 1}")
+    if args.at is not None and args.at < 0:
+        return fail("--at must be 0 (the start) or more")
     session = Session()
     for seq, raw in enumerate(log_file.items):
         try:
@@ -60,16 +73,19 @@ def run(args: argparse.Namespace) -> int:
         except Rejection as exc:
             print(f"INVALID: {exc.describe()}")
             return 1
-        if args.at is None:
+        shows_board = session.log.events[seq].type in {"move", "start"}
+        if args.at is None and args.event is None:
             print(describe(session, seq))
-            if session.log.events[seq].type in {"move", "start"}:
+            if shows_board:
                 print(board(session))
-        elif seq == args.at:
+        elif seq == args.event or (args.at is not None and shows_board and ply(session) == args.at):
             print(describe(session, seq))
             print(board(session) or "(the game has not started yet)")
             return 0
+    if args.at is not None:
+        return fail(f"--at {args.at}: the game has only {ply(session) or 0} moves")
     if session.finished:
-        print(f"result: {session.outcome_text}")
+        print(f"result: {printable(session.outcome_text or '')}")
     else:
         waiting = session.waiting_for()
         print(f"unfinished: {waiting.describe() if waiting else 'stuck'}")

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from creepnet.cli.options import UsageError, fail, read_file
+from creepnet.cli.text import printable_lines
 from creepnet.protocol.verify import Verdict, verify_file_bytes
 
 
@@ -33,8 +34,20 @@ def render(name: str, verdict: Verdict) -> str:
     return "\n".join(lines)
 
 
+def compare(contents: dict[str, bytes]) -> str:
+    """Whether several files hold the same bytes (every peer of a game should store one log)."""
+    groups: dict[bytes, list[str]] = {}
+    for name, data in contents.items():
+        groups.setdefault(data, []).append(name)
+    if len(groups) == 1:
+        return f"the {len(contents)} logs are byte-identical"
+    same = "; ".join(" = ".join(names) for names in groups.values())
+    return f"the logs are not identical: {same}"
+
+
 def run(args: argparse.Namespace) -> int:
     worst = 0
+    contents: dict[str, bytes] = {}
     for name in args.files:
         try:
             data = read_file(name)
@@ -42,11 +55,14 @@ def run(args: argparse.Namespace) -> int:
             fail(str(exc))
             worst = 2
             continue
+        contents[name] = data
         verdict = verify_file_bytes(data)
         if args.json:
             print(json.dumps({"file": name, **verdict.to_json()}))
         else:
-            print(render(name, verdict))
+            print(printable_lines(render(name, verdict)))
         if not verdict.valid:
             worst = max(worst, 1)
+    if len(contents) > 1 and not args.json:
+        print(compare(contents))
     return worst

@@ -7,6 +7,7 @@ import argparse
 from creepnet.cli.commands.join import locate, pick
 from creepnet.cli.network import DEFAULT_WAIT, add_network_options, open_node, run_trio
 from creepnet.cli.play_loop import play_in_terminal
+from creepnet.cli.seat_runner import add_colour_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--wait", type=float, default=DEFAULT_WAIT, help="seconds to look for the game"
     )
-    parser.add_argument("--colour", action="store_true", help="ANSI colours on the board")
+    add_colour_option(parser)
     add_network_options(parser)
     parser.set_defaults(func=run)
 

@@ -1,13 +1,16 @@
 """Terminal play of Creeper, without I/O: what to show and what a typed line means.
 
 The async loop in ``creepnet.cli.play_loop`` feeds lines in and prints what comes out; keeping
-the decisions here makes every command testable against a real session.
+the decisions here makes every command testable against a real session.  Names and reasons
+that other people chose pass through ``printable`` before they reach the terminal.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
+from creepnet.cli.reply import Reply
+from creepnet.cli.text import fit, printable
 from creepnet.engine import creeper
 from creepnet.protocol.identity import fingerprint as fp_of
 from creepnet.protocol.session import Session
@@ -18,18 +21,27 @@ commands:
   moves          list your legal moves
   draw           offer a draw with your next move (or accept the opponent's offer)
   accept/decline answer the opponent's draw offer
-  resign         give up (sent as soon as it is your turn)
+  resign         give up (asks once; out of turn it waits for your turn)
+  cancel         take back a queued resignation or draw offer
   board          show the board again
-  quit           leave; the game stays open and `creepnet join` resumes it"""
+  quit           leave; the game waits for you"""
+WATCHER_HELP = """\
+you are watching:
+  board          show the board again
+  quit           stop watching (the game goes on)"""
 
-
-@dataclass
-class Reply:
-    """What the console says, what to send (a session action), and whether to leave."""
-
-    text: str = ""
-    action: str | None = None
-    quit: bool = False
+COMMANDS = (
+    "help",
+    "moves",
+    "draw",
+    "accept",
+    "decline",
+    "resign",
+    "cancel",
+    "board",
+    "quit",
+)
+CONFIRM = {"resign", "yes", "y"}
 
 
 class CreeperConsole:
@@ -40,6 +52,7 @@ class CreeperConsole:
         self.colour = colour
         self.offer_armed = False
         self.resign_queued = False
+        self.resign_asked = False  # `resign` was typed once: the next `resign`/`yes` confirms
         self.hinted = False  # the first "your turn" says what to type
 
     # ----- what to show ------------------------------------------------------------------
@@ -51,54 +64,99 @@ class CreeperConsole:
 
     def introduction(self) -> str:
         s = self.session
-        lines = [f"creeper game {s.name!r} ({s.game.hex()[:8]})"]  # type: ignore[union-attr]
+        title = printable(s.name)
+        lines = [f"creeper game {title!r} ({s.game.hex()[:8]})"]  # type: ignore[union-attr]
         for seat in range(len(s.seats)):
             me = " (you)" if seat == s.local_seat else ""
-            lines.append(f"  {s.seat_label(seat)}{me}")
+            lines.append(f"  {printable(s.seat_label(seat))}{me}")
         if s.local_seat is None:
             lines.append("  you are watching")
         lines.append("type 'help' for commands")
-        return "\n".join(lines)
+        return fit("\n".join(lines))
 
     def board(self) -> str:
         game = self.session.game_state
         if game is None:
-            return "(waiting for the game to start)"
+            return "(the board appears when an opponent has joined)"
         return creeper.render(game.state, game.last_move, colour=self.colour)
 
     def status(self) -> str:
+        return fit(printable(self._status()))
+
+    def _status(self) -> str:
         s = self.session
         if s.halted is not None:
             return "GAME STOPPED: a player signed two different events at one position (proof kept)"
         if s.finished:
-            return f"game over: {s.outcome_text}"
+            return f"game over: {self._outcome()}"
+        if not s.started:
+            return self._lobby_status()
         waiting = s.waiting_for()
         if waiting is None:
             return "the game cannot continue"
+        news = self._draw_news()
         if waiting.seat == s.local_seat:
             if s.my_turn() is None:
                 return "working…"
             colour = s.rules.describe(s.game_state, waiting.seat) if s.rules else ""
-            text = f"your turn ({colour})"
+            text = f"{news}your turn ({colour})"
             if self._opponent_offer():
-                text += " — your opponent offers a draw (accept/decline, or move)"
+                text += " — your opponent offers a draw: accept, decline, or move"
             if not self.hinted:
                 self.hinted = True
                 text += ": type a move like e7-d6, or 'moves' or 'help'"
             return text
-        return waiting.describe()
+        text = news + waiting.describe()
+        if self.resign_queued:
+            text += " (you resign when your turn comes; 'cancel' takes it back)"
+        return text
+
+    def _lobby_status(self) -> str:
+        s = self.session
+        taken = f"{len(s.seats)}/{s.seat_count} seats taken"
+        if s.local_seat is None:
+            return f"the game has not started ({taken})"
+        return f"waiting for an opponent to join ({taken}); 'quit' stops waiting"
+
+    def _outcome(self) -> str:
+        """The result, said to the player it concerns: 'you win' / 'you lose'."""
+        s = self.session
+        result, text = s.result, s.outcome_text or ""
+        if s.local_seat is None or result is None or result.winner is None:
+            return text
+        return f"{'you win' if result.winner == s.local_seat else 'you lose'}: {text}"
+
+    def _draw_news(self) -> str:
+        """A standing draw offer or a just-declined one, said to everyone who did not make it."""
+        s = self.session
+        game = s.game_state
+        last = s.log.events[-1] if s.log.events else None
+        if last is not None and last.type == "decline":
+            decliner = next(i for i, seat in enumerate(s.seats) if seat.key == last.author)
+            if decliner == s.local_seat:
+                return "you declined the draw; "
+            who = "your opponent" if s.local_seat is not None else f"seat {decliner}"
+            return f"{who} declined the draw; "
+        offerer = getattr(game, "draw_offered_by", None)
+        if offerer is None:
+            return ""
+        if offerer == s.local_seat:
+            return "you offered a draw, no answer yet; "
+        if s.local_seat is None:
+            return f"seat {offerer} offers a draw; "
+        return ""  # the offer is to us: said after "your turn"
 
     def peer_news(self, connected: bool, fingerprint: str | None, text: str) -> str:
         """A connection change in words about the game: who it is and what it means."""
         s = self.session
         seat = next((i for i, seat in enumerate(s.seats) if fp_of(seat.key) == fingerprint), None)
         if seat is None or s.finished:
-            return f"* {text}"
+            return fit(f"* {printable(text)}")
         who = "your opponent" if s.local_seat is not None else f"seat {seat}"
-        name = f"{who} {s.seats[seat].player} ({fingerprint})"
+        name = printable(f"{who} {s.seats[seat].player} ({fingerprint})")
         if connected:
-            return f"* {name} is connected"
-        return f"* {name} disconnected; the game waits, and nothing played is lost"
+            return fit(f"* {name} is connected")
+        return fit(f"* {name} disconnected; the game waits, and nothing played is lost")
 
     def prompt(self) -> str:
         return "> " if self.session.my_turn() is not None else ""
@@ -117,52 +175,125 @@ class CreeperConsole:
         return None
 
     def handle(self, line: str) -> Reply:
-        word = line.strip().lower()
-        s = self.session
+        reply = self._handle(line)
+        if reply.text and not reply.text.startswith(self.board()):
+            reply.text = fit(reply.text)
+        return reply
+
+    def _handle(self, line: str) -> Reply:
+        word = " ".join(line.strip().lower().split())
         if not word:
             return Reply()
+        confirming, self.resign_asked = self.resign_asked, False
         if word in {"help", "?", "h"}:
-            return Reply(HELP)
+            return Reply(HELP if self.session.local_seat is not None else WATCHER_HELP)
         if word == "board":
             return Reply(self.board() + "\n" + self.status())
         if word in {"quit", "exit", "q"}:
-            return Reply("leaving; the game stays open (`creepnet join` resumes it)", quit=True)
+            return Reply("leaving", quit=True)
+        s = self.session
         if s.local_seat is None:
             return Reply("you are watching; only 'board', 'help' and 'quit' work here")
         if s.finished:
-            return Reply(f"the game is over: {s.outcome_text}")
-        turn = s.my_turn()
-        if word == "resign":
-            if turn is None:
-                self.resign_queued = True
-                return Reply("you will resign as soon as it is your turn")
-            return Reply(action="resign")
+            return Reply(f"the game is over: {printable(self._outcome())}")
+        if not s.started:
+            return Reply(f"the game has not started: {self.status()}")
+        if word == "resign" or (confirming and word in CONFIRM):
+            return self._resign(confirming)
+        if word == "cancel":
+            return self._cancel()
         if word == "moves":
-            return Reply(self._moves() if turn else "not your turn: " + self.status())
+            return Reply(self._moves())
         if word == "draw":
             if self._opponent_offer():
                 return Reply(action="accept")
             self.offer_armed = True
-            return Reply("a draw offer will go with your next move")
+            return Reply("a draw offer will go with your next move ('cancel' takes it back)")
         if word in {"accept", "decline"}:
             if not self._opponent_offer():
                 return Reply("there is no draw offer to answer")
             return Reply(action=word)
-        if turn is None:
-            return Reply("not your turn: " + self.status())
+        return self._move(word)
+
+    def _resign(self, confirmed: bool) -> Reply:
+        if self.resign_queued:
+            return Reply("your resignation is already queued ('cancel' takes it back)")
+        if not confirmed:
+            self.resign_asked = True
+            return Reply("resign and lose this game? type 'resign' again (or 'yes') to confirm")
+        if self.session.my_turn() is None:
+            self.resign_queued = True
+            return Reply("you will resign as soon as it is your turn ('cancel' takes it back)")
+        return Reply(action="resign")
+
+    def _cancel(self) -> Reply:
+        cancelled = [
+            what
+            for what, armed in (
+                ("resignation", self.resign_queued),
+                ("draw offer", self.offer_armed),
+            )
+            if armed
+        ]
+        self.resign_queued = self.offer_armed = False
+        if not cancelled:
+            return Reply("nothing to cancel")
+        return Reply(f"cancelled: your queued {' and '.join(cancelled)}")
+
+    def _move(self, word: str) -> Reply:
+        s = self.session
         try:
             move = creeper.parse_move(word)
         except creeper.NotationError as exc:
-            return Reply(f"{exc}. Moves look like e7-d6 or c3xc5; type 'moves' to list yours")
+            if " " in word or not any(char.isdigit() for char in word):
+                return Reply(f"unknown command {word!r}; commands: {', '.join(COMMANDS)}")
+            return Reply(self._notation_advice(word, exc))
+        if s.my_turn() is None:
+            return Reply("not your turn: " + self.status())
         try:
             creeper.apply(s.game_state.state, move)
         except creeper.IllegalMove as exc:
-            return Reply(f"illegal: {exc}. Type 'moves' to list your legal moves")
+            return Reply(f"illegal: {exc}.{self._from_here(move.origin)}")
         action = creeper.format_move(move) + (" draw" if self.offer_armed else "")
         self.offer_armed = False
         return Reply(action=action)
 
+    def _notation_advice(self, word: str, exc: creeper.NotationError) -> str:
+        """The engine's notation error, but advice to write it otherwise only if that is legal."""
+        other = word.replace("-", "x") if "-" in word else word.replace("x", "-")
+        if "wrong separator" in str(exc) and self.session.my_turn() is not None:
+            try:
+                creeper.apply(self.session.game_state.state, other)
+            except (creeper.IllegalMove, creeper.NotationError) as illegal:
+                kind = "capture" if "x" in other else "step or jump"
+                origin = creeper.parse_move(other).origin
+                return f"illegal: that would be a {kind}, and {illegal}.{self._from_here(origin)}"
+        return f"{exc}.\nMoves look like e7-d6 or c3xc5; type 'moves' to list yours"
+
+    def _from_here(self, origin: str) -> str:
+        """The legal moves from the hole the player tried, or where to look for them."""
+        mine = [m for m in self._legal() if m.origin == origin]
+        if not mine:
+            return "\nType 'moves' to list your legal moves"
+        return f"\nFrom {origin} you can play: {' '.join(creeper.format_move(m) for m in mine)}"
+
+    def _legal(self) -> list[creeper.Move]:
+        """Our legal moves; out of turn, the moves we would have if it were our turn now."""
+        s = self.session
+        state = s.game_state.state
+        mine = s.game_state.colour_of(s.local_seat)
+        if mine is not None and state.to_move is not mine:
+            state = replace(state, to_move=mine)
+        return creeper.legal_moves(state)
+
     def _moves(self) -> str:
-        moves = [creeper.format_move(m) for m in creeper.legal_moves(self.session.game_state.state)]
-        rows = [" ".join(f"{m:<6}" for m in moves[i : i + 10]) for i in range(0, len(moves), 10)]
-        return f"{len(moves)} legal moves:\n" + "\n".join(rows)
+        moves = [creeper.format_move(m) for m in self._legal()]
+        rows = [
+            " ".join(f"{m:<6}" for m in moves[i : i + 10]).rstrip()
+            for i in range(0, len(moves), 10)
+        ]
+        if self.session.my_turn() is None:
+            head = f"not your turn; in this position you would have {len(moves)} moves:"
+        else:
+            head = f"{len(moves)} legal moves:"
+        return head + "\n" + "\n".join(rows)

@@ -1,13 +1,17 @@
 """End-of-game audit: every seat reveals its deck secret; everyone recomputes.
 
-At once during play every proof, key and point was checked; what could not
-be checked then is exactly what the audit checks now:
-  * every shuffle output is the committed permutation of the input times the
-    seat's derived layer step (so no card was substituted, dropped or duplicated);
-  * every published commitment (layers P, lock C_j, blinding T) is derived from
-    the committed secret, i.e. the seat followed the protocol and not just the proofs;
-  * every position of every live pool decodes to a card, cards within a family
-    are distinct, and the game's claims about hidden cards are true.
+Every step was proven at once during play (shuffles included), so conviction
+never waits for the audit.  What it is still for:
+  * the full replay: every hidden card of every live pool, for the record and
+    for the game's claims about hidden cards (e.g. "my hand held no Creep");
+  * commitment to the secret: every permutation, layer P, lock C_j and blinding
+    T is the one derived from the secret committed at join, i.e. each seat let
+    its committed randomness choose, not just proved a valid step;
+  * defence in depth: every record is recomputed exactly and every position
+    decodes to a card once per family, should a proof ever be broken.
+It runs on the secrets that *were* revealed: a fault in a revealed seat's steps
+is attributed to it even if others never reveal; then the seats that did not
+reveal are named for everything that stays unchecked.
 """
 
 from __future__ import annotations
@@ -54,15 +58,13 @@ class AuditReport:
 
 def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
     """Recompute everything; raise DeckError at the first fault (in log order)."""
-    missing = [s for s, secret in enumerate(state.secrets) if secret is None]
-    if missing:
-        raise DeckError(missing[0], "audit", "deck secret not revealed (stalling)")
-    keys = [
-        DeckKeys(state.game_id, state.seat_keys[s], state.secrets[s])  # type: ignore[arg-type]
-        for s in range(state.seats)
+    revealed: list[DeckKeys | None] = [
+        None if secret is None else DeckKeys(state.game_id, state.seat_keys[s], secret)
+        for s, secret in enumerate(state.secrets)
     ]
     for (seat, family, depth), commit in state.layer_commits.items():
-        if keys[seat].layer_commit(family, depth) != commit:
+        seat_keys = revealed[seat]
+        if seat_keys is not None and seat_keys.layer_commit(family, depth) != commit:
             raise DeckError(
                 seat,
                 "shuffle",
@@ -70,7 +72,18 @@ def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
                 "is not derived from the deck secret",
             )
     for record in state.history:
-        _check_record(record, keys[record.seat])
+        seat_keys = revealed[record.seat]
+        if seat_keys is not None:
+            _check_record(record, seat_keys)
+    keys = [k for k in revealed if k is not None]
+    missing = [s for s, k in enumerate(revealed) if k is None]
+    if missing:
+        raise DeckError(
+            missing[0],
+            "audit",
+            f"deck secrets of seats {missing} not revealed (stalling): their steps, "
+            "the hidden cards and the claims stay unchecked",
+        )
     cards: dict[tuple[str, int], str] = {}
     for pool in state.pools.values():
         for j, card in enumerate(_decode_pool(state, pool, keys)):

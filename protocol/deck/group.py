@@ -100,6 +100,19 @@ def check_points(value: object, count: int | None, seat: int | None, operation: 
     return points
 
 
+def check_encodings(value: object, count: int, seat: int | None, operation: str) -> list[bytes]:
+    """A received list of `count` distinct 32-byte strings, not yet validated as points:
+    for lists whose every point a proof check multiplies anyway (libsodium's
+    multiplication validates its input), which saves a separate validation each."""
+    if not isinstance(value, list) or len(value) != count:
+        raise DeckError(seat, operation, f"expected a list of {count} points")
+    for i, p in enumerate(value):
+        if type(p) is not bytes or len(p) != POINT_BYTES:
+            raise DeckError(seat, operation, "point is not 32 bytes", i)
+    check_distinct(value, seat, operation)
+    return value
+
+
 def check_distinct(points: Sequence[bytes], seat: int | None, operation: str) -> None:
     if len(set(points)) != len(points):
         seen: dict[bytes, int] = {}
@@ -183,11 +196,16 @@ def combine_base(k: int) -> bytes:
 def generators(label: str, count: int) -> list[bytes]:
     """`count` independent generators with a domain label, by hash-to-group: nobody
     knows a discrete log between any two of them or to G (no trusted set-up)."""
-    cached = _GENERATORS.setdefault(label, [])
-    while len(cached) < count:
-        digest = hashlib.sha512(frame(GENERATOR_DOMAIN, label, len(cached))).digest()
-        cached.append(nb.crypto_core_ed25519_from_uniform(digest[:32]))
+    cached = _GENERATORS.get(label, [])
+    if len(cached) < count:  # build, then publish whole: a racing thread only repeats work
+        cached = cached + [_generator(label, i) for i in range(len(cached), count)]
+        _GENERATORS[label] = cached
     return cached[:count]
+
+
+def _generator(label: str, index: int) -> bytes:
+    digest = hashlib.sha512(frame(GENERATOR_DOMAIN, label, index)).digest()
+    return nb.crypto_core_ed25519_from_uniform(digest[:32])
 
 
 GENERATOR_DOMAIN = b"creepnet/deck/generator/v1"

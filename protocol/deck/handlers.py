@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 from creepnet.protocol.deck.audit import handle_reveal
 from creepnet.protocol.deck.classproof import handle_class
 from creepnet.protocol.deck.errors import DeckError
-from creepnet.protocol.deck.hidden import handle_blind, handle_play, handle_release, handle_unblind
+from creepnet.protocol.deck.hidden import (
+    handle_blind,
+    handle_cancel,
+    handle_play,
+    handle_release,
+    handle_unblind,
+)
 from creepnet.protocol.deck.model import get
 from creepnet.protocol.deck.ops import handle_lock, handle_open, handle_shuffle
 from creepnet.protocol.deck.pools import handle_create, handle_merge, handle_split
@@ -45,6 +51,7 @@ HANDLERS: dict[str, Handler] = {
     "play": handle_play,
     "blind": handle_blind,
     "unblind": handle_unblind,
+    "cancel": handle_cancel,
     "class": handle_class,
     "reveal": handle_reveal,
 }

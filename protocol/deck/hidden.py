@@ -8,6 +8,7 @@ seat B with two public messages (Massey-Omura; B's final pass is local):
   blind   (B): T = t·G, Q1 = t·core          DLEQ: log_G(T) = log_core(Q1)
   unblind (A): Q2 = k^-1·Q1 (= t·M)           DLEQ: log_G(holder_commit) = log_Q2(Q1)
   then B holds t: core := Q2, holder_commit := T, and decodes M = t^-1·Q2 privately.
+A pending blind never freezes the card: its holder may `cancel` it or play the card.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ def handle_release(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if len(keys) != len(positions) or len(set(map(repr, positions))) != len(positions):
         raise DeckError(seat, "release", "positions must be distinct and match the keys")
     for j, key in zip(positions, keys, strict=True):
-        if not isinstance(j, int) or not 0 <= j < len(pool.slots):
+        if type(j) is not int or not 0 <= j < len(pool.slots):
             raise DeckError(seat, "release", "position out of range")
         slot = pool.slots[j]
         if slot.is_public or slot.holder is not None or seat in slot.released:
@@ -121,16 +122,18 @@ def handle_release(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         if mul_base(key) != slot.commits[seat]:  # b_j·G = C_j, checked at once
             raise DeckError(seat, "release", "key does not match its commitment", j)
     for j, key in zip(positions, keys, strict=True):
-        _add_release(state, pool.slots[j], seat, key, to, j)
+        _add_release(state, pool.family, pool.slots[j], seat, key, to, j)
 
 
-def _add_release(state: DeckState, slot: Slot, seat: int, key: bytes, to: int, j: int) -> None:
-    slot.released[seat] = key
-    slot.release_to = to
+def _add_release(
+    state: DeckState, family: str, slot: Slot, seat: int, key: bytes, to: int, j: int
+) -> None:
     needed = state.seats if to == PUBLIC else state.seats - 1
-    if len(slot.released) < needed:
+    if len(slot.released) + 1 < needed:
+        slot.released[seat] = key
+        slot.release_to = to
         return
-    plain = mul(scalar_invert(scalar_product(slot.released.values())), slot.point)
+    plain = mul(scalar_invert(scalar_product([*slot.released.values(), key])), slot.point)
     if to == PUBLIC:
         card = state.table.decode(plain)
         if card is None:
@@ -140,9 +143,12 @@ def _add_release(state: DeckState, slot: Slot, seat: int, key: bytes, to: int, j
                 "revealed point is not a card: a shuffle was dishonest, run the audit",
                 j,
             )
+        state.make_public(family, card, "release", j)
         slot.card = card
     else:
         slot.holder, slot.holder_commit, slot.core = to, slot.commits[to], plain
+    slot.released[seat] = key
+    slot.release_to = to
 
 
 # --- play -------------------------------------------------------------------------------------
@@ -160,10 +166,8 @@ def make_play(state: DeckState, keys: DeckKeys, seat: int, name: str, position: 
 
 
 def handle_play(state: DeckState, seat: int, seq: int, msg: dict) -> None:
-    _, j, slot = _slot(state, msg, seat, "play")
+    name, j, slot = _slot(state, msg, seat, "play")
     _held_by(slot, seat, "play", j)
-    if slot.pending is not None:
-        raise DeckError(seat, "play", "card is in the middle of a transfer", j)
     key = check_scalar(msg.get("key"), seat, "play", j)
     card = get_str(msg, "card", seat, "play")
     if mul_base(key) != slot.holder_commit:
@@ -171,7 +175,9 @@ def handle_play(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if card not in state.table or mul(key, state.table.point_of[card]) != slot.core:
         actual = state.table.decode(mul(scalar_invert(key), slot.core))  # type: ignore[arg-type]
         raise DeckError(seat, "play", f"claimed {card!r} but the card is {actual!r}", j)
+    state.make_public(state.pools[name].family, card, "play", j)
     slot.card = card
+    slot.pending = None  # a transfer somebody had begun is void: the card is public now
 
 
 # --- transfer ----------------------------------------------------------------------------------
@@ -206,6 +212,20 @@ def handle_blind(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         raise DeckError(seat, "blind", "DLEQ proof does not verify", j)
     state.history.append(BlindRecord(seat, name, j, slot.transfers, commit))
     slot.pending = PendingTransfer(seat, commit, blinded)
+
+
+def make_cancel(name: str, position: int) -> dict:
+    return {"op": "cancel", "pool": name, "position": position}
+
+
+def handle_cancel(state: DeckState, seat: int, seq: int, msg: dict) -> None:
+    """The holder refuses a transfer somebody began: any seat may `blind` a held
+    card (the game decides which transfers are legal), so a blind must never
+    freeze the card in its holder's hand."""
+    _, j, slot = held_slot(state, msg, seat, "cancel")
+    if slot.pending is None:
+        raise DeckError(seat, "cancel", "no transfer in progress", j)
+    slot.pending = None
 
 
 def make_unblind(

@@ -116,9 +116,7 @@ Record = ShuffleRecord | LockRecord | BlindRecord
 def get(msg: dict, key: str, kind: type, seat: int, op: str) -> object:
     """A typed field of a received message; a missing or mistyped one is the author's fault."""
     value = msg.get(key)
-    if kind is int and isinstance(value, bool):
-        value = None
-    if not isinstance(value, kind):
+    if type(value) is not kind:  # exact: True is not a position, nor a str subclass a name
         raise DeckError(seat, op, f"field {key!r} missing or not {kind.__name__}")
     return value
 

@@ -13,8 +13,8 @@ from creepnet.protocol.deck.dleq import proof_context, prove, verify
 from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.group import (
     BASE,
+    check_encodings,
     check_point,
-    check_points,
     mul,
     mul_base,
     scalar_invert,
@@ -30,6 +30,7 @@ from creepnet.protocol.deck.model import (
     get_int,
     get_list,
 )
+from creepnet.protocol.deck.shuffleproof import ShuffleRejected, prove_shuffle, verify_shuffle
 
 if TYPE_CHECKING:
     from creepnet.protocol.deck.state import DeckState
@@ -45,23 +46,37 @@ def _everyone_layered(state: DeckState, pool: Pool, seat: int, op: str) -> None:
 
 
 # --- shuffle ----------------------------------------------------------------------------
-# Re-encrypt every point with the seat's next global layer and permute.  Checked at once:
-# shape, validity, distinctness, layer commitment.  Checked at the audit: that the output
-# is exactly the committed permutation of the re-encrypted input.
+# Re-encrypt every point with the seat's next global layer, permute, and prove it at once
+# (deck/shuffleproof): out_i = s·in_perm(i) with s·P_{f,d-1} = P_{f,d}, P_{f,0} = G.
+
+
+def _layer_base(state: DeckState, seat: int, family: str, depth: int) -> bytes:
+    """P_{f,depth}: the seat's published layer commitment (G at depth 0)."""
+    return BASE if depth == 0 else state.layer_commit(seat, family, depth)
+
+
+def _shuffle_context(state: DeckState, seq: int, seat: int, pool: Pool) -> bytes:
+    return _context(state, seq, seat, "shuffle", pool.name, pool.shuffles)
 
 
 def make_shuffle(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str) -> dict:
     pool = state.pools[name]
     depth = pool.depth[seat] + 1
     step = keys.layer_step(pool.family, depth)
-    scaled = [mul(step, p) for p in pool.points]
-    perm = keys.permutation(name, pool.shuffles, len(scaled))
-    return {
-        "op": "shuffle",
-        "pool": name,
-        "points": [scaled[i] for i in perm],
-        "commit": keys.layer_commit(pool.family, depth),
-    }
+    perm = keys.permutation(name, pool.shuffles, len(pool.points))
+    points = [mul(step, pool.points[i]) for i in perm]
+    commit = keys.layer_commit(pool.family, depth)
+    proof = prove_shuffle(
+        pool.points,
+        points,
+        perm,
+        step,
+        _layer_base(state, seat, pool.family, depth - 1),
+        keys.layer(pool.family, depth - 1),
+        commit,
+        _shuffle_context(state, seq, seat, pool),
+    )
+    return {"op": "shuffle", "pool": name, "points": points, "commit": commit, "proof": proof}
 
 
 def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
@@ -73,7 +88,13 @@ def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     known = state.layer_commits.get((seat, pool.family, depth))
     if known is not None and known != commit:
         raise DeckError(seat, "shuffle", "layer commitment differs from the one already published")
-    points = check_points(msg.get("points"), len(pool.points), seat, "shuffle")
+    points = check_encodings(msg.get("points"), len(pool.points), seat, "shuffle")
+    base = _layer_base(state, seat, pool.family, depth - 1)
+    ctx = _shuffle_context(state, seq, seat, pool)
+    try:  # also validates every output point (libsodium rejects invalid ones)
+        verify_shuffle(msg.get("proof"), pool.points, points, base, commit, ctx)
+    except ShuffleRejected as rejected:
+        raise DeckError(seat, "shuffle", str(rejected), rejected.position) from None
     state.history.append(
         ShuffleRecord(seat, pool.name, pool.family, pool.shuffles, depth, pool.points, points)
     )
@@ -81,6 +102,7 @@ def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     pool.points = points
     pool.depth[seat] = depth
     pool.shuffles += 1
+    state.public_cards.get(pool.family, set()).difference_update(pool.public.values())
     pool.public = {}
 
 
@@ -137,7 +159,6 @@ def handle_open(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if progress.next_seat < state.seats:
         pool.opening[position] = progress
         return
-    pool.opening.pop(position, None)
     card = state.table.decode(out)
     if card is None:
         raise DeckError(
@@ -146,6 +167,8 @@ def handle_open(state: DeckState, seat: int, seq: int, msg: dict) -> None:
             "opened point is not a card: a shuffle was dishonest, run the audit",
             position,
         )
+    state.make_public(pool.family, card, "open", position)
+    pool.opening.pop(position, None)
     pool.public[position] = card
 
 
@@ -182,15 +205,19 @@ def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if pool.locks != seat:
         raise DeckError(seat, "lock", f"out of turn: seat {pool.locks} locks next")
     n = len(pool.points)
-    points = check_points(msg.get("points"), n, seat, "lock")
-    commits = check_points(msg.get("commits"), n, seat, "lock")
+    points = check_encodings(msg.get("points"), n, seat, "lock")
+    commits = check_encodings(msg.get("commits"), n, seat, "lock")
     proofs = get_list(msg, "proofs", seat, "lock")
     if len(proofs) != n:
         raise DeckError(seat, "lock", f"expected {n} proofs, got {len(proofs)}")
     layer_commit = state.layer_commit(seat, pool.family, pool.depth[seat])
     for j in range(n):
         ctx = _context(state, seq, seat, "lock", pool.name, j)
-        if not verify(proofs[j], pool.points[j], points[j], layer_commit, commits[j], ctx):
+        try:  # an accepted proof has multiplied points[j] and commits[j]: both valid
+            ok = verify(proofs[j], pool.points[j], points[j], layer_commit, commits[j], ctx)
+        except ValueError:
+            raise DeckError(seat, "lock", "invalid point (rejected by libsodium)", j) from None
+        if not ok:
             raise DeckError(seat, "lock", "DLEQ proof does not verify", j)
     state.history.append(LockRecord(seat, pool.name, commits))
     pool.points = points

@@ -31,7 +31,7 @@ def merge_message(pools: list[str], into: str) -> dict:
 def handle_create(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     name = state.check_new_name(msg.get("pool"), seat, "create")
     cards = get_list(msg, "cards", seat, "create")
-    if not cards or len(set(map(str, cards))) != len(cards):
+    if not cards or any(type(c) is not str for c in cards) or len(set(cards)) != len(cards):
         raise DeckError(seat, "create", "cards must be a non-empty list of distinct ids")
     for card in cards:
         if card not in state.table:
@@ -39,6 +39,7 @@ def handle_create(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     points = [state.table.point_of[c] for c in cards]
     state.pools[name] = Pool(name, name, points, [0] * state.seats)
     state.pools[name].public = dict(enumerate(cards))  # plain cards: everybody knows them
+    state.public_cards[name] = set(cards)
     state.used_names.add(name)
 
 
@@ -57,7 +58,7 @@ def handle_split(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         state.check_new_name(name, seat, "split")
     if len(set(into)) != len(into) or len(into) != len(sizes) or not into:
         raise DeckError(seat, "split", "into and sizes must be non-empty, equal-length, distinct")
-    if any(not isinstance(n, int) or isinstance(n, bool) or n < 1 for n in sizes):
+    if any(type(n) is not int or n < 1 for n in sizes):
         raise DeckError(seat, "split", "sizes must be positive integers")
     if sum(sizes) != len(pool.points):
         raise DeckError(seat, "split", f"sizes sum to {sum(sizes)}, pool has {len(pool.points)}")
@@ -74,7 +75,7 @@ def handle_split(state: DeckState, seat: int, seq: int, msg: dict) -> None:
 def handle_merge(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     names = get_list(msg, "pools", seat, "merge")
     into = state.check_new_name(msg.get("into"), seat, "merge")
-    if len(names) < 2 or len(set(map(str, names))) != len(names):
+    if len(names) < 2 or any(type(n) is not str for n in names) or len(set(names)) != len(names):
         raise DeckError(seat, "merge", "need at least two distinct pools")
     parts = [_splittable(state, n, seat, "merge") for n in names]
     first = parts[0]

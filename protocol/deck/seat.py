@@ -15,6 +15,7 @@ from creepnet.protocol.deck.classproof import make_class
 from creepnet.protocol.deck.hidden import (
     decode_held,
     make_blind,
+    make_cancel,
     make_play,
     make_release,
     make_unblind,
@@ -53,6 +54,10 @@ class DeckSeat:
 
     def unblind(self, seq: int, pool: str, position: int) -> dict:
         return make_unblind(self.state, self.keys, self.seat, seq, pool, position)
+
+    def cancel(self, pool: str, position: int) -> dict:
+        """Refuse a transfer another seat began on a card this seat holds."""
+        return make_cancel(pool, position)
 
     def prove_class(self, seq: int, pool: str, position: int, allowed: Sequence[str]) -> dict:
         """A `class` message proving the hidden card this seat holds at pool[position]

@@ -30,13 +30,14 @@ class DeckState:
         self.pools: dict[str, Pool] = {}
         self.used_names: set[str] = set()  # pool names are never reused: keys derive from them
         self.history: list[Record] = []
+        self.public_cards: dict[str, set[str]] = {}  # family -> cards face up right now
         self.secrets: list[bytes | None] = [None] * self.seats
         self.last_seq: int | None = None
 
     # -- dispatch ------------------------------------------------------------------------
 
     def apply(self, seat: int, seq: int, message: dict) -> None:
-        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+        if type(seat) is not int or not 0 <= seat < self.seats:
             raise ValueError(f"unknown seat {seat!r}")
         if not isinstance(message, dict):
             raise DeckError(seat, "?", "message is not a dict")
@@ -72,6 +73,19 @@ class DeckState:
         if not pool.locked(self.seats):
             raise DeckError(seat, op, f"pool {pool.name!r} is not locked by every seat")
         return pool
+
+    def make_public(self, family: str, card: str, op: str, position: int) -> None:
+        """Defence in depth: a card is face up at most once per family.  With every
+        step proven this cannot fail; if it does, the audit says whose step it was."""
+        face_up = self.public_cards.setdefault(family, set())
+        if card in face_up:
+            raise DeckError(
+                None,
+                op,
+                f"card {card!r} is already public in family {family!r}: run the audit",
+                position,
+            )
+        face_up.add(card)
 
     def check_new_name(self, name: object, seat: int, op: str) -> str:
         if not isinstance(name, str) or not name or name in self.used_names:

@@ -23,6 +23,20 @@ def test_id_creates_then_shows(tmp_path, capsys):
     assert not shown["created"] and shown["fingerprint"] in first
 
 
+def test_id_name_is_saved_and_checked(tmp_path, capsys):
+    assert main(["id", "--home", str(tmp_path), "--name", "Ann"]) == 0
+    assert "name         Ann" in capsys.readouterr().out
+    assert json.loads(_id_json(tmp_path, capsys))["name"] == "Ann"
+    assert main(["id", "--home", str(tmp_path), "--name", "bad\x1bname"]) == 2
+    assert "printable" in capsys.readouterr().err
+    assert json.loads(_id_json(tmp_path, capsys))["name"] == "Ann"  # the bad one changed nothing
+
+
+def _id_json(home, capsys) -> str:
+    assert main(["id", "--home", str(home), "--json"]) == 0
+    return capsys.readouterr().out
+
+
 def test_id_uses_creepnet_home(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("CREEPNET_HOME", str(tmp_path / "h"))
     assert main(["id"]) == 0
@@ -86,10 +100,54 @@ def test_replay_shows_who_did_what_and_the_board(tmp_path, capsys):
     assert "reveals randomness for draw 0" in out and "plays " in out
     assert "result: draw (move limit of 4 plies)" in out
     assert out.count("ply ") == 5  # the start position and four moves
-    assert main(["replay", "--at", "5", str(tmp_path / "game.log")]) == 0
+    assert main(["replay", "--event", "5", str(tmp_path / "game.log")]) == 0
     at = capsys.readouterr().out
     assert at.startswith("seq 5:") and "ply 1" in at
-    assert main(["replay", "--at", "99", str(tmp_path / "game.log")]) == 2
+    assert main(["replay", "--event", "99", str(tmp_path / "game.log")]) == 2
+
+
+def test_replay_at_counts_moves_not_events(tmp_path, capsys):
+    write_log(tmp_path / "game.log")
+    for ply in (0, 1, 3, 4):
+        assert main(["replay", "--at", str(ply), str(tmp_path / "game.log")]) == 0
+        shown = capsys.readouterr().out
+        assert f"ply {ply} |" in shown and shown.count("ply ") == 1
+        assert ("plays " in shown) == (ply > 0)
+    assert main(["replay", "--at", "5", str(tmp_path / "game.log")]) == 2
+    assert "only 4 moves" in capsys.readouterr().err
+
+
+def test_verify_of_several_logs_says_whether_they_are_identical(tmp_path, capsys):
+    write_log(tmp_path / "a.log")
+    (tmp_path / "b.log").write_bytes((tmp_path / "a.log").read_bytes())
+    write_log(tmp_path / "c.log", plies=2)
+    assert main(["verify", str(tmp_path / "a.log"), str(tmp_path / "b.log")]) == 0
+    assert "the 2 logs are byte-identical" in capsys.readouterr().out
+    logs = [str(tmp_path / name) for name in ("a.log", "b.log", "c.log")]
+    assert main(["verify", *logs]) == 0
+    out = capsys.readouterr().out
+    assert "not identical" in out and "c.log" in out.split("not identical")[1]
+
+
+def test_replay_into_a_closed_pipe_stops_quietly(tmp_path):
+    import subprocess
+    import sys
+
+    write_log(tmp_path / "game.log", plies=30)
+    shell = f"{sys.executable} -m creepnet.cli replay {tmp_path / 'game.log'} | head -1"
+    result = subprocess.run(["sh", "-c", shell], capture_output=True, text=True, timeout=60)
+    assert result.stdout.startswith("seq 0:") and result.stderr == ""
+
+
+def test_version_and_the_american_spelling_of_colour(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out.startswith("creepnet ")
+    # --color is parsed (the limit is what is refused, before anything is opened)
+    assert main(["host", "creeper", "--color", "--max-plies", "0"]) == 2
+    assert "--max-plies must be positive" in capsys.readouterr().err
 
 
 def test_verify_checks_an_equivocation_proof_file(tmp_path, capsys):

@@ -6,10 +6,10 @@ import functools
 import json
 import subprocess
 import sys
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
+from conftest import seated_pair
 
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.engine import creeper
@@ -19,18 +19,6 @@ from creepnet.protocol.verify import verify_log_bytes
 LOOPBACK = "127.0.0.1"
 CLI = [sys.executable, "-m", "creepnet.cli"]
 TIMEOUT = 120  # generous: these machines are slow and shared
-
-
-@asynccontextmanager
-async def seated_pair(tmp_path: Path, name: str, max_plies: int):
-    """Two loopback nodes, a hosts a Creeper game and b has joined it."""
-    async with (
-        Node.open(tmp_path / "a", host=LOOPBACK) as a,
-        Node.open(tmp_path / "b", host=LOOPBACK) as b,
-    ):
-        game = await a.host_game("creeper", name, player="a", options={"max_plies": max_plies})
-        await b.join(a.address, game, player="b")
-        yield a, b, game
 
 
 def cli(
@@ -73,7 +61,7 @@ async def test_human_console_against_a_bot_over_real_nodes(tmp_path):
 
         async def lines():
             yield "help"
-            yield "zz"  # out of turn: told whom we wait for
+            yield "d4-d5"  # a move out of turn: told whom we wait for
             while True:
                 runtime = await me.wait_for(
                     game, lambda rt: rt.session.finished or rt.session.my_turn() is not None
@@ -82,6 +70,7 @@ async def test_human_console_against_a_bot_over_real_nodes(tmp_path):
                     return
                 yield "moves"
                 yield "zz"  # a typo on our turn gets an explanation, not a crash
+                yield "a1-a2"  # no such hole: how moves look
                 yield "d4-d5"  # never legal for both sides at once: explained when illegal
                 state = runtime.session.engine_state
                 played = len(runtime.session.log)
@@ -95,7 +84,7 @@ async def test_human_console_against_a_bot_over_real_nodes(tmp_path):
                 await play_in_terminal(me, game, lines=lines(), out=output.append)
         text = "\n".join(output)
         assert "(you)" in text and "your turn" in text and "not your turn" in text
-        assert "legal moves" in text and "Moves look like" in text
+        assert "legal moves" in text and "Moves look like" in text and "unknown command" in text
         assert "ply " in text and "game over" in text
         assert me.session(game).finished
         assert me.session(game).log.to_bytes() == bot.session(game).log.to_bytes()
@@ -139,7 +128,7 @@ def test_play_against_a_bot_and_resign(tmp_path):
         str(tmp_path),
         "--player",
         "tester",
-        stdin="resign\n",
+        stdin="resign\nresign\n",  # asked once, then confirmed
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "wins by resignation" in result.stdout and "verify it with" in result.stdout
@@ -149,7 +138,7 @@ def test_play_against_a_bot_and_resign(tmp_path):
 
 
 async def test_watch_follows_a_game_by_address(tmp_path):
-    async with seated_pair(tmp_path, "watched", 30) as (a, b, game):
+    async with seated_pair(tmp_path / "a", tmp_path / "b", "watched", max_plies=30) as (a, b, game):
         with trio.fail_after(TIMEOUT):
             async with trio.open_nursery() as nursery:
                 watcher = await trio.lowlevel.open_process(
@@ -239,7 +228,8 @@ async def test_a_resignation_queued_before_input_ends_is_still_sent(tmp_path):
                 state = runtime.session.engine_state
                 yield creeper.format_move(creeper.legal_moves(state)[0])
                 await me.wait_for(game, lambda rt: rt.session.my_turn() is None)
-            yield "resign"  # out of turn: queued; then input ends
+            yield "resign"
+            yield "resign"  # confirmed out of turn: queued; then input ends
 
         with trio.fail_after(TIMEOUT):
             async with trio.open_nursery() as nursery:
@@ -295,7 +285,7 @@ async def test_a_peer_of_another_protocol_version_gets_a_clear_error(tmp_path):
 
 
 async def test_watching_a_finished_game_shows_the_end_and_returns(tmp_path):
-    async with seated_pair(tmp_path, "done", 10) as (a, b, game):
+    async with seated_pair(tmp_path / "a", tmp_path / "b", "done", max_plies=10) as (a, b, game):
         with trio.fail_after(TIMEOUT):
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(run_bot, a, game, "random", 1)

@@ -84,5 +84,9 @@ def test_the_port_note_says_where_the_game_is_now_and_how_it_is_found():
     moved = SimpleNamespace(port_taken=4100, port=4242, discovery=object())
     note = port_note(moved)
     assert note and "port 4100" in note and "4242" in note and "zeroconf" in note
-    hidden = SimpleNamespace(port_taken=4100, port=4242, discovery=None)
-    assert "--addr <this-host>:4242" in (port_note(hidden) or "")
+    hidden = SimpleNamespace(port_taken=4100, port=4242, discovery=None, host="127.0.0.1")
+    hidden.address = "127.0.0.1:4242"
+    assert "--addr 127.0.0.1:4242" in (port_note(hidden) or "")
+    everywhere = SimpleNamespace(port_taken=4100, port=4242, discovery=None, host="0.0.0.0")
+    shown = port_note(everywhere) or ""
+    assert "<this-host>" not in shown and ":4242" in shown  # a real address of this machine

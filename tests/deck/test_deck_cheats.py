@@ -10,7 +10,7 @@ import nacl.bindings as nb
 import pytest
 
 from creepnet.protocol.deck import DeckError, DeckKeys, DeckTable
-from creepnet.protocol.deck.group import card_point, mul
+from creepnet.protocol.deck.group import card_point
 
 CARDS = [f"c{i}" for i in range(10)]
 EXTRA = ["joker"]  # in the card table but never dealt
@@ -73,63 +73,8 @@ def test_shuffle_dropping_a_card_is_caught_at_once() -> None:
     caught(err, CHEATER, "shuffle")
 
 
-def test_shuffle_substituting_a_card_is_caught_by_the_audit() -> None:
-    """Seat 0 shuffles first, so it sees plain points: it swaps a card for the joker
-    under its own layer.  Everything checks out at once — the joker even decodes."""
-    holder: list[DeckTable] = []
-
-    def substitute(m: dict, seq: int) -> dict:
-        keys = holder[0].players[0].keys
-        m["points"] = [mul(keys.layer("deck", 1), card_point("joker"))] + m["points"][1:]
-        return m
-
-    table = table_for(cheat_when("shuffle", substitute, seat=0))
-    holder.append(table)
-    table.shuffle("deck")
-    table.lock("deck")
-    table.reveal("deck", list(range(len(CARDS))))
-    assert "joker" in [slot.card for slot in table.state.pools["deck"].slots]
-    with pytest.raises(DeckError) as err:
-        table.finish()
-    caught(err, 0, "shuffle")
-    assert "substituted" in str(err.value)
-
-
-def test_duplicate_across_pools_is_caught_by_the_audit() -> None:
-    """Seat 1 re-shuffles pool a, smuggling in a point of pool b (same family and
-    layers): a card now exists twice, a distinct point hides it at once."""
-    holder: list[DeckTable] = []
-
-    def smuggle(m: dict, seq: int) -> dict:
-        if m["pool"] != "a":
-            return m
-        keys = holder[0].players[CHEATER].keys
-        step = keys.layer_step("deck", 2)
-        m["points"] = [mul(step, holder[0].state.pools["b"].points[0])] + m["points"][1:]
-        return m
-
-    table = table_for(cheat_when("shuffle", smuggle, times=2))
-    holder.append(table)
-    table.shuffle("deck")
-    table.split("deck", ["a", "b"], [5, 5])
-    table.shuffle("a", [CHEATER])
-    with pytest.raises(DeckError) as err:
-        table.finish()
-    caught(err, CHEATER, "shuffle")
-    assert "substituted" in str(err.value)
-
-
-def test_shuffle_with_wrong_order_is_caught_by_the_audit() -> None:
-    def reorder(m: dict, seq: int) -> dict:
-        m["points"] = m["points"][::-1]
-        return m
-
-    table = table_for(cheat_when("shuffle", reorder))
-    table.shuffle("deck")
-    with pytest.raises(DeckError) as err:
-        table.finish()
-    caught(err, CHEATER, "shuffle")
-    assert "order" in str(err.value)
+# Substitutions, clones and wrong orders are caught at once by the proof of shuffle:
+# tests/deck/test_deck_shuffle_proof.py.
 
 
 # --- invalid points (at once) ---------------------------------------------------------------
@@ -157,6 +102,18 @@ def test_invalid_point_is_caught_at_once(bad: bytes, op: str) -> None:
         table.lock("deck")
     caught(err, CHEATER, op)
     assert err.value.position == 3
+
+
+@pytest.mark.parametrize("bad", [TORSION8, nb.crypto_core_ed25519_add(card_point("x"), TORSION8)])
+def test_invalid_lock_commitment_is_caught_at_once(bad: bytes) -> None:
+    def poison(m: dict, seq: int) -> dict:
+        m["commits"] = m["commits"][:4] + [bad] + m["commits"][5:]
+        return m
+
+    with pytest.raises(DeckError) as err:
+        locked(cheat_when("lock", poison))
+    caught(err, CHEATER, "lock")
+    assert err.value.position == 4
 
 
 def test_invalid_point_in_an_open_is_caught_at_once() -> None:
@@ -350,3 +307,59 @@ def test_out_of_turn_and_malformed_messages_are_attributed() -> None:
         with pytest.raises(DeckError) as err:
             table.post(2, lambda seq, bad=bad: bad)
         assert err.value.seat == 2
+
+
+# --- transfers cannot freeze a card; exact types --------------------------------------------------
+
+
+def test_a_blind_by_a_non_holder_cannot_freeze_the_card() -> None:
+    """Seat 2 blinds seat 1's card uninvited: seat 1 cancels it, or simply plays."""
+    table = locked()
+    table.draw("deck", [0, 1], CHEATER)
+    for position in (0, 1):
+        table.post(2, lambda seq, j=position: table.players[2].blind(seq, "deck", j))
+    table.post(CHEATER, lambda seq: table.players[CHEATER].cancel("deck", 0))
+    assert table.state.pools["deck"].slots[0].pending is None
+    table.transfer("deck", 0, 0)  # a transfer the game allows still works afterwards
+    assert table.players[0].holds("deck", 0)
+    assert table.play(CHEATER, "deck", 1) in CARDS  # playing voids the pending blind
+    assert table.state.pools["deck"].slots[1].pending is None
+
+
+def test_only_the_holder_may_cancel_and_only_a_pending_transfer() -> None:
+    table = locked()
+    table.draw("deck", [0], CHEATER)
+    with pytest.raises(DeckError) as err:
+        table.post(CHEATER, lambda seq: table.players[CHEATER].cancel("deck", 0))
+    caught(err, CHEATER, "cancel")
+    table.post(2, lambda seq: table.players[2].blind(seq, "deck", 0))
+    with pytest.raises(DeckError) as err:
+        table.post(2, lambda seq: table.players[2].cancel("deck", 0))
+    caught(err, 2, "cancel")
+
+
+@pytest.mark.parametrize("cards", [[["c0"]], [{"a": 1}], [b"c0"], [1], ["c0", "c0"], []])
+def test_create_with_a_malformed_card_list_gets_a_deck_error(cards: list) -> None:
+    table = DeckTable(2, CARDS)
+    with pytest.raises(DeckError) as err:
+        table.post(1, lambda seq: {"op": "create", "pool": "deck", "cards": cards})
+    caught(err, 1, "create")
+
+
+def test_booleans_are_not_positions() -> None:
+    """Honest messages but for True in place of 1: rejected, not read as position 1."""
+    table = locked()
+    keys = table.players[2].keys
+    release = {"op": "release", "pool": "deck", "to": 0, "keys": [keys.lock_key("deck", 1)]}
+    with pytest.raises(DeckError) as err:
+        table.post(2, lambda seq: {**release, "positions": [True]})
+    caught(err, 2, "release")
+    with pytest.raises(DeckError) as err:
+        table.post(2, lambda seq: {**release, "positions": [1], "to": False})
+    caught(err, 2, "release")
+    table.draw("deck", [1], CHEATER)
+    play = table.players[CHEATER].play("deck", 1)
+    with pytest.raises(DeckError) as err:
+        table.post(CHEATER, lambda seq: {**play, "position": True})
+    caught(err, CHEATER, "play")
+    table.post(CHEATER, lambda seq: play)  # the same message with 1 is accepted

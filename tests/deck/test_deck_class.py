@@ -50,7 +50,9 @@ def test_honest_class_proof_verifies_at_every_replica() -> None:
 def test_class_proof_after_a_transfer_uses_the_new_holders_key() -> None:
     table, card = dealt()
     table.transfer("deck", 0, 2)
-    table.post(2, lambda seq: table.players[2].prove_class(seq, "deck", 0, [card, "c11"]))
+    table.post(
+        2, lambda seq: table.players[2].prove_class(seq, "deck", 0, [card, *others(card, 1)])
+    )
 
 
 def test_a_card_outside_the_set_cannot_be_proven() -> None:

@@ -19,19 +19,33 @@ ops = st.lists(
 
 
 @settings(max_examples=30, deadline=None)
-@given(seats=st.integers(2, 4), size=st.integers(2, 9), split=st.booleans(), script=ops)
-def test_random_games_stay_consistent(seats: int, size: int, split: bool, script: list) -> None:
+@given(
+    seats=st.integers(2, 4),
+    size=st.integers(1, 9),
+    cut=st.integers(1, 8),
+    split=st.booleans(),
+    reshuffles=st.lists(st.integers(0, 3), max_size=3),
+    script=ops,
+)
+def test_random_games_stay_consistent(
+    seats: int, size: int, cut: int, split: bool, reshuffles: list[int], script: list
+) -> None:
+    """Every step of a random game (each shuffle with its proof) is accepted, and the
+    private and public views agree with the audit."""
     cards = [f"c{i}" for i in range(size)]
     table = DeckTable(seats, cards, shared_state=True)
     table.create("all", cards)
     table.shuffle("all")
     pool = "all"
-    if split and size >= 4:  # split, re-shuffle one part by one seat, merge back
-        table.split("all", ["x", "y"], [size // 2, size - size // 2])
+    if split and size >= 2:  # split anywhere, re-shuffle both parts by one seat, merge back
+        cut = 1 + cut % (size - 1)
+        table.split("all", ["x", "y"], [cut, size - cut])
         table.shuffle("x", [seats - 1])
         table.shuffle("y", [seats - 1])
         table.merge(["y", "x"], "deck")
         pool = "deck"
+    for seat in reshuffles:  # owners' re-shuffles: deeper layers, still proven
+        table.shuffle(pool, [seat % seats])
     table.lock(pool)
     slots = table.state.pools[pool].slots
     seen: dict[int, str] = {}  # position -> card, as learned by its holders / publicly

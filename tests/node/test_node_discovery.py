@@ -1,10 +1,21 @@
 """Zeroconf discovery, bound to 127.0.0.1 only: advertise, browse, update, withdraw."""
 
 import os
+from contextlib import asynccontextmanager
 
+import pytest
 import trio
 
-from creepnet.node.discovery import Found, GameAd, Lost, open_discovery, service_type
+from creepnet.node.discovery import (
+    QUERY_ROUNDS,
+    QUIET,
+    Found,
+    GameAd,
+    Lost,
+    browse_until_stable,
+    open_discovery,
+    service_type,
+)
 
 LOOPBACK_ONLY = ["127.0.0.1"]  # network safety: never multicast on other interfaces
 
@@ -101,3 +112,66 @@ async def test_nodes_advertise_their_games_and_join_by_discovery(tmp_path):
             await next_matching(
                 channel, lambda i: isinstance(i, Lost) and i.instance == found.instance
             )
+
+
+def found(name: str) -> Found:
+    return Found(
+        f"{name}.{service_type()}", ["127.0.0.1"], 4242, "1", "creeper", name, 1, 2, "lobby"
+    )
+
+
+class ScriptedLan:
+    """A discovery whose browse delivers items at given (virtual) times."""
+
+    def __init__(self, script: list[tuple[float, Found | Lost]]) -> None:
+        self.script = script
+
+    @asynccontextmanager
+    async def browse(self):
+        send, receive = trio.open_memory_channel(64)
+
+        async def play() -> None:
+            start = trio.current_time()
+            for at, item in self.script:
+                await trio.sleep_until(start + at)
+                await send.send(item)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play)
+            yield receive
+            nursery.cancel_scope.cancel()
+
+
+async def test_browse_until_stable_waits_out_the_query_rounds_then_a_quiet_spell(autojump_clock):
+    # News near the end of the query rounds extends the listening by a quiet spell each time.
+    lost = QUERY_ROUNDS - QUIET / 2
+    late = lost + QUIET * 0.9
+    script = [(0.1, found("a")), (0.2, found("b")), (lost, Lost(f"b.{service_type()}"))]
+    lan = ScriptedLan([*script, (late, found("c")), (late + QUIET * 1.1, found("too-late"))])
+    start = trio.current_time()
+    games = await browse_until_stable(lan, wait=60)
+    assert sorted(f.game for f in games) == ["a", "c"]
+    assert trio.current_time() - start == pytest.approx(late + QUIET)
+
+
+async def test_browse_until_stable_answers_an_empty_lan_after_the_query_rounds(autojump_clock):
+    start = trio.current_time()
+    assert await browse_until_stable(ScriptedLan([]), wait=60) == []
+    assert trio.current_time() - start == pytest.approx(QUERY_ROUNDS)
+
+
+async def test_browse_until_stable_gives_up_churn_after_wait(autojump_clock):
+    churn = [(0.1 * i, found(f"g{i}")) for i in range(1, 200)]
+    start = trio.current_time()
+    games = await browse_until_stable(ScriptedLan(churn), wait=5)
+    assert trio.current_time() - start == pytest.approx(5) and len(games) == 49
+
+
+async def test_a_real_browse_returns_once_stable_with_a_game_advertised_on_loopback():
+    game = os.urandom(16)
+    ad = GameAd(game, "stable", "creeper", "abcd-efgh", 4242, 1, 2, "lobby")
+    async with open_discovery(LOOPBACK_ONLY) as host, open_discovery(LOOPBACK_ONLY) as guest:
+        await host.advertise(ad)
+        with trio.fail_after(30):  # far below `wait`: it returned because the answer was stable
+            games = await browse_until_stable(guest, wait=120)
+    assert game.hex()[:8] in {f.game for f in games}

@@ -46,7 +46,7 @@ OPTIONS = {"creeps_per_player", "face_up_creeps", "turn_limit"}
 # The fields of each deck message a seat may send (op included); bodies are closed.
 DECK_FIELDS: dict[str, set[str]] = {
     "join": {"op", "commit"},
-    "shuffle": {"op", "pool", "points", "commit"},
+    "shuffle": {"op", "pool", "points", "commit", "proof"},
     "lock": {"op", "pool", "points", "commits", "proofs"},
     "release": {"op", "pool", "positions", "to", "keys"},
     "blind": {"op", "pool", "position", "commit", "point", "proof"},

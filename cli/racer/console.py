@@ -1,0 +1,316 @@
+"""Terminal play of Creepy Racer, without I/O: what to show and what a typed line means.
+
+The console reads the game from a ``RacerTable`` (the local seat's observation and legal
+actions, and the story in words), never from session internals, so the same console runs over a
+networked session and over a local engine game (``LocalTable``).  The board fits 80×24.  A typed
+line is resolved against the legal actions only (``grammar``), so everything the console accepts
+or suggests is legal; it hands the session ``racer.format_action(action)``.  The later steps of a
+one-line attack (``attack 1b with a c go 2``) wait in ``planned`` and go out through
+``pending_action`` as the game asks for them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from string import ascii_lowercase
+from typing import Protocol
+
+from creepnet.cli.racer.grammar import (
+    Step,
+    creep_labels,
+    hand_names,
+    resolve,
+    spelling,
+    split_steps,
+    split_words,
+)
+from creepnet.cli.reply import Reply
+from creepnet.engine import racer
+from creepnet.engine.racer import Observation, SeatAction
+from creepnet.engine.racer.view import CreepView, PlayerView
+
+WIDTH = 80
+HEIGHT = 24  # the board takes at most HEIGHT - 2 rows: the status line and the prompt follow
+
+HELP = """\
+moves (cards by their number in your hand, Creeps by seat and letter, e.g. 1b):
+  3 1b           play card 3 on Creep 1b (a Calamity on theirs, a Good Fortune on yours)
+  3              play card 3 when it has one use: a Hero in an attack, a Monster, a discard
+  attack 1b      attack Creep 1b; then 'with a' (enlist your Creep a), 'go' or 'go 3'
+                 (launch, opening with Hero 3), or 'withdraw'; in one line:
+                 attack 1b with a c go 3
+  stop           play no more Heroes in this attack
+  ask 2, force 2 a Hostage Exchange with seat 2 (force: once a game, cannot be refused)
+  yes / no       accept or refuse a Hostage Exchange; 'no' also declines a Monster
+  pass           end your moves for this turn
+other commands:
+  moves          list what you can type now      board   show the table again
+  help           this text                       quit    leave (the game waits for you)
+Words may be shortened: 'att 1b', 'fo 2', 'dis 3'."""
+
+
+class RacerTable(Protocol):
+    """Where the console reads the game: a networked session or a local engine game."""
+
+    local_seat: int | None  # None for a spectator
+
+    def labels(self) -> Sequence[str]: ...  # a short name per seat
+    def observation(self) -> Observation | None: ...  # the local seat's (or public); None: no deal
+    def legal(self) -> Sequence[SeatAction]: ...  # the local seat's options now, else empty
+    def story(self) -> Sequence[str]: ...  # the game in words, one line per turn, oldest first
+    def outcome(self) -> str | None: ...  # how the game ended or stopped; None while it runs
+    def waiting(self) -> str | None: ...  # whom the game waits for, when the table knows better
+    def seat_of_peer(self, fingerprint: str | None) -> int | None: ...
+
+
+class RacerConsole:
+    resign_queued = False  # Creepy Racer has no resignation: a player who leaves is waited for
+
+    def __init__(
+        self, table: RacerTable, colour: bool = False, redraw_after: frozenset[str] = frozenset()
+    ) -> None:
+        self.table = table
+        self.colour = colour
+        self.redraw_after = redraw_after or frozenset({"act"})
+        self.planned: list[Step] = []  # later steps of a one-line attack
+        self.notice = ""  # said once with the next status
+        self.hinted = False
+
+    # ----- what to show ----------------------------------------------------------------------
+
+    def ready(self) -> bool:
+        """The deal is done and the first turn has begun: the table is worth showing."""
+        obs = self.table.observation()
+        return obs is not None and (obs.turn_seat is not None or self.table.outcome() is not None)
+
+    def introduction(self) -> str:
+        labels = self.table.labels()
+        lines = [f"Creepy Racer, {len(labels)} players"]
+        for seat in range(len(labels)):
+            lines.append(f"  {self._label(seat)}")
+        if self.table.local_seat is None:
+            lines.append("  you are watching")
+        lines.append("type 'help' for commands")
+        return "\n".join(lines)
+
+    def board(self) -> str:
+        obs = self.table.observation()
+        if obs is None:
+            return "(waiting for the deal)"
+        rows = [self._header(obs)]
+        for player in obs.players:
+            rows.extend(self._seat_rows(obs, player))
+        if obs.attack is not None:
+            rows.append(_clip(self._attack_row(obs)))
+        rows.append(_clip(_discard_row(obs)))
+        seat = self.table.local_seat
+        if seat is not None and obs.players[seat].active:  # an out player's hand left play
+            cards = [f"{n} {name}" for n, name in hand_names(obs)] or ["(no cards)"]
+            rows.extend(_wrap("your hand: ", cards))
+        room = HEIGHT - 2 - len(rows)  # what happened, newest last, in the rows left
+        if room > 0:
+            recent = self.table.story()[-room:]
+            rows.extend([row for line in recent for row in _wrap("", line.split(), " ")][-room:])
+        return "\n".join(rows)
+
+    def status(self) -> str:
+        outcome = self.table.outcome()
+        if outcome is not None:
+            return f"game over: {outcome}"
+        obs = self.table.observation()
+        if obs is None:
+            return self.table.waiting() or "waiting for the deal"
+        notice, self.notice = self.notice, ""
+        text = self._request_text(obs)
+        if self.table.legal() and not self.hinted and isinstance(obs.request, racer.Decide):
+            self.hinted = True
+            hint = " ('moves' lists them)"
+            text += hint if len(text + hint) < WIDTH else ""
+        return f"{notice}\n{text}" if notice else text
+
+    def peer_news(self, connected: bool, fingerprint: str | None, text: str) -> str:
+        seat = self.table.seat_of_peer(fingerprint)
+        if seat is None or self.table.outcome() is not None:
+            return f"* {text}"
+        name = f"{self._label(seat)} ({fingerprint})"
+        if connected:
+            return f"* {name} is connected"
+        return f"* {name} disconnected; the game waits, and nothing played is lost"
+
+    # ----- what a line means -----------------------------------------------------------------
+
+    def pending_action(self) -> str | None:
+        """A forced draw step (place the drawn Creep, or keep the card), or the next planned
+        step of a one-line attack, once the game asks for it."""
+        legal = self.table.legal()
+        if len(legal) == 1 and isinstance(legal[0], racer.PlaceCreep | racer.KeepDrawn):
+            return racer.format_action(legal[0])
+        obs = self.table.observation()
+        if not self.planned or not legal or obs is None:
+            return None
+        step = self.planned.pop(0)
+        found = resolve(obs, legal, step)
+        if isinstance(found, str):
+            self.planned.clear()
+            self.notice = f"the rest of your attack was not sent: '{' '.join(step)}': {found}"
+            return None
+        return racer.format_action(found)
+
+    def handle(self, line: str) -> Reply:
+        try:
+            words = split_words(line)
+        except ValueError as exc:
+            return Reply(f"{exc}; type 'help' for commands")
+        if not words:
+            return Reply()
+        head = words[0]
+        if head == "help":
+            return Reply(HELP)
+        if head == "board":
+            return Reply(self.board() + "\n" + self.status())
+        if head == "quit":
+            return Reply("leaving; the game stays open (`creepnet join` resumes it)", quit=True)
+        if self.table.local_seat is None:
+            return Reply("you are watching; only 'board', 'help' and 'quit' work here")
+        outcome = self.table.outcome()
+        if outcome is not None:
+            return Reply(f"the game is over: {outcome}")
+        obs, legal = self.table.observation(), self.table.legal()
+        if obs is None or not legal:
+            return Reply("not your turn: " + self.status())
+        if head == "moves":
+            return Reply(_options_text(obs, legal))
+        planned = split_steps(words)
+        found = resolve(obs, legal, planned[0])
+        if isinstance(found, str):
+            return Reply(found)
+        self.planned = planned[1:]
+        return Reply(action=racer.format_action(found))
+
+    # ----- pieces of the board -----------------------------------------------------------------
+
+    def _label(self, seat: int) -> str:
+        labels = self.table.labels()
+        name = labels[seat] if seat < len(labels) else ""
+        you = "(you)" if seat == self.table.local_seat else ""
+        return " ".join(part for part in (f"seat {seat}", name, you) if part)
+
+    def _header(self, obs: Observation) -> str:
+        if obs.turn_seat is None:
+            return "Creepy Racer - setting up"
+        left = f", {obs.moves_left} move{'s' if obs.moves_left != 1 else ''} left"
+        return _clip(
+            f"Creepy Racer - turn {obs.turn_number}: {self._label(obs.turn_seat)}'s turn"
+            + (left if isinstance(obs.request, racer.Decide) else "")
+        )
+
+    def _seat_rows(self, obs: Observation, player: PlayerView) -> list[str]:
+        marker = ">" if player.seat == obs.turn_seat else " "
+        if not player.active:
+            return [_clip(f"{marker}{self._label(player.seat)}: out")]
+        forced = ", forced exchange used" if player.forced_hostage else ""
+        head = (
+            f"{marker}{self._label(player.seat)}: hand {player.hand_count}, deck "
+            f"{player.deck_count} ({player.deck_creeps} Creeps){forced}"
+        )
+        creeps = [
+            _creep_text(obs, letter, creep)
+            for letter, creep in zip(ascii_lowercase, player.line, strict=False)
+        ]
+        return [_clip(head)] + _wrap("  ", creeps or ["(no Creep in line)"])
+
+    def _attack_row(self, obs: Observation) -> str:
+        attack = obs.attack
+        assert attack is not None
+        labels = creep_labels(obs)
+        attackers = "+".join(labels[s] for s in attack.attackers) or "?"
+        text = f"attack: seat {attack.attacker}'s {attackers} on {labels.get(attack.target, '?')}"
+        if attack.values is not None:
+            text += f" - {attack.values[0]} against {attack.values[1]}"
+        if attack.heroes:
+            text += ", Heroes: " + ", ".join(obs.catalogue[c].name for c in attack.heroes)
+        return text
+
+    def _request_text(self, obs: Observation) -> str:
+        request, me = obs.request, self.table.local_seat
+        if isinstance(request, racer.Decide):
+            if request.seat == me and self.table.legal():
+                return _YOUR_TOPIC.get(request.topic, "your decision")
+            waiting = f"waiting for {self._label(request.seat)} to {_THEIR_TOPIC[request.topic]}"
+            return waiting
+        return self.table.waiting() or _chance_text(obs, request)
+
+
+_YOUR_TOPIC = {
+    "move": "your move: play a card by number, attack, ask or force, or pass",
+    "attack": "your attack: 'with a' (enlist a), 'go' or 'go N' (open with Hero N), 'withdraw'",
+    "hero": "the attack waits for you: play a Hero by number, or 'stop'",
+    "react": "a Calamity hit your Creep: play the matching Monster by number, or 'no'",
+    "hostage": "you are asked for a Hostage Exchange: 'yes' or 'no'",
+    "discard": "too many cards: discard one by number",
+}
+_THEIR_TOPIC = {
+    "move": "move",
+    "attack": "declare the attack",
+    "hero": "play a Hero or stop",
+    "react": "answer the Calamity",
+    "hostage": "answer the Hostage Exchange",
+    "discard": "discard down to the hand limit",
+}
+
+
+def _chance_text(obs: Observation, request: racer.Request) -> str:
+    if isinstance(request, racer.NeedShuffle):
+        return f"shuffling the {request.pool.split(':')[0]} pile"
+    if isinstance(request, racer.NeedDie):
+        return f"rolling the die for seat {request.seat} ({request.purpose})"
+    if isinstance(request, racer.NeedCard | racer.NeedReveal):
+        return "drawing"
+    if isinstance(request, racer.NeedPick):
+        return f"seat {request.taker} takes a card blindly from seat {request.giver}"
+    return "working…"
+
+
+# --- rendering helpers ------------------------------------------------------------------------
+
+
+def _clip(text: str) -> str:
+    return text if len(text) < WIDTH else text[: WIDTH - 2] + "…"
+
+
+def _wrap(lead: str, items: Sequence[str], gap: str = "  ") -> list[str]:
+    """``items`` after ``lead``, as many to a row as fit; continuation rows are indented."""
+    rows, row = [], lead
+    indent = " " * min(len(lead), 4) if lead.strip() else lead or "    "
+    for item in items:
+        candidate = f"{row}{gap if row.strip() and not row.endswith(' ') else ''}{item}"
+        if len(candidate) >= WIDTH and row.strip():
+            rows.append(row)
+            candidate = indent + item
+        row = candidate
+    rows.append(row)
+    return [_clip(r) for r in rows]
+
+
+def _creep_text(obs: Observation, letter: str, creep: CreepView) -> str:
+    card = obs.catalogue[creep.card]
+    strength = f"{creep.strength}" + (
+        f"/{card.strength}" if creep.strength != card.strength else ""
+    )
+    attached = ", ".join(obs.catalogue[c].name for c in creep.attached)
+    return f"{letter} {card.name} {strength}" + (f" [{attached}]" if attached else "")
+
+
+def _discard_row(obs: Observation) -> str:
+    top = obs.catalogue[obs.discard[-1]].name if obs.discard else "empty"
+    return f"discard pile: {len(obs.discard)} (top {top}); dead Creeps: {len(obs.dead)}"
+
+
+def _options_text(obs: Observation, legal: Sequence[SeatAction]) -> str:
+    spellings = sorted({" ".join(spelling(obs, a)) for a in legal}, key=_option_order)
+    return "you can type: " + "\n".join(_wrap("", spellings)).lstrip()
+
+
+def _option_order(text: str) -> tuple[int, str]:
+    first = text.split()[0]
+    return (0, f"{int(first):3d}{text}") if first.isdigit() else (1, text)
