@@ -6,10 +6,12 @@ play loop never imports a game.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from typing import Protocol
 
 from creepnet.cli.creeper.console import CreeperConsole
+from creepnet.cli.racer.replay import replay_racer
 from creepnet.cli.reply import Reply
 from creepnet.protocol.session import Session
 
@@ -31,6 +33,10 @@ class Console(Protocol):
 
 
 CONSOLES: dict[str, Callable[..., Console]] = {"creeper": CreeperConsole}
+
+
+# A game whose replay is not Creeper's board after each move: (log events, arguments) -> exit code.
+REPLAYS: dict[str, Callable[[list[bytes], argparse.Namespace], int]] = {"racer": replay_racer}
 
 
 def console_for(session: Session, colour: bool = False) -> Console:
