@@ -25,6 +25,7 @@ from pathlib import Path
 import trio
 
 from creepnet.node.node import Node
+from creepnet.node.storage import Home
 from creepnet.protocol.deck import DeckState
 from creepnet.protocol.games.racer.private import RacerPrivate
 from creepnet.protocol.games.racer.table import DeckStep, ShowDrawn, next_step
@@ -97,10 +98,11 @@ async def network_game(players: int, turns: int, seed: int, work: Path) -> dict:
 
 def crypto_seconds(raws: list[bytes], work: Path, players: int) -> float:
     """Every seat's deck work as author plus one peer's deck checks, on the same log."""
-    secrets = [
-        SeatSecrets.from_bytes(next((work / f"seat{k}" / "games").glob("*/secrets")).read_bytes())
-        for k in range(players)
-    ]
+    secrets_of: dict[bytes, SeatSecrets] = {}  # guests race for seats: match homes by key
+    for k in range(players):
+        home = Home(work / f"seat{k}")
+        stored = next((work / f"seat{k}" / "games").glob("*/secrets")).read_bytes()
+        secrets_of[home.identity().public_key] = SeatSecrets.from_bytes(stored)
     checking = [0.0]
     original = DeckState.apply
 
@@ -120,7 +122,8 @@ def crypto_seconds(raws: list[bytes], work: Path, players: int) -> float:
             if session.started and not privates:
                 seating = Seating(session.game, tuple(session.seat_keys))  # type: ignore[arg-type]
                 privates = [
-                    RacerPrivate(seating, k, secrets[k].deck_secret) for k in range(players)
+                    RacerPrivate(seating, k, secrets_of[key].deck_secret)
+                    for k, key in enumerate(session.seat_keys)
                 ]
             if privates and session.result is None and session.rules.next(session.game_state):
                 step = next_step(session.game_state)
