@@ -46,12 +46,17 @@ async def play_in_terminal(
 ) -> int:
     """Show the game and take commands until it ends, the user quits, or (for players, with
     leave_on_eof) input ends.  A spectator without a terminal keeps watching to the end."""
-    session = node.session(game)
+    # A spectator may get here before the genesis arrives, and the genesis says which game it is.
+    session = (await node.wait_for(game, lambda rt: bool(rt.session.kind))).session
     console = console_for(session, colour=colour)
     screen = screen or (Screen(out) if out is not None else Screen.for_stdout())
     say = screen.say
     send, receive = trio.open_memory_channel[tuple[str, object]](256)
     shown = {"intro": False, "events": 0}
+
+    def prompt() -> str:
+        ask = getattr(console, "prompt", None)  # a console that has none yet shows no prompt
+        return ask() if ask is not None else ""
 
     def refresh() -> None:
         new = session.log.events[shown["events"] :]
@@ -64,7 +69,7 @@ async def play_in_terminal(
             say(console.board())
         if new:
             say(console.status())
-        screen.set_prompt(console.prompt())
+        screen.set_prompt(prompt())
 
     async def act(action: str, nursery: trio.Nursery) -> None:
         try:
@@ -127,7 +132,7 @@ async def play_in_terminal(
                     await act(reply.action, nursery)
                 if reply.quit:
                     return
-                screen.set_prompt(console.prompt())
+                screen.set_prompt(prompt())
             elif console.resign_queued:
                 leaving = True  # input ended, but a queued resignation must still go out
             else:
