@@ -34,6 +34,25 @@ def test_the_racer_demo_runs_three_bot_processes_and_a_spectator(tmp_path):
     assert len(logs) == 1
     verdict = verify_log_bytes(logs.pop())
     assert verdict.valid and verdict.finished and verdict.outcome in result.stdout
+    lobby = (tmp_path / "host.out").read_text()
+    assert "(3/3 seated)" in lobby and "all seats taken: the game starts" in lobby
+
+
+@pytest.mark.timeout(TIMEOUT + 60)
+def test_play_racer_against_two_bot_nodes(tmp_path):
+    """`creepnet play racer --players 3`: this seat (here a bot too) against two bot nodes."""
+    result = subprocess.run(
+        [*CLI, "play", "racer", "--players", "3", "--vs", "random", "--bot", "heuristic"]
+        + ["--turn-limit", "3", "--home", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "game over: draw (the turn limit was reached)" in result.stdout
+    verdict = verify_log_bytes(only_log(tmp_path).read_bytes())
+    assert verdict.valid and verdict.finished and len(verdict.notes) == 4  # game + 3 seats
 
 
 @pytest.mark.timeout(TIMEOUT + 60)
