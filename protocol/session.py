@@ -223,9 +223,8 @@ class Session:
             if self.draws >= self.onion_length:
                 return None  # see exhausted(): nobody can extend the game any more
             seat = len(self.reveals)
-            return Turn(
-                seat, frozenset({"reveal"}), f"reveal randomness for the {step.purpose}", True
-            )
+            what = f"reveal randomness for the {step.purpose}"
+            return Turn(seat, frozenset({"reveal"}), what, automatic=True)
         if isinstance(step, Owed):
             return Turn(step.seat, frozenset({step.type}), step.what, automatic=True)
         return step

@@ -226,8 +226,7 @@ class RacerRules:
         try:
             report = audit(game.deck)
         except DeckError as exc:
-            culprit = exc.seat if exc.seat is not None else None
-            game.result = Result(None, f"audit: {exc}", culprit)
+            game.result = Result(None, f"audit: {exc}", exc.seat)
             return
         game.cards = {
             slot: int(report.cards[where])
