@@ -186,6 +186,7 @@ async def play_stamped(node: Any, game: bytes, seed: int, stamps: Stamps) -> Non
 def move_frame_sizes(node: Any) -> list[int]:
     """Sizes of the `events` frames that carry one move each (as the node gossips them)."""
     from creepnet.node import messages
+    from creepnet.node.channel import TAG_SIZE
     from creepnet.node.framing import encode_frame
 
     sizes = []
@@ -193,7 +194,7 @@ def move_frame_sizes(node: Any) -> list[int]:
         for event in runtime.session.log.events:
             if event.type == "move":
                 frame = encode_frame(messages.events(game, event.seq, [event.raw], event.seq + 1))
-                sizes.append(len(frame))
+                sizes.append(len(frame) + TAG_SIZE)  # sealed on the wire
     return sizes
 
 

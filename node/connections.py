@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from creepnet.node import updates
+from creepnet.node.admission import Admission, remote_address
 from creepnet.node.errors import NodeError
 from creepnet.node.game import ACTIVE, GameRuntime, games_at
 from creepnet.node.handshake import HandshakeError, handshake
@@ -22,8 +23,6 @@ from creepnet.node.reporter import Reporter
 from creepnet.node.transport import Connection, Timeouts, TransportError, connect
 from creepnet.protocol.identity import Identity
 
-MAX_PEERS = 64
-MAX_HANDSHAKES = 16  # concurrent unauthenticated connections; more are closed at once
 MAX_RETRY = 30.0  # seconds: the longest pause between two dials of one address
 
 Pause = Callable[[str, float, int], Awaitable[None]]  # (address, delay, failures in a row)
@@ -71,7 +70,7 @@ class Connections:
         self.pause_before_redial: Pause = sleep_pause
         self.nursery: trio.Nursery | None = None  # where dialers run; set by listen()
         self._dialers: dict[str, Dialer] = {}
-        self._handshakes = trio.CapacityLimiter(MAX_HANDSHAKES)
+        self._admission = Admission()
 
     # ----- listening ----------------------------------------------------------------------
 
@@ -87,10 +86,10 @@ class Connections:
 
     async def _accept(self, stream: trio.SocketStream) -> None:
         conn = Connection(stream, self.timeouts)
-        try:
-            self._handshakes.acquire_nowait()
-        except trio.WouldBlock:
-            await conn.send_error("too many connections in handshake; try again")
+        address = remote_address(conn.label)
+        refusal = self._admission.enter(address)
+        if refusal is not None:
+            await conn.send_error(refusal)
             await conn.aclose()
             return
         try:
@@ -99,9 +98,11 @@ class Connections:
             self.reporter.publish(updates.HANDSHAKE_FAILED, str(exc))
             return
         finally:
-            self._handshakes.release()
-        if len(self.peers) >= MAX_PEERS and hello.key not in self.peers:
-            await conn.send_error(f"this node already has {MAX_PEERS} peers")
+            self._admission.leave(address)
+        players = {key for rt in self.games.values() for key in rt.session.seat_keys}
+        refusal = self._admission.make_room(self.peers, hello.key, players)
+        if refusal is not None:
+            await conn.send_error(refusal)
             await conn.aclose()
             return
         await self._serve(Peer(conn, hello))

@@ -2,7 +2,10 @@
 
 The length is checked against a hard maximum *before* any body byte is read, so a hostile
 declared length costs nothing: the connection is closed and no buffer is allocated for it.
-The body is decoded with the strict canonical decoder and explicit limits.
+The body is decoded with the strict canonical decoder and explicit limits.  Before the handshake
+the limits are tiny (``HANDSHAKE_FRAME``, ``HANDSHAKE_LIMITS``): a stranger that has proved
+nothing can make us read and decode at most 2 KiB per frame; the connection raises them once the
+peer is authenticated (node/transport.py).
 """
 
 from __future__ import annotations
@@ -20,6 +23,11 @@ HEADER = struct.Struct(">I")
 MAX_FRAME = 2 << 20
 BATCH_BYTES = 512 << 10
 FRAME_LIMITS = codec.Limits(max_size=MAX_FRAME, max_bin=1 << 20, max_array=4096, max_map=64)
+# A hello is ~400 bytes (three 32-byte fields, an agent and a name of at most 64 characters).
+HANDSHAKE_FRAME = 2 << 10
+HANDSHAKE_LIMITS = codec.Limits(
+    max_size=HANDSHAKE_FRAME, max_str=512, max_bin=64, max_array=4, max_map=16, max_depth=2
+)
 _RECEIVE_CHUNK = 64 << 10
 
 
@@ -76,11 +84,15 @@ class FrameReader:
 
     async def read(self) -> dict[str, Any]:
         """The next message: a canonical map with a str ``type``."""
-        body = await self.read_raw()
-        try:
-            message = codec.decode(body, self.limits)
-        except codec.CodecError as exc:
-            raise FrameError(f"bad frame: {exc}") from None
-        if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-            raise FrameError("a message must be a map with a string `type`")
-        return message
+        return decode_message(await self.read_raw(), self.limits)
+
+
+def decode_message(body: bytes, limits: codec.Limits) -> dict[str, Any]:
+    """A frame body as a message: a canonical map with a str ``type``, within limits."""
+    try:
+        message = codec.decode(body, limits)
+    except codec.CodecError as exc:
+        raise FrameError(f"bad frame: {exc}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise FrameError("a message must be a map with a string `type`")
+    return message

@@ -228,7 +228,9 @@ class Node:
             secrets = SeatSecrets.generate()
             store = self.home.game(game_id)
             store.save_secrets(secrets.to_bytes())  # before the request that commits to them
-            runtime = self._register(Session.follow(game_id, self.identity, secrets), store)
+            # Pinned to the key we listed the game from: only a host can seat us.
+            session = Session.follow(game_id, self.identity, secrets, host=peer.key)
+            runtime = self._register(session, store)
         self._follow_through(runtime, peer, address)
         await self.wait_for(
             game_id,

@@ -117,7 +117,7 @@ class GameSync:
         async with runtime.lock:
             before = len(session.log)
             for raw in message["items"]:
-                receipt = session.receive(raw)
+                receipt = session.receive(raw, sender=peer.key)
                 for rejection in receipt.rejections:
                     if receipt.status == "equivocation":
                         continue
@@ -194,7 +194,7 @@ class GameSync:
         # Pass the conflicting event on, so every honest peer sees the proof and stops too.
         seq = len(runtime.session.log.events) - 1
         for follower in runtime.followers.values():
-            follower.send(messages.events(runtime.game, seq, [raw], runtime.stored))
+            follower.send(messages.events(runtime.game, seq, [proof.second], runtime.stored))
 
     # ----- remote game lists ------------------------------------------------------------------
 
@@ -214,9 +214,9 @@ class GameSync:
                 isinstance(item, dict)
                 and isinstance(item.get("game"), bytes)
                 and len(item["game"]) == 16
-                and isinstance(item.get("length"), int)
+                and type(item.get("length")) is int
                 and all(isinstance(item.get(k), str) for k in ("kind", "name", "state"))
-                and all(isinstance(item.get(k), int) for k in ("seats", "taken"))
+                and all(type(item.get(k)) is int for k in ("seats", "taken"))
             ):
                 items.append(item)
         return items

@@ -1,4 +1,9 @@
-"""TCP connections carrying frames: connect with a timeout, send under a lock, close politely."""
+"""TCP connections carrying frames: connect with a timeout, send under a lock, close politely.
+
+A connection starts in the clear with the small handshake limits; ``secure`` (called by the
+handshake once keys are agreed) seals every later frame in both directions (node/channel.py) and
+raises the limits to those of an authenticated peer.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,18 @@ from typing import Any
 
 import trio
 
-from creepnet.node.framing import MAX_FRAME, FrameError, FrameReader, encode_frame
+from creepnet.node.channel import TAG_SIZE, ChannelError, Sealer
+from creepnet.node.framing import (
+    FRAME_LIMITS,
+    HANDSHAKE_FRAME,
+    HANDSHAKE_LIMITS,
+    HEADER,
+    MAX_FRAME,
+    FrameError,
+    FrameReader,
+    decode_message,
+)
+from creepnet.protocol import codec
 
 
 @dataclass(frozen=True)
@@ -43,14 +59,38 @@ class Connection:
     ) -> None:
         self.stream = stream
         self.timeouts = timeouts
-        self.reader = FrameReader(stream, MAX_FRAME)
+        self.reader = FrameReader(stream, HANDSHAKE_FRAME, HANDSHAKE_LIMITS)
+        self._sealer: Sealer | None = None
+        self._opener: Sealer | None = None
+        # While the handshake runs, a refusal may still come in the clear (the peer refused our
+        # hello before it had keys); afterwards every frame must open.
+        self.clear_errors = True
         self._send_lock = trio.Lock()
         self.closed = False
         self.label = label or _peer_label(stream)
 
+    @property
+    def sealed(self) -> bool:
+        return self._sealer is not None
+
+    def secure(self, send_key: bytes, receive_key: bytes) -> None:
+        """Seal every frame from now on, both ways, and allow an authenticated peer's sizes."""
+        self._sealer, self._opener = Sealer(send_key), Sealer(receive_key)
+        self.reader.max_frame = MAX_FRAME + TAG_SIZE
+        self.reader.limits = FRAME_LIMITS
+
+    def frame(self, message: dict[str, Any]) -> bytes:
+        """The bytes of one frame; sealing advances the send counter, so it is sent at once."""
+        body = codec.encode(message)
+        if len(body) > MAX_FRAME:
+            raise FrameError(f"message of {len(body)} bytes exceeds the frame limit {MAX_FRAME}")
+        if self._sealer is not None:
+            body = self._sealer.seal(body)
+        return HEADER.pack(len(body)) + body
+
     async def send(self, message: dict[str, Any]) -> None:
-        frame = encode_frame(message)
         async with self._send_lock:
+            frame = self.frame(message)
             if self.closed:
                 raise TransportError(f"{self.label}: connection closed")
             with trio.move_on_after(self.timeouts.send) as scope:
@@ -63,9 +103,20 @@ class Connection:
 
     async def receive(self) -> dict[str, Any]:
         try:
-            return await self.reader.read()
+            body = await self.reader.read_raw()
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
             raise FrameError(f"{self.label}: connection lost: {exc}") from None
+        if self._opener is None:
+            return decode_message(body, self.reader.limits)
+        try:
+            return decode_message(self._opener.open(body), self.reader.limits)
+        except ChannelError:
+            if self.clear_errors and len(body) <= HANDSHAKE_FRAME:
+                with contextlib.suppress(FrameError):
+                    message = decode_message(body, HANDSHAKE_LIMITS)
+                    if message["type"] == "error":
+                        return message
+            raise
 
     async def send_error(self, reason: str) -> None:
         """Tell the other end why we hang up; best effort, bounded in time."""

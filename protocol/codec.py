@@ -4,9 +4,12 @@ Allowed values: None, bool, int (-2**63 .. 2**64-1), str, bytes, list and dict w
 Canonical form: map keys sorted by their UTF-8 bytes, no duplicates, smallest integer and
 length encodings, bin for bytes and str for text, no floats and no ext types.
 
-The decoder enforces hard limits before allocating, then re-encodes what it decoded and demands
-the same bytes: that single check rejects every non-minimal form msgpack allows (wide ints,
-str8 for a short string, map16 for a small map, ...), so signed and hashed bytes are well defined.
+The decoder enforces hard limits before allocating — including a cap on the total number of
+items (map pairs, array elements and the containers themselves), counted as each container is
+completed, so 2 MiB of empty maps cannot become 150 MB of Python objects — then re-encodes what
+it decoded and demands the same bytes: that single check rejects every non-minimal form msgpack
+allows (wide ints, str8 for a short string, map16 for a small map, ...), so signed and hashed
+bytes are well defined.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ class Limits:
     max_array: int = 16384
     max_map: int = 256
     max_depth: int = 16
+    max_items: int = 1 << 17  # pairs + elements + containers in one value
 
 
 DEFAULT_LIMITS = Limits()
@@ -80,16 +84,10 @@ def _canonical(value: Any, depth: int, max_depth: int) -> Any:
     raise CodecError(f"type not allowed: {type(value).__name__}")
 
 
-def _pairs_hook(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
-    previous = None
-    for key, _ in pairs:
-        if not isinstance(key, str):
-            raise CodecError(f"map key must be str, not {type(key).__name__}")
-        if previous is not None and key <= previous:
-            reason = "duplicate map key" if key == previous else "map keys not sorted"
-            raise CodecError(f"{reason}: {key!r}")
-        previous = key
-    return dict(pairs)
+def _str_key(key: Any) -> str:
+    if type(key) is not str:
+        raise CodecError(f"map key must be str, not {type(key).__name__}")
+    return key
 
 
 def _ext_hook(code: int, data: bytes) -> Any:
@@ -97,12 +95,17 @@ def _ext_hook(code: int, data: bytes) -> Any:
 
 
 def _check_shape(container: Any, depth: int, max_depth: int) -> None:
-    """Reject what msgpack can decode but we never encode (floats) and over-deep nesting.
+    """Reject what msgpack can decode but we never encode: floats, keys that are not str or
+    not in order (duplicates are caught by the re-encoding), and over-deep nesting.
 
     Only containers are visited: this runs on every received event, so it stays lean.
     """
     if depth > max_depth:
         raise CodecError(f"nesting deeper than {max_depth}")
+    if type(container) is dict:
+        keys = list(container)
+        if keys != sorted(keys, key=_str_key):
+            raise CodecError("map keys not sorted")
     for item in container.values() if type(container) is dict else container:
         kind = type(item)
         if kind is float:
@@ -115,8 +118,7 @@ def _unpacker_options(limits: Limits) -> dict[str, Any]:
     return dict(
         raw=False,
         use_list=True,
-        strict_map_key=False,  # our hook gives the clearer error for non-str keys
-        object_pairs_hook=_pairs_hook,
+        strict_map_key=False,  # _check_shape gives the clearer error for non-str keys
         ext_hook=_ext_hook,
         max_str_len=limits.max_str,
         max_bin_len=limits.max_bin,
@@ -126,12 +128,36 @@ def _unpacker_options(limits: Limits) -> dict[str, Any]:
     )
 
 
+def _item_budget(limits: Limits) -> dict[str, Any]:
+    """Unpacker hooks that count every completed container's items and stop past the cap."""
+    left = limits.max_items
+
+    def spend(count: int) -> None:
+        nonlocal left
+        left -= count + 1
+        if left < 0:
+            raise CodecError(f"more than {limits.max_items} items in one value")
+
+    def mapping(items: dict[str, Any]) -> dict[str, Any]:
+        spend(len(items))
+        return items
+
+    def array(items: list[Any]) -> list[Any]:
+        spend(len(items))
+        return items
+
+    return {"object_hook": mapping, "list_hook": array}
+
+
 def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Decode exactly one canonical value occupying all of data, or raise CodecError."""
     if len(data) > limits.max_size:
         raise CodecError(f"input of {len(data)} bytes exceeds the limit of {limits.max_size}")
     try:
-        value = msgpack.unpackb(data, **_unpacker_options(limits))
+        options = _unpacker_options(limits)
+        if len(data) > limits.max_items:  # every item takes a byte, so smaller input is safe
+            options.update(_item_budget(limits))
+        value = msgpack.unpackb(data, **options)
     except CodecError:
         raise
     except msgpack.ExtraData:
@@ -145,7 +171,10 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     if type(value) in (dict, list):
         _check_shape(value, 1, limits.max_depth)
     if msgpack.packb(value, use_bin_type=True) != data:
-        raise CodecError("not the canonical encoding (non-minimal int, length or type)")
+        raise CodecError(
+            "not the canonical encoding (a non-minimal int or length, another type, "
+            "or a duplicate map key)"
+        )
     return value
 
 
@@ -164,23 +193,31 @@ def split_stream(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Split:
     Malformed framing raises StreamError naming the offset.  Values are skipped, not built:
     each item still needs ``decode``, which is where its content is judged.
     """
+    items = list(iter_stream(data, limits))
+    return Split(items, data[sum(map(len, items)) :])
+
+
+def iter_stream(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[bytes]:
+    """The complete values of a stream, one by one, as ``split_stream`` cuts them.
+
+    A malformed value raises StreamError only once every value before it has been yielded, so
+    a reader judges values in stream order; an incomplete last value just ends the iteration.
+    """
     unpacker = msgpack.Unpacker(max_buffer_size=max(len(data), 1), **_unpacker_options(limits))
     unpacker.feed(data)
-    items: list[bytes] = []
-    start = 0
+    index = start = 0
     try:
         for _ in _iterate(unpacker):
             end = unpacker.tell()
             if end - start > limits.max_size:
                 raise CodecError(f"value at offset {start} exceeds {limits.max_size} bytes")
-            items.append(data[start:end])
-            start = end
+            yield data[start:end]
+            index, start = index + 1, end
     except CodecError as exc:
-        raise StreamError(f"at offset {start}: {exc}", len(items), start) from None
+        raise StreamError(f"at offset {start}: {exc}", index, start) from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         message = f"at offset {start}: malformed msgpack: {str(exc) or type(exc).__name__}"
-        raise StreamError(message, len(items), start) from None
-    return Split(items, data[start:])
+        raise StreamError(message, index, start) from None
 
 
 def _iterate(unpacker: msgpack.Unpacker) -> Iterator[None]:

@@ -12,8 +12,6 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-import msgpack
-
 from creepnet.protocol import codec
 from creepnet.protocol.identity import (
     PUBLIC_KEY_SIZE,
@@ -30,6 +28,13 @@ EVENT_ID_SIZE = 32
 GENESIS_PREV = bytes(EVENT_ID_SIZE)
 MAX_TYPE_LENGTH = 32
 FIELDS = frozenset({"v", "game", "seq", "prev", "author", "type", "body", "sig"})
+_BYTES_FIELDS = (
+    ("game", GAME_ID_SIZE),
+    ("prev", EVENT_ID_SIZE),
+    ("author", PUBLIC_KEY_SIZE),
+    ("sig", SIGNATURE_SIZE),
+)
+_SIG_ENTRY = b"\xa3sig\xc4\x40"  # fixstr "sig", then a bin8 header of 64 bytes
 
 
 class EventError(ValueError):
@@ -113,18 +118,17 @@ def parse_event(raw: bytes) -> Event:
         raise EventError(f"undecodable event: {exc}") from None
     if not isinstance(value, dict):
         raise EventError("an event must be a map")
-    if set(value) != FIELDS:
+    if value.keys() != FIELDS:
         missing = sorted(FIELDS - set(value))
         extra = sorted(set(value) - FIELDS)
         raise EventError(f"wrong fields (missing {missing}, unexpected {extra})")
-    if value["v"] != PROTOCOL_VERSION:
+    if type(value["v"]) is not int or value["v"] != PROTOCOL_VERSION:
         raise EventError(f"unsupported protocol version {value['v']!r}")
-    _expect_bytes(value, "game", GAME_ID_SIZE)
-    _expect_bytes(value, "prev", EVENT_ID_SIZE)
-    _expect_bytes(value, "author", PUBLIC_KEY_SIZE)
-    _expect_bytes(value, "sig", SIGNATURE_SIZE)
+    for field, size in _BYTES_FIELDS:
+        if type(value[field]) is not bytes or len(value[field]) != size:
+            raise EventError(f"{field} must be {size} bytes")
     seq = value["seq"]
-    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+    if type(seq) is not int or seq < 0:
         raise EventError("seq must be a non-negative integer")
     kind = value["type"]
     if not isinstance(kind, str) or not 0 < len(kind) <= MAX_TYPE_LENGTH:
@@ -141,16 +145,18 @@ def parse_event(raw: bytes) -> Event:
         sig=value["sig"],
         raw=raw,
         id=hashlib.sha256(raw).digest(),
-        # The decoder proved the map canonical and keeps its key order, so packing it again
-        # without ``sig`` gives the canonical unsigned map with no second canonicalising walk.
-        signed=SIGNING_DOMAIN
-        + msgpack.packb(
-            {key: item for key, item in value.items() if key != "sig"}, use_bin_type=True
-        ),
+        signed=_unsigned_bytes(raw, value["sig"]),
         version=value["v"],
     )
 
 
-def _expect_bytes(value: dict[str, Any], field: str, size: int) -> None:
-    if not isinstance(value[field], bytes) or len(value[field]) != size:
-        raise EventError(f"{field} must be {size} bytes")
+def _unsigned_bytes(raw: bytes, sig: bytes) -> bytes:
+    """What the signature covers, cut from the canonical bytes without encoding them again.
+
+    The map is canonical with exactly FIELDS, so it starts with fixmap(8) and holds ``sig`` as
+    fixstr "sig" + bin8(64); only ``type`` and ``v`` follow it, too short to contain that
+    entry, so its last occurrence is the field.  Dropping it leaves fixmap(7) + the rest.
+    """
+    entry = _SIG_ENTRY + sig
+    at = raw.rfind(entry)
+    return SIGNING_DOMAIN + b"\x87" + raw[1:at] + raw[at + len(entry) :]

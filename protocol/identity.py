@@ -1,4 +1,19 @@
-"""Player identities: Ed25519 keys (via `cryptography`), fingerprints and the key file."""
+"""Player identities: Ed25519 keys, fingerprints, the key file, and the one signature rule.
+
+Keys are made and used for signing with `cryptography`.  Every signature creepnet checks (events,
+join requests, handshakes) goes through ``verify_signature``, which states one precise rule:
+
+* the public key is a canonical encoding of a point of the prime-order subgroup other than the
+  identity (libsodium's ``crypto_core_ed25519_is_valid_point``): small-order and mixed-order keys,
+  which let ``[s]B ‖ s`` "verify" for any message under a cofactorless check, are refused;
+* the signature passes libsodium's strict ``crypto_sign_open`` (the detached check it wraps):
+  ``S < L`` (canonical), ``R`` canonical and not of small order, and the cofactorless equation
+  ``[S]B = R + [SHA-512(R ‖ A ‖ M)]A`` compared on encodings.
+
+Honestly generated keys and RFC 8032 signatures always pass; the rule only removes the malleable
+and degenerate cases on which Ed25519 libraries disagree.  libsodium is also about twice as fast
+here as OpenSSL's check (benchmarks/verify.py measures both).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +23,9 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from nacl.bindings import crypto_core_ed25519_is_valid_point, crypto_sign_open
+from nacl.exceptions import BadSignatureError
 
 PUBLIC_KEY_SIZE = 32
 SIGNATURE_SIZE = 64
@@ -28,18 +44,21 @@ def fingerprint(public_key: bytes) -> str:
     return f"{text[:4]}-{text[4:8]}"
 
 
-@lru_cache(maxsize=1024)
-def _public_key(public_key: bytes) -> Ed25519PublicKey:
-    return Ed25519PublicKey.from_public_bytes(public_key)
+@lru_cache(maxsize=4096)
+def valid_public_key(public_key: bytes) -> bool:
+    """True for a canonical prime-order point other than the identity (the module's rule)."""
+    return len(public_key) == PUBLIC_KEY_SIZE and crypto_core_ed25519_is_valid_point(public_key)
 
 
 def verify_signature(public_key: bytes, message: bytes, signature: bytes) -> bool:
-    """True when signature is a valid Ed25519 signature of message by public_key."""
-    if len(public_key) != PUBLIC_KEY_SIZE or len(signature) != SIGNATURE_SIZE:
+    """True when signature is valid for message and public_key under the module's strict rule."""
+    if type(signature) is not bytes or len(signature) != SIGNATURE_SIZE:
+        return False
+    if type(public_key) is not bytes or not valid_public_key(public_key):
         return False
     try:
-        _public_key(public_key).verify(signature, message)
-    except (InvalidSignature, ValueError):
+        crypto_sign_open(signature + message, public_key)
+    except BadSignatureError:
         return False
     return True
 

@@ -7,6 +7,7 @@ and can be dropped without touching the valid events before it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from creepnet.protocol import codec
@@ -55,27 +56,28 @@ def check_link(event: Event, game: bytes | None, seq: int, prev: bytes) -> None:
     """Check that event is the valid next link of a chain, signature included.
 
     Misplaced events (other game, seq or prev) blame nobody: a validly signed event can be
-    replayed by anyone, so its signer is named in the reason but not as the culprit.
+    replayed by anyone, so its signer is named in the reason but not as the culprit.  The
+    rejection's seq is the position (``seq``), whatever the event claims.
     """
     if not event.signature_valid():
         # Bytes with a bad signature prove nothing about who sent them.
-        raise Rejection(event.seq, "signature", "bad signature")
+        raise Rejection(seq, "signature", "bad signature")
     if game is not None and event.game != game:
         raise Rejection(
-            event.seq,
+            seq,
             "game",
             f"event of game {event.game.hex()[:8]}, not {game.hex()[:8]} "
             f"(signed by {event.author_fingerprint}; a replay?)",
         )
     if event.seq != seq:
         raise Rejection(
-            event.seq,
+            seq,
             "sequence",
             f"expected seq {seq}, got {event.seq} (signed by {event.author_fingerprint})",
         )
     if event.prev != prev:
         raise Rejection(
-            event.seq,
+            seq,
             "chain",
             f"prev does not match the previous event's id (signed by {event.author_fingerprint})",
         )
@@ -130,6 +132,22 @@ class LogFile:
         )
 
 
+def iter_log(data: bytes) -> Iterator[bytes]:
+    """The events of log-file bytes in order, for judging one by one as live play would.
+
+    Raises Rejection where the framing breaks (``malformed``) or for a torn tail, but only after
+    yielding every complete event before it: an earlier bad event is found first."""
+    consumed = index = 0
+    try:
+        for raw in codec.iter_stream(data):
+            yield raw
+            consumed, index = consumed + len(raw), index + 1
+    except codec.StreamError as exc:
+        raise Rejection(exc.index, "malformed", f"malformed event: {exc}") from None
+    if consumed < len(data):
+        raise LogFile([b""] * index, data[consumed:]).torn_tail_rejection()
+
+
 def split_log(data: bytes) -> LogFile:
     """Cut log-file bytes into events; raises Rejection for bytes that are not msgpack at all."""
     try:
@@ -145,12 +163,9 @@ def load_log(data: bytes) -> EventLog:
     A torn tail is an error here; callers that recover after a crash use ``split_log`` and
     drop ``torn_tail`` explicitly.
     """
-    log_file = split_log(data)
     log = EventLog()
-    for seq, raw in enumerate(log_file.items):
-        log.append(parse_or_reject(raw, seq))
-    if log_file.torn:
-        raise log_file.torn_tail_rejection()
+    for raw in iter_log(data):
+        log.append(parse_or_reject(raw, len(log)))
     return log
 
 

@@ -17,15 +17,23 @@ stored seat secrets) write their bodies; ``play`` lets it add proofs to a decisi
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
 from creepnet.protocol import onion
-from creepnet.protocol.event import GAME_ID_SIZE, Event, sign_event
+from creepnet.protocol.event import Event, sign_event
 from creepnet.protocol.games import GAMES
 from creepnet.protocol.identity import Identity, fingerprint
-from creepnet.protocol.lobby import JoinError, JoinRequest, SeatSecrets, check_player_name
+from creepnet.protocol.lobby import (
+    GAME_NONCE_SIZE,
+    JoinError,
+    JoinRequest,
+    SeatSecrets,
+    check_player_name,
+    derive_game_id,
+)
 from creepnet.protocol.log import (
     EquivocationProof,
     EventLog,
@@ -34,6 +42,7 @@ from creepnet.protocol.log import (
     find_equivocation,
     parse_or_reject,
 )
+from creepnet.protocol.pending import Allowance, FutureEvents
 from creepnet.protocol.rules import (
     GameRuleError,
     GameRules,
@@ -45,11 +54,9 @@ from creepnet.protocol.rules import (
     Turn,
     expect_keys,
 )
+from creepnet.protocol.text import valid_name
 
 MAX_GAME_NAME = 64
-MAX_BUFFERED = 1024  # events held while waiting for a gap to fill; more is refused, not stored
-MAX_CANDIDATES = 4  # different signed events held for one future position
-MAX_BUFFERED_BYTES = 4 << 20  # and their total size: a count alone would allow ~1 GiB
 
 
 @dataclass
@@ -80,8 +87,9 @@ class Waiting:
 
 @dataclass
 class Receipt:
-    """What happened to incoming bytes: status is accepted, duplicate, pending, rejected,
-    equivocation or halted.  ``accepted`` also lists buffered events that now fit."""
+    """What happened to incoming bytes: status is accepted, duplicate, pending (held for a later
+    position), deferred (not held, nobody blamed: see protocol/pending.py), rejected,
+    equivocation or halted.  ``accepted`` also lists held events that now fit."""
 
     status: str
     accepted: list[Event] = field(default_factory=list)
@@ -101,6 +109,7 @@ class Session:
         identity: Identity | None = None,
         secrets_: SeatSecrets | None = None,
         game: bytes | None = None,
+        host: bytes | None = None,
     ) -> None:
         self.identity = identity
         self.secrets = secrets_
@@ -119,9 +128,10 @@ class Session:
         self.reveals: list[bytes] = []  # the current draw's preimages so far, in seat order
         self.halted: EquivocationProof | None = None
         self._private: PrivateSide | None = None
-        # Future events by seq.  Several candidates per position: a validly signed event from a
-        # seat that will turn out not to be entitled must not crowd out the honest one.
-        self._buffer: dict[int, list[Event]] = {}
+        self.pinned_host = host  # the genesis must be signed by this key, when known
+        self._future = FutureEvents()
+        self._allowance = Allowance()
+        self._ids: set[bytes] = set()  # accepted event ids: a duplicate is found by one hash
 
     # ----- construction -------------------------------------------------------------------
 
@@ -137,12 +147,16 @@ class Session:
         player: str = "host",
         options: dict[str, Any] | None = None,
         onion_length: int = onion.DEFAULT_LENGTH,
-        game: bytes | None = None,
+        nonce: bytes | None = None,
     ) -> Session:
-        """A new game whose genesis this identity signs; it takes seat 0."""
-        game = game or secrets.token_bytes(GAME_ID_SIZE)
+        """A new game whose genesis this identity signs; it takes seat 0.
+
+        The game id is derived from the host key and a fresh ``nonce`` (given only by tests)."""
+        nonce = nonce or secrets.token_bytes(GAME_NONCE_SIZE)
+        game = derive_game_id(identity.public_key, nonce)
         session = cls(identity, seat_secrets, game)
         body = {
+            "nonce": nonce,
             "kind": kind,
             "name": name,
             "seats": seats,
@@ -156,10 +170,18 @@ class Session:
 
     @classmethod
     def follow(
-        cls, game: bytes, identity: Identity | None = None, seat_secrets: SeatSecrets | None = None
+        cls,
+        game: bytes,
+        identity: Identity | None = None,
+        seat_secrets: SeatSecrets | None = None,
+        *,
+        host: bytes | None = None,
     ) -> Session:
-        """An empty session for a known game id, filled by ``receive`` (joiners, spectators)."""
-        return cls(identity, seat_secrets, game)
+        """An empty session for a known game id, filled by ``receive`` (joiners, spectators).
+
+        The id already commits to its host's key; ``host`` pins that key where the caller
+        learned it (a listing), so a genesis by anyone else is refused with a clear reason."""
+        return cls(identity, seat_secrets, game, host)
 
     @classmethod
     def from_log(
@@ -285,10 +307,24 @@ class Session:
         self._commit(event)
         return event
 
-    def receive(self, raw: bytes) -> Receipt:
-        """Take an event from anywhere; never raises for bad input."""
+    def receive(self, raw: bytes, sender: bytes | None = None) -> Receipt:
+        """Take an event from anywhere; never raises for bad input.
+
+        ``sender`` (the connection's key) is charged for every delivery that does not move the
+        game; past its allowance its bytes are refused unread (protocol/pending.py)."""
         if self.halted is not None:
             return Receipt("halted", proof=self.halted)
+        if sender is not None and self._allowance.exhausted(sender, len(self.log)):
+            reason = "too many duplicate or unusable events from this sender"
+            return Receipt("rejected", rejections=[Rejection(None, "flood", reason)])
+        receipt = self._receive(raw)
+        if sender is not None and receipt.status in ("duplicate", "pending", "deferred"):
+            self._allowance.charge(sender)
+        return receipt
+
+    def _receive(self, raw: bytes) -> Receipt:
+        if hashlib.sha256(raw).digest() in self._ids:
+            return Receipt("duplicate")
         try:
             event = parse_or_reject(raw)
         except Rejection as rejection:
@@ -311,6 +347,7 @@ class Session:
         return receipt
 
     def _conflict(self, known: Event, event: Event) -> Receipt:
+        """An event for a filled position: known is accepted, so the same author is a fork."""
         if known.raw == event.raw:
             return Receipt("duplicate")
         proof = find_equivocation(known, event)
@@ -327,35 +364,23 @@ class Session:
             rejections=[Rejection(event.seq, "chain", "conflicts with an accepted event")],
         )
 
+    def _may_ever_author(self, key: bytes) -> bool:
+        """Whether key could write some later event of this game, as far as we know now."""
+        return bool(self.log.events) and (key == self.log.events[0].author or key in self.seat_keys)
+
     def _hold(self, event: Event) -> Receipt:
         if not event.signature_valid():  # never let forged bytes occupy a future slot
             return Receipt(
                 "rejected", rejections=[Rejection(event.seq, "signature", "bad signature")]
             )
-        held = self._buffer.setdefault(event.seq, [])
-        for other in held:
-            if other.raw == event.raw:
-                return Receipt("duplicate")
-            proof = find_equivocation(other, event)
-            if proof is not None:
-                return self._halt(proof)
-        everything = [e for events in self._buffer.values() for e in events]
-        if (
-            len(held) >= MAX_CANDIDATES
-            or len(everything) >= MAX_BUFFERED
-            or sum(len(e.raw) for e in everything) + len(event.raw) > MAX_BUFFERED_BYTES
-            or event.seq - len(self.log) > MAX_BUFFERED
-        ):
-            return Receipt(
-                "rejected", rejections=[Rejection(event.seq, "sequence", "too far ahead")]
-            )
-        held.append(event)
-        return Receipt("pending")
+        if not self._may_ever_author(event.author):
+            return Receipt("deferred")  # maybe a seat still to join: fetched again when due
+        return Receipt(self._future.hold(event, len(self.log)))
 
     def _drain(self, receipt: Receipt) -> None:
         """Commit held events that now fit; losing candidates are judged against the winner."""
-        while len(self.log) in self._buffer:
-            candidates = self._buffer.pop(len(self.log))
+        while len(self.log) in self._future:
+            candidates = self._future.pop(len(self.log))
             committed = None
             for event in candidates:
                 if committed is None:
@@ -370,11 +395,11 @@ class Session:
                     verdict = self._conflict(committed, event)
                     receipt.rejections.extend(verdict.rejections)
                     if verdict.proof is not None:
-                        receipt.proof = verdict.proof
+                        receipt.status, receipt.proof = "equivocation", verdict.proof
                         return
             if committed is None:
                 break
-        self._buffer = {seq: held for seq, held in self._buffer.items() if seq > len(self.log)}
+        self._future.drop_before(len(self.log) + 1)
 
     def _halt(self, proof: EquivocationProof) -> Receipt:
         self.halted = proof
@@ -406,6 +431,7 @@ class Session:
             self.identity,
             self.secrets,
             game=self.game,
+            genesis=self.log.events[0].id,
             seat=seat,
             player=player,
             onion_length=self.onion_length,
@@ -495,6 +521,7 @@ class Session:
         else:
             self._entitled(event)
         self.log.events.append(event)  # check_link already validated the link
+        self._ids.add(event.id)
 
     def _entitled(self, event: Event) -> None:
         turn = self.expected()
@@ -548,32 +575,32 @@ class Session:
             raise bad("the first event must be a genesis")
         body = event.body
         try:
-            expect_keys(body, {"kind", "name", "seats", "options", "onion", "player", "anchor"})
+            expect_keys(
+                body, {"nonce", "kind", "name", "seats", "options", "onion", "player", "anchor"}
+            )
             check_player_name(body["player"])
         except (GameRuleError, JoinError) as exc:
             raise bad(str(exc)) from None
+        nonce = body["nonce"]
+        if type(nonce) is not bytes or len(nonce) != GAME_NONCE_SIZE:
+            raise bad(f"nonce must be {GAME_NONCE_SIZE} bytes")
+        if event.game != derive_game_id(event.author, nonce):
+            raise bad("the game id is not SHA-256(domain, host key, nonce): not this host's game")
+        if self.pinned_host is not None and event.author != self.pinned_host:
+            raise bad(f"signed by {fingerprint(event.author)}, not the host this game was found at")
         game = GAMES.get(body["kind"]) if isinstance(body["kind"], str) else None
         rules = game.rules if game is not None else None
         if rules is None:
             raise bad(f"unknown game kind {body['kind']!r}")
         name, seats, length = body["name"], body["seats"], body["onion"]
-        if (
-            not isinstance(name, str)
-            or not 0 < len(name) <= MAX_GAME_NAME
-            or not name.isprintable()
-        ):
-            raise bad(f"game name must be 1-{MAX_GAME_NAME} printable characters")
-        if (
-            isinstance(seats, bool)
-            or not isinstance(seats, int)
-            or not rules.min_seats <= seats <= rules.max_seats
-        ):
+        if not valid_name(name, MAX_GAME_NAME):
+            raise bad(
+                f"game name must be 1-{MAX_GAME_NAME} printable code points (no control, "
+                "separator or invisible format character)"
+            )
+        if type(seats) is not int or not rules.min_seats <= seats <= rules.max_seats:
             raise bad(f"{rules.kind} takes {rules.min_seats}-{rules.max_seats} seats")
-        if (
-            isinstance(length, bool)
-            or not isinstance(length, int)
-            or not 1 <= length <= onion.MAX_LENGTH
-        ):
+        if type(length) is not int or not 1 <= length <= onion.MAX_LENGTH:
             raise bad(f"onion length must be 1-{onion.MAX_LENGTH}")
         if not isinstance(body["anchor"], bytes) or len(body["anchor"]) != onion.SECRET_SIZE:
             raise bad("bad randomness anchor")
@@ -591,7 +618,7 @@ class Session:
     def _seat(self, event: Event) -> None:
         expect_keys(event.body, {"join"})
         request = JoinRequest.from_map(event.body["join"])
-        if request.game != self.game:
+        if request.game != self.game or request.genesis != self.log.events[0].id:
             raise JoinError("join request is for another game")
         if request.seat != len(self.seats):
             raise JoinError(
@@ -603,7 +630,7 @@ class Session:
 
     def _reveal(self, event: Event, seat: int) -> None:
         expect_keys(event.body, {"draw", "pre"})
-        if event.body["draw"] != self.draws:
+        if type(event.body["draw"]) is not int or event.body["draw"] != self.draws:
             raise GameRuleError(f"reveal is for draw {event.body['draw']!r}, expected {self.draws}")
         pre = event.body["pre"]
         assert self.game is not None

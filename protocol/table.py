@@ -67,7 +67,7 @@ class Table:
             player="p0",
             options=self.options,
             onion_length=self.onion_length,
-            game=_derive(self.seed, "game", 0)[:16],
+            nonce=_derive(self.seed, "game", 0)[:16],
         )
         self.sessions = [host]
         self.spectator = Session.follow(host.game)  # type: ignore[arg-type]

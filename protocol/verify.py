@@ -12,7 +12,7 @@ from typing import Any
 from creepnet.protocol import codec
 from creepnet.protocol.event import EventError
 from creepnet.protocol.identity import fingerprint
-from creepnet.protocol.log import EquivocationProof, Rejection, parse_or_reject, split_log
+from creepnet.protocol.log import EquivocationProof, Rejection, iter_log, parse_or_reject
 from creepnet.protocol.session import Session
 
 
@@ -46,17 +46,11 @@ def replay(data: bytes) -> tuple[Session, Rejection | None]:
     """Feed a log file through a verifier session; returns it and the first fault, if any."""
     session = Session()
     try:
-        log_file = split_log(data)
+        for raw in iter_log(data):  # event by event: the first fault in file order is reported
+            session.accept(raw)
     except Rejection as rejection:
         return session, rejection
-    for raw in log_file.items:
-        try:
-            session.accept(raw)
-        except Rejection as rejection:
-            return session, rejection
-    if log_file.torn:
-        return session, log_file.torn_tail_rejection()
-    if not log_file.items:
+    if not session.log.events:
         return session, Rejection(0, "empty", "the log holds no events")
     return session, audit_fault(session)
 

@@ -41,12 +41,22 @@ class BoardSpec:
     def lattice(self) -> int:
         return self.size + 1
 
+    def __hash__(self) -> int:
+        # tables(spec) is looked up several times per move: hash the nested tuples once.
+        cached = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash(tuple(self.__dict__[name] for name in _SPEC_FIELDS))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
     def bases(self, colour: Colour) -> tuple[Point, Point]:
         return self.light_bases if colour is Colour.LIGHT else self.dark_bases
 
     def start(self, colour: Colour) -> tuple[Point, ...]:
         return self.light_start if colour is Colour.LIGHT else self.dark_start
 
+
+_SPEC_FIELDS = ("size", "missing_holes", "light_bases", "dark_bases", "light_start", "dark_start")
 
 STANDARD = BoardSpec(
     size=6,

@@ -63,7 +63,9 @@ class State:
     indices (row * size + col); build crafted positions with `position`.
 
     `history` holds the keys of earlier positions since the last irreversible move (a capture or
-    a newly placed disc), which is all a repetition can look back to.
+    a newly placed disc), which is all a repetition can look back to: a chain of
+    ``(key, older history)`` pairs, newest first, ``()`` when empty.  A chain, not a flat tuple,
+    so a move shares its history instead of copying it (a long game was quadratic to replay).
     """
 
     to_move: Colour
@@ -73,7 +75,7 @@ class State:
     dark_discs: int = 0
     ply: int = 0
     spec: BoardSpec = field(default=STANDARD, repr=False)
-    history: tuple[bytes, ...] = field(default=(), compare=False, repr=False)
+    history: tuple[()] | tuple[bytes, tuple] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         t = tables(self.spec)
@@ -209,7 +211,7 @@ def apply(state: State, move: Move | str) -> State:
     mine, theirs, own, opp = _relative(state)
     # Captures and new discs can never be undone, so no earlier position can recur after them.
     placed = kind == JUMP and aux and not (own | opp) & aux
-    history = () if kind == CAPTURE or placed else (*state.history, state.key())
+    history = () if kind == CAPTURE or placed else (state.key(), state.history)
     mine, theirs, own, opp, _ = core.play(entry, mine, theirs, own, opp)
     if state.to_move is Colour.LIGHT:
         pins, discs = (mine, theirs), (own, opp)
@@ -245,7 +247,11 @@ def _legal_entry(t: Tables, state: State, move: Move) -> Entry:
 
 def repetitions(state: State) -> int:
     """How many times the current position has occurred (1 the first time)."""
-    return 1 + state.history.count(state.key())
+    key, count, node = state.key(), 1, state.history
+    while node:
+        earlier, node = node
+        count += earlier == key
+    return count
 
 
 def distance(state: State, colour: Colour) -> int:

@@ -38,6 +38,19 @@ class CreeperGame:
         return creeper.Colour.LIGHT if seat == self.light_seat else creeper.Colour.DARK
 
 
+# Every Turn a game can be in, built once: next() runs before every event of every log.
+_TURNS = {
+    (colour, seat, offered): Turn(
+        seat,
+        frozenset({"move", "resign", "accept", "decline"} if offered else {"move", "resign"}),
+        f"{colour} to move",
+    )
+    for colour in creeper.Colour
+    for seat in (0, 1)
+    for offered in (False, True)
+}
+
+
 class CreeperRules:
     kind = "creeper"
     min_seats = 2
@@ -48,9 +61,7 @@ class CreeperRules:
         if unknown:
             raise GameRuleError(f"unknown creeper options {sorted(unknown)}")
         limit = options.get("max_plies")
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
-        ):
+        if limit is not None and (type(limit) is not int or limit < 1):
             raise GameRuleError("max_plies must be a positive integer")
 
     def start(self, seats: int, options: dict[str, Any], seating: Seating) -> CreeperGame:
@@ -62,10 +73,8 @@ class CreeperRules:
         if game.light_seat is None:
             return NeedRandom(2, "coin: which seat plays light")
         seat = game.seat_of(game.state.to_move)
-        types = {"move", "resign"}
-        if game.draw_offered_by == 1 - seat:
-            types |= {"accept", "decline"}
-        return Turn(seat, frozenset(types), f"{game.state.to_move} to move")
+        offered = game.draw_offered_by == 1 - seat
+        return _TURNS[game.state.to_move, seat, offered]
 
     def apply_random(self, game: CreeperGame, value: int) -> CreeperGame:
         return replace(game, light_seat=value)
@@ -104,12 +113,13 @@ class CreeperRules:
             result = Result(winner, ended.reason)
         elif game.max_plies is not None and state.ply >= game.max_plies:
             result = Result(None, f"move limit of {game.max_plies} plies")
-        return replace(
-            game,
-            state=state,
-            last_move=move,
-            draw_offered_by=seat if offer and result is None else None,
-            result=result,
+        return CreeperGame(  # not dataclasses.replace: this runs for every move of every log
+            state,
+            game.light_seat,
+            seat if offer and result is None else None,
+            move,
+            result,
+            game.max_plies,
         )
 
     def result(self, game: CreeperGame) -> Result | None:

@@ -16,6 +16,7 @@ from creepnet.node.discovery import (
     open_discovery,
     service_type,
 )
+from creepnet.node.handshake import WIRE_VERSION
 
 LOOPBACK_ONLY = ["127.0.0.1"]  # network safety: never multicast on other interfaces
 
@@ -49,7 +50,7 @@ async def test_advertise_browse_update_withdraw():
             assert found.title == f"friday night abcd-efgh {game.hex()[:8]}"
             assert found.instance.endswith(service_type())
             assert found.txt == {
-                "v": "1",
+                "v": str(WIRE_VERSION),
                 "kind": "creeper",
                 "game": game.hex()[:8],
                 "seats": "1/2",

@@ -70,3 +70,25 @@ async def test_connecting_to_yourself_is_refused():
     async with connection_pair() as (a, b):
         at_a, at_b = await both(a, b, b_id=ALICE)
     assert "itself" in str(at_a) and "itself" in str(at_b)
+
+
+class SmallOrderIdentity(Identity):
+    """Claims the identity point as its key: under a cofactorless check it "signs" anything."""
+
+    def __init__(self) -> None:
+        super().__init__(BOB._private)
+        self.public_key = b"\x01" + bytes(31)
+
+    def sign(self, message: bytes) -> bytes:
+        from nacl.bindings import crypto_scalarmult_ed25519_base_noclamp
+
+        s = (7).to_bytes(32, "little")
+        return crypto_scalarmult_ed25519_base_noclamp(s) + s
+
+
+async def test_a_small_order_key_is_refused_at_the_hello():
+    async with connection_pair() as (a, b):
+        at_a, at_b = await both(a, b, b_id=SmallOrderIdentity())
+    assert isinstance(at_a, HandshakeError) and "valid Ed25519 public key" in str(at_a)
+    assert isinstance(at_b, HandshakeError)
+    assert "peer refused the handshake" in str(at_b)

@@ -1,6 +1,7 @@
 """Hostile bytes and hostile peers: bounded memory, clean rejection, the honest node goes on."""
 
 import struct
+from contextlib import asynccontextmanager
 
 import pytest
 import trio
@@ -12,13 +13,37 @@ from creepnet.node.framing import FrameError, FrameReader
 from creepnet.node.handshake import HandshakeError, PeerHello
 from creepnet.node.node import Node, NodeError
 from creepnet.node.peer import SEND_QUEUE, Peer
-from creepnet.node.transport import Timeouts, connect
+from creepnet.node.transport import Connection, Timeouts, connect
 from creepnet.protocol import codec
 from creepnet.protocol.event import sign_event
 from creepnet.protocol.identity import Identity
 
 MALLORY = Identity.from_seed(b"\x66" * 32)
+OUTSIDER = Identity.from_seed(b"\x67" * 32)
 QUICK = Timeouts(connect=2, handshake=0.5, ping=0.5, idle=3, send=2, retry=0.05)
+
+
+@asynccontextmanager
+async def two_players(tmp_path, plies: int):
+    """alice hosts a Creeper game, bob is seated; yields them, alice's update stream and the id."""
+    async with (
+        Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+        alice.updates() as news,
+    ):
+        game = await alice.host_game("creeper", player="alice", options={"max_plies": plies})
+        await bob.join(alice.address, player="bob")
+        yield alice, bob, news, game
+
+
+async def some_moves(alice: Node, bob: Node, game: bytes, events: int) -> None:
+    """Random bots play until alice's log holds ``events`` events, then stop; bob has them all."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run_bot, alice, game, "random", 1)
+        nursery.start_soon(run_bot, bob, game, "random", 2)
+        await alice.wait_for(game, lambda rt: len(rt.session.log) >= events)
+        nursery.cancel_scope.cancel()
+    await bob.wait_for(game, lambda rt: rt.stored == len(alice.session(game).log))
 
 
 class LyingIdentity(Identity):
@@ -26,13 +51,16 @@ class LyingIdentity(Identity):
         return bytes(64)
 
 
-async def read_until_closed(stream, seconds=5):
-    """Everything the other end sends until it closes; fails if it stays open."""
-    reader, frames = FrameReader(stream), []
+async def read_until_closed(end, seconds=5):
+    """Everything the other end sends until it closes; fails if it stays open.
+
+    ``end`` is a raw stream (frames in the clear) or a handshaken Connection (sealed frames)."""
+    read = end.receive if isinstance(end, Connection) else FrameReader(end).read
+    frames = []
     with trio.fail_after(seconds):
         while True:
             try:
-                frames.append(await reader.read())
+                frames.append(await read())
             except (FrameError, trio.BrokenResourceError, OSError):
                 return frames
 
@@ -57,13 +85,13 @@ async def test_half_open_connection_times_out_and_the_node_stays_up(tmp_path):
 async def test_version_mismatch_between_nodes_is_reported_on_both_sides(tmp_path):
     async with (
         Node.open(tmp_path / "a", timeouts=QUICK) as old,
-        Node.open(tmp_path / "b", timeouts=QUICK, version=2) as new,
+        Node.open(tmp_path / "b", timeouts=QUICK, version=3) as new,
         old.updates() as news,
     ):
         with pytest.raises(NodeError, match="unsupported protocol version"):
             await new.list_games(old.address)
         failed = await next_update(news, lambda u: u.kind == updates.HANDSHAKE_FAILED)
-        assert "unsupported protocol version 2" in failed.text
+        assert "unsupported protocol version 3" in failed.text
 
 
 async def test_bad_handshake_signature_is_refused_with_a_reason(tmp_path):
@@ -78,19 +106,19 @@ async def test_oversized_frame_and_garbage_close_only_that_connection(tmp_path):
     async with Node.open(tmp_path / "a", timeouts=QUICK) as node, node.updates() as news:
         bad = await raw_peer(node.address, MALLORY, QUICK)
         await bad.stream.send_all(struct.pack(">I", 0xFFFFFFFF))  # 4 GiB declared, none sent
-        frames = await read_until_closed(bad.stream)
+        frames = await read_until_closed(bad)
         assert frames[-1]["type"] == "error" and "exceeds the limit" in frames[-1]["reason"]
         gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
         assert "exceeds the limit" in gone.text
 
         garbage = await raw_peer(node.address, MALLORY, QUICK)
         await garbage.stream.send_all(struct.pack(">I", 3) + b"\xc1\xc1\xc1")
-        frames = await read_until_closed(garbage.stream)
+        frames = await read_until_closed(garbage)
         assert frames[-1]["type"] == "error" and "bad frame" in frames[-1]["reason"]
 
         odd = await raw_peer(node.address, MALLORY, QUICK)
         await odd.send({"type": "events", "game": b"x" * 16, "from": 0, "items": [1], "length": 1})
-        frames = await read_until_closed(odd.stream)
+        frames = await read_until_closed(odd)
         assert "protocol violation" in frames[-1]["reason"]
 
         honest = await raw_peer(node.address, Identity.generate(), QUICK)
@@ -102,16 +130,15 @@ async def test_oversized_frame_and_garbage_close_only_that_connection(tmp_path):
 async def test_a_flood_of_frames_is_absorbed(tmp_path):
     async with Node.open(tmp_path / "a", timeouts=QUICK) as node:
         flood = await raw_peer(node.address, MALLORY, QUICK)
-        frame = struct.pack(">I", 1) + b"\x80"  # `{}`: not a message, but first some pings
-        ping = codec.encode({"type": "have", "game": b"z" * 16, "length": 5})
-        burst = (struct.pack(">I", len(ping)) + ping) * 20000
+        have = {"type": "have", "game": b"z" * 16, "length": 5}
+        burst = b"".join(flood.frame(have) for _ in range(20000))  # sealed, in order
         with trio.fail_after(20):
             await flood.stream.send_all(burst)
             await flood.send({"type": "list"})
             while (await flood.receive())["type"] != "games":
                 pass
-            await flood.stream.send_all(frame)
-            frames = await read_until_closed(flood.stream)
+            await flood.send({})  # `{}`: not a message
+            frames = await read_until_closed(flood)
         assert "type" in frames[-1]["reason"]
 
 
@@ -131,24 +158,13 @@ async def test_a_peer_that_does_not_read_is_dropped_not_buffered():
 
 async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
     with trio.fail_after(40):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
-            game = await alice.host_game("creeper", player="alice", options={"max_plies": 40})
-            await bob.join(alice.address, player="bob")
+        async with two_players(tmp_path, 40) as (alice, bob, news, game):
             mallory = await raw_peer(alice.address, MALLORY)
             await mallory.send({"type": "have", "game": game, "length": 0})
             session = alice.session(game)
             bob_key = bob.identity.public_key
-            async with trio.open_nursery() as nursery:  # some moves first
-                nursery.start_soon(run_bot, alice, game, "random", 1)
-                nursery.start_soon(run_bot, bob, game, "random", 2)
-                await alice.wait_for(game, lambda rt: len(rt.session.log) >= 10)
-                nursery.cancel_scope.cancel()
+            await some_moves(alice, bob, game, 10)
             # Quiet now (both bots stopped), so the forgeries target exactly the next position.
-            await bob.wait_for(game, lambda rt: rt.stored == len(session.log))
             seq, head = len(session.log), session.log.head
             own = sign_event(
                 MALLORY, game=game, seq=seq, prev=head, type="move", body={"move": "a1-b2"}
@@ -181,7 +197,7 @@ async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
                 )
             gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
             assert MALLORY.fingerprint in gone.text and "were refused" in gone.text
-            await read_until_closed(mallory.stream)
+            await read_until_closed(mallory)
             await mallory.aclose()
 
 
@@ -191,26 +207,15 @@ async def test_a_silent_peer_is_dropped_after_the_idle_timeout(tmp_path):
         mute = await raw_peer(node.address, MALLORY, idle)  # answers nothing, not even pings
         gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
         assert "silent for 0.6s" in gone.text
-        frames = await read_until_closed(mute.stream)
+        frames = await read_until_closed(mute)
         assert {f["type"] for f in frames} <= {"ping"}
         await mute.aclose()
 
 
 async def test_equivocation_stops_the_game_names_the_author_and_spreads(tmp_path):
     with trio.fail_after(30):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
-            game = await alice.host_game("creeper", player="alice", options={"max_plies": 40})
-            await bob.join(alice.address, player="bob")
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(run_bot, alice, game, "random", 1)
-                nursery.start_soon(run_bot, bob, game, "random", 2)
-                await alice.wait_for(game, lambda rt: len(rt.session.log) >= 8)
-                nursery.cancel_scope.cancel()
-            await bob.wait_for(game, lambda rt: rt.stored == len(alice.session(game).log))
+        async with two_players(tmp_path, 40) as (alice, bob, news, game):
+            await some_moves(alice, bob, game, 8)
             # bob's key signs a second, different event at a position bob already filled
             log = bob.session(game).log
             mine = next(e for e in reversed(log.events) if e.author == bob.identity.public_key)
@@ -239,3 +244,40 @@ async def test_equivocation_stops_the_game_names_the_author_and_spreads(tmp_path
             with pytest.raises(Exception, match="not your turn|halted|stopped"):
                 await alice.play(game, "resign")
             await relay.aclose()
+
+
+async def test_an_outsider_cannot_halt_a_running_game(tmp_path):
+    """Attack 1 of issue #13, as a script against running nodes: a fresh key, no seat, two
+    different signed moves for a future position in one `events` frame."""
+    with trio.fail_after(40):
+        async with two_players(tmp_path, 30) as (alice, bob, news, game):
+            await some_moves(alice, bob, game, 8)
+            session = alice.session(game)
+            outsider = await raw_peer(alice.address, OUTSIDER)
+            ahead = len(session.log) + 3
+            twins = [
+                sign_event(
+                    OUTSIDER, game=game, seq=ahead, prev=bytes(32), type="move", body=body
+                ).raw
+                for body in ({"move": "a1-b2"}, {"move": "a1-b3"})
+            ]
+            await outsider.send(
+                {"type": "events", "game": game, "from": ahead, "items": twins, "length": ahead}
+            )
+            await outsider.send({"type": "list"})  # its reply proves the events were handled
+            while (await outsider.receive())["type"] != "games":
+                pass
+            assert session.halted is None
+            assert not (alice.home.game(game).folder / "equivocation").exists()
+            async with trio.open_nursery() as nursery:  # and the game goes on to its end
+                nursery.start_soon(run_bot, alice, game, "random", 3)
+                nursery.start_soon(run_bot, bob, game, "random", 4)
+            assert session.finished and bob.session(game).finished
+            kinds = []
+            while True:
+                try:
+                    kinds.append(news.receive_nowait().kind)
+                except trio.WouldBlock:
+                    break
+            assert updates.GAME_OVER in kinds and updates.HALTED not in kinds
+            await outsider.aclose()

@@ -6,12 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from creepnet.protocol import codec, onion
-from creepnet.protocol import session as session_module
+from creepnet.protocol import codec, onion, pending
 from creepnet.protocol.event import sign_event
 from creepnet.protocol.games import GAMES, Game
 from creepnet.protocol.identity import Identity
-from creepnet.protocol.lobby import JoinRequest, SeatSecrets
+from creepnet.protocol.lobby import JoinRequest, SeatSecrets, derive_game_id
 from creepnet.protocol.log import EquivocationProof, Rejection
 from creepnet.protocol.rules import GameRuleError, NeedRandom, Result
 from creepnet.protocol.session import Session
@@ -214,7 +213,13 @@ def test_host_cannot_seat_itself_twice_or_start_early():
     identity, secrets_ = Identity.generate(), SeatSecrets.generate()
     host = Session.host(identity, secrets_, kind="creeper", name="x")
     self_join = JoinRequest.create(
-        identity, secrets_, game=host.game, seat=1, player="me", onion_length=host.onion_length
+        identity,
+        secrets_,
+        game=host.game,
+        genesis=host.log.events[0].id,
+        seat=1,
+        player="me",
+        onion_length=host.onion_length,
     )
     with pytest.raises(Rejection, match="already has a seat"):
         host.admit(self_join.to_bytes())
@@ -225,7 +230,9 @@ def test_host_cannot_seat_itself_twice_or_start_early():
 
 def test_bad_genesis_is_rejected():
     identity = Identity.generate()
+    nonce = b"n" * 16
     base = {
+        "nonce": nonce,
         "kind": "creeper",
         "name": "n",
         "seats": 2,
@@ -239,9 +246,21 @@ def test_bad_genesis_is_rejected():
         ({"seats": 3}, "2-2 seats"),
         ({"onion": 0}, "onion"),
         ({"options": {"max_plies": -1}}, "max_plies"),
+        ({"seats": True}, "2-2 seats"),  # a boolean is not an integer
+        ({"onion": True}, "onion"),
+        ({"options": {"max_plies": True}}, "max_plies"),
+        ({"nonce": b"m" * 16}, "game id"),  # the id does not commit to this nonce
+        ({"nonce": "n" * 16}, "nonce"),
+        ({"name": "tab\there"}, "game name"),
+        ({"player": "\u202eevil"}, "player name"),  # a bidi override
     ):
         event = sign_event(
-            identity, game=b"g" * 16, seq=0, prev=bytes(32), type="genesis", body={**base, **change}
+            identity,
+            game=derive_game_id(identity.public_key, nonce),
+            seq=0,
+            prev=bytes(32),
+            type="genesis",
+            body={**base, **change},
         )
         with pytest.raises(Rejection, match=why):
             Session.from_log([event.raw])
@@ -282,13 +301,54 @@ def two_moves_and_a_latecomer(seed: int):
     return table, other, first, reply, late
 
 
-def test_equivocation_seen_before_the_gap_fills():
-    table, other, _, reply, late = two_moves_and_a_latecomer(seed=14)
-    twin = forge(
-        other, table.identities[other.local_seat], "resign", {}, seq=reply.seq, prev=reply.prev
-    )
+def test_equivocation_seen_before_the_gap_fills_halts_once_one_twin_is_accepted():
+    table, other, first, reply, late = two_moves_and_a_latecomer(seed=14)
+    author = table.identities[other.local_seat]
+    twin = forge(other, author, "resign", {}, seq=reply.seq, prev=reply.prev)
     assert late.receive(reply.raw).status == "pending"
-    assert late.receive(twin.raw).status == "equivocation"
+    assert late.receive(twin.raw).status == "pending"  # nothing accepted yet: nothing proven
+    assert late.halted is None
+    receipt = late.receive(first.raw)
+    assert receipt.status == "equivocation" and late.halted is not None
+    assert receipt.proof.verify().author == author.public_key
+    assert [e.seq for e in receipt.accepted] == [first.seq, reply.seq]
+
+
+def test_an_outsider_cannot_halt_a_game_with_two_future_events():
+    """Attack 1 of issue #13: a fresh key signs two moves for a future position."""
+    table = started_table(seed=42)
+    host, watcher = table.sessions[0], table.spectator
+    outsider = Identity.generate()
+    ahead = len(host.log) + 3
+    twins = [
+        forge(host, outsider, "move", {"move": move}, seq=ahead, prev=bytes(32))
+        for move in ("a1-b2", "a1-b3")
+    ]
+    for session in (host, watcher):
+        assert [session.receive(t.raw).status for t in twins] == ["deferred", "deferred"]
+        assert session.halted is None and len(session._future) == 0
+    seat = mover(table)
+    session = table.sessions[seat]
+    table.broadcast(seat, [session.play(creeper_bot("random", 0)(session))])
+    table.pump()
+    assert not table.rejections and len(watcher.log) == len(session.log)
+
+
+def test_a_seat_twice_signing_a_position_not_its_own_halts_nothing():
+    """Held events are never judged against each other; when their turn comes they are
+    refused for entitlement, and the honest event for that position is accepted."""
+    table, other, first, reply, late = two_moves_and_a_latecomer(seed=43)
+    wrong = table.identities[1 - other.local_seat]  # seated, but reply.seq is not its turn
+    twins = [
+        forge(other, wrong, "move", {"move": move}, seq=reply.seq, prev=reply.prev)
+        for move in ("a1-b2", "a1-b3")
+    ]
+    assert [late.receive(t.raw).status for t in twins] == ["pending", "pending"]
+    receipt = late.receive(first.raw)
+    assert late.halted is None and receipt.status == "accepted"
+    assert {r.kind for r in receipt.rejections} == {"entitlement"}
+    assert late.receive(reply.raw).status == "accepted"
+    assert late.log.to_bytes() == other.log.to_bytes()
 
 
 # ----- stalls and abandonment -----------------------------------------------------------------
@@ -419,21 +479,25 @@ def test_n_seats_reveal_in_order_and_agree(dice, seats):
 
 
 def test_join_request_for_another_seat_is_refused(dice):
-    table = Table(seats=3, kind="dice", seed=20)
-    stranger = Identity.generate()
-    game = table.sessions[0]
-    # A three-seat lobby already full: a request for seat 1 from earlier cannot be reused.
-    old = JoinRequest.from_map(game.log.events[1].body["join"])
     fresh = Session.host(
-        Identity.generate(), SeatSecrets.generate(), kind="dice", name="y", seats=3, game=game.game
+        Identity.generate(), SeatSecrets.generate(), kind="dice", name="y", seats=3
     )
-    fresh.admit(
+    # Two players ask for seat 1; once the first is seated, the second request cannot be reused.
+    first, second = (
         JoinRequest.create(
-            stranger, SeatSecrets.generate(), game=game.game, seat=1, player="s", onion_length=64
-        ).to_bytes()
+            Identity.generate(),
+            SeatSecrets.generate(),
+            game=fresh.game,
+            genesis=fresh.log.events[0].id,
+            seat=1,
+            player="s",
+            onion_length=64,
+        )
+        for _ in range(2)
     )
+    fresh.admit(first.to_bytes())
     with pytest.raises(Rejection, match="next free seat is 2"):
-        fresh.admit(old.to_bytes())
+        fresh.admit(second.to_bytes())
 
 
 def test_running_out_of_randomness_is_a_clear_error(dice):
@@ -457,28 +521,26 @@ def test_uniform_is_in_range_and_unbiased_enough():
 
 
 def test_forged_or_unentitled_future_events_cannot_crowd_out_the_honest_one():
-    _, other, first, reply, late = two_moves_and_a_latecomer(seed=40)
+    table, other, first, reply, late = two_moves_and_a_latecomer(seed=40)
     # A forgery and a validly signed event by the wrong seat both arrive first for seq n+1.
     forged = codec.decode(reply.raw)
     forged["body"] = {"move": "a2-a3"}
     assert late.receive(codec.encode(forged)).rejection.kind == "signature"
-    stranger = Identity.generate()
-    squatter = forge(late, stranger, "resign", {}, seq=reply.seq, prev=reply.prev)
+    wrong = table.identities[1 - other.local_seat]
+    squatter = forge(late, wrong, "resign", {}, seq=reply.seq, prev=reply.prev)
     assert late.receive(squatter.raw).status == "pending"
     assert late.receive(reply.raw).status == "pending"
     receipt = late.receive(first.raw)
     assert [e.seq for e in receipt.accepted] == [first.seq, reply.seq]
-    assert any(
-        r.kind == "entitlement" and r.author == stranger.public_key for r in receipt.rejections
-    )
+    assert any(r.kind == "entitlement" and r.author == wrong.public_key for r in receipt.rejections)
     assert late.log.to_bytes() == other.log.to_bytes()
 
 
 def test_held_events_are_bounded_by_size_not_only_count():
-    """A stranger's validly signed far-future events cannot park unbounded memory."""
+    """A seat's validly signed far-future events cannot park unbounded memory."""
     table = started_table(seed=41)
     watcher = table.spectator
-    stranger = Identity.generate()
+    stranger = table.identities[0]
     padding = b"\x00" * (512 << 10)  # 512 KiB bodies: 1024 of them would be half a GiB
     held = 0
     for ahead in range(2, 40):
@@ -492,7 +554,7 @@ def test_held_events_are_bounded_by_size_not_only_count():
         )
         if watcher.receive(bulky.raw).status == "pending":
             held += 1
-    assert 0 < held <= session_module.MAX_BUFFERED_BYTES // len(padding)
+    assert 0 < held <= pending.MAX_HELD_BYTES // len(padding)
     # the game itself is unaffected: in-order events are never held
     seat = mover(table)
     session = table.sessions[seat]
