@@ -19,16 +19,21 @@ TIMEOUT = 500  # generous: every event carries proofs and these machines are sha
 EVENT = re.compile(r"\] event: #(\d+) ")
 
 
-@pytest.mark.timeout(TIMEOUT + 60)
-def test_the_racer_demo_runs_three_bot_processes_and_a_spectator(tmp_path):
+def creepnet(*words: str) -> subprocess.CompletedProcess:
+    """Run one `creepnet` command to its end; it must succeed."""
     result = subprocess.run(
-        [*CLI, "demo", "racer", "--players", "3", "--seed", "5", "--turn-limit", "4"]
-        + ["--pace", "0", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
+        [*CLI, *words], capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL
     )
     assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+@pytest.mark.timeout(TIMEOUT + 60)
+def test_the_racer_demo_runs_three_bot_processes_and_a_spectator(tmp_path):
+    result = creepnet(
+        *("demo", "racer", "--players", "3", "--seed", "5", "--turn-limit", "4"),
+        *("--pace", "0", "--out", str(tmp_path)),
+    )
     assert "logs byte-identical: yes (host, guest1, guest2, watcher)" in result.stdout
     logs = {(tmp_path / f"{role}.log").read_bytes() for role in ("host", "guest1", "guest2")}
     assert len(logs) == 1
@@ -41,15 +46,10 @@ def test_the_racer_demo_runs_three_bot_processes_and_a_spectator(tmp_path):
 @pytest.mark.timeout(TIMEOUT + 60)
 def test_play_racer_against_two_bot_nodes(tmp_path):
     """`creepnet play racer --players 3`: this seat (here a bot too) against two bot nodes."""
-    result = subprocess.run(
-        [*CLI, "play", "racer", "--players", "3", "--vs", "random", "--bot", "heuristic"]
-        + ["--turn-limit", "3", "--home", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        stdin=subprocess.DEVNULL,
+    result = creepnet(
+        *("play", "racer", "--players", "3", "--vs", "random", "--bot", "heuristic"),
+        *("--turn-limit", "3", "--home", str(tmp_path)),
     )
-    assert result.returncode == 0, result.stdout + result.stderr
     assert "game over: draw (the turn limit was reached)" in result.stdout
     verdict = verify_log_bytes(only_log(tmp_path).read_bytes())
     assert verdict.valid and verdict.finished and len(verdict.notes) == 4  # game + 3 seats
