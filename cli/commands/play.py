@@ -17,6 +17,7 @@ from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seat
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
 from creepnet.cli.options import fail, home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
+from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol.games import bot_names
@@ -34,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_player_options(parser)
     add_network_options(parser)
+    add_web_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -108,6 +110,9 @@ async def _play(args: argparse.Namespace) -> int:
             again = f"creepnet play {args.kind} --vs {args.vs}"
             if seats > 2:
                 again += f" --players {seats}"
-            code = await run_seat(node, game, args, resume_hint=again)
+            if args.web:
+                code = await serve_game(node, game, args)
+            else:
+                code = await run_seat(node, game, args, resume_hint=again)
             nursery.cancel_scope.cancel()
         return code
