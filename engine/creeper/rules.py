@@ -167,8 +167,14 @@ def _relative(state: State) -> tuple[int, int, int, int]:
 
 def _won_by_last_mover(t: Tables, state: State) -> bool:
     # Only the mover's discs can turn to the mover's colour, so only the mover can have won.
-    last = state.to_move.other
-    return core.connected(t, state.discs(last), side(last))
+    # Memoised on the (immutable) state: a replay asks it of every position twice, once in
+    # outcome() after the move and again when apply() checks the next move.
+    won = state.__dict__.get("_won")
+    if won is None:
+        last = state.to_move.other
+        won = core.connected(t, state.discs(last), side(last))
+        object.__setattr__(state, "_won", won)
+    return won
 
 
 def outcome(state: State) -> Outcome | None:
@@ -208,16 +214,43 @@ def apply(state: State, move: Move | str) -> State:
             raise IllegalMove(f"game is over ({over})") from None
         raise
     kind, _, _, aux, _ = entry
-    mine, theirs, own, opp = _relative(state)
+    light = state.to_move is Colour.LIGHT
+    if light:
+        mine, theirs, own, opp = (
+            state.light_pins,
+            state.dark_pins,
+            state.light_discs,
+            state.dark_discs,
+        )
+    else:
+        mine, theirs, own, opp = (
+            state.dark_pins,
+            state.light_pins,
+            state.dark_discs,
+            state.light_discs,
+        )
     # Captures and new discs can never be undone, so no earlier position can recur after them.
     placed = kind == JUMP and aux and not (own | opp) & aux
     history = () if kind == CAPTURE or placed else (state.key(), state.history)
     mine, theirs, own, opp, _ = core.play(entry, mine, theirs, own, opp)
-    if state.to_move is Colour.LIGHT:
-        pins, discs = (mine, theirs), (own, opp)
+    if light:
+        fields = (Colour.DARK, mine, theirs, own, opp)
     else:
-        pins, discs = (theirs, mine), (opp, own)
-    return State(state.to_move.other, *pins, *discs, state.ply + 1, state.spec, history)
+        fields = (Colour.LIGHT, theirs, mine, opp, own)
+    return _successor(*fields, state.ply + 1, state.spec, history)
+
+
+_STATE_FIELDS = tuple(State.__dataclass_fields__)
+
+
+def _successor(*values: object) -> State:
+    """A State built from a legal move of a valid one, which is valid by construction.
+
+    Skips ``__post_init__``'s checks (and the frozen dataclass's per-field setattr), which
+    cost about as much as the move itself on the replay path."""
+    state = object.__new__(State)
+    state.__dict__.update(zip(_STATE_FIELDS, values, strict=True))
+    return state
 
 
 def _legal_entry(t: Tables, state: State, move: Move) -> Entry:
