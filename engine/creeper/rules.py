@@ -62,10 +62,12 @@ class State:
     """A position. Pins are bitmasks over hole indices (row * lattice + col), discs over octagon
     indices (row * size + col); build crafted positions with `position`.
 
-    `history` holds the keys of earlier positions since the last irreversible move (a capture or
-    a newly placed disc), which is all a repetition can look back to: a chain of
-    ``(key, older history)`` pairs, newest first, ``()`` when empty.  A chain, not a flat tuple,
-    so a move shares its history instead of copying it (a long game was quadratic to replay).
+    `history` holds the earlier positions since the last irreversible move (a capture or a
+    newly placed disc), which is all a repetition can look back to: a chain of
+    ``(position, older history)`` pairs, newest first, ``()`` when empty, each position the
+    tuple of side to move, pins and discs (what ``key()`` encodes, cheaper to build).  A chain,
+    not a flat tuple, so a move shares its history instead of copying it (a long game was
+    quadratic to replay).
     """
 
     to_move: Colour
@@ -75,7 +77,7 @@ class State:
     dark_discs: int = 0
     ply: int = 0
     spec: BoardSpec = field(default=STANDARD, repr=False)
-    history: tuple[()] | tuple[bytes, tuple] = field(default=(), compare=False, repr=False)
+    history: tuple[()] | tuple[tuple, tuple] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         t = tables(self.spec)
@@ -231,7 +233,7 @@ def apply(state: State, move: Move | str) -> State:
         )
     # Captures and new discs can never be undone, so no earlier position can recur after them.
     placed = kind == JUMP and aux and not (own | opp) & aux
-    history = () if kind == CAPTURE or placed else (state.key(), state.history)
+    history = () if kind == CAPTURE or placed else (_position(state), state.history)
     mine, theirs, own, opp, _ = core.play(entry, mine, theirs, own, opp)
     if light:
         fields = (Colour.DARK, mine, theirs, own, opp)
@@ -278,9 +280,14 @@ def _legal_entry(t: Tables, state: State, move: Move) -> Entry:
     return entry
 
 
+def _position(state: State) -> tuple[Colour, int, int, int, int]:
+    """What a repetition compares, as ``key()`` but a tuple: cheap to build on every move."""
+    return (state.to_move, state.light_pins, state.dark_pins, state.light_discs, state.dark_discs)
+
+
 def repetitions(state: State) -> int:
     """How many times the current position has occurred (1 the first time)."""
-    key, count, node = state.key(), 1, state.history
+    key, count, node = _position(state), 1, state.history
     while node:
         earlier, node = node
         count += earlier == key
