@@ -184,8 +184,10 @@ def outcome(state: State) -> Outcome | None:
     t = tables(state.spec)
     if _won_by_last_mover(t, state):
         return Outcome(state.to_move.other, Outcome.CONNECTION)
-    mine, theirs, _, _ = _relative(state)
-    if not core.has_move(t, mine, theirs):
+    pins = (state.light_pins, state.dark_pins)
+    if state.to_move is Colour.DARK:
+        pins = pins[::-1]
+    if not core.has_move(t, *pins):
         return Outcome(None, Outcome.NO_MOVES)
     return None
 
@@ -242,16 +244,31 @@ def apply(state: State, move: Move | str) -> State:
     return _successor(*fields, state.ply + 1, state.spec, history)
 
 
-_STATE_FIELDS = tuple(State.__dataclass_fields__)
-
-
-def _successor(*values: object) -> State:
+def _successor(
+    to_move: Colour,
+    light_pins: int,
+    dark_pins: int,
+    light_discs: int,
+    dark_discs: int,
+    ply: int,
+    spec: BoardSpec,
+    history: tuple,
+) -> State:
     """A State built from a legal move of a valid one, which is valid by construction.
 
     Skips ``__post_init__``'s checks (and the frozen dataclass's per-field setattr), which
     cost about as much as the move itself on the replay path."""
     state = object.__new__(State)
-    state.__dict__.update(zip(_STATE_FIELDS, values, strict=True))
+    state.__dict__.update(
+        to_move=to_move,
+        light_pins=light_pins,
+        dark_pins=dark_pins,
+        light_discs=light_discs,
+        dark_discs=dark_discs,
+        ply=ply,
+        spec=spec,
+        history=history,
+    )
     return state
 
 
