@@ -65,7 +65,20 @@ class Event:
         return self.signed
 
     def signature_valid(self) -> bool:
-        return verify_signature(self.author, self.signed_bytes(), self.sig)
+        """The strict check of identity.py, made once per Event (it is immutable)."""
+        known = self.__dict__.get("_signature_valid")
+        if known is None:
+            known = verify_signature(self.author, self.signed, self.sig)
+            object.__setattr__(self, "_signature_valid", known)
+        return known
+
+    def vouch_signature(self, valid: bool) -> None:
+        """Record the verdict ``signature_valid`` gave on these very bytes elsewhere.
+
+        For a verifier that checks a long log's signatures in a worker process: the worker
+        parsed the same bytes and ran the same check, so asking again here would only repeat it.
+        """
+        object.__setattr__(self, "_signature_valid", bool(valid))
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-friendly view: bytes as hex."""
