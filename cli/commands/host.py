@@ -14,6 +14,7 @@ from creepnet.cli.network import (
 )
 from creepnet.cli.options import fail, home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
+from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.node import Node
 
 
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-discovery", action="store_true", help="do not advertise by zeroconf")
     add_player_options(parser)
     add_network_options(parser)
+    add_web_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -77,5 +79,7 @@ async def _host(args: argparse.Namespace) -> int:
             f"  (or without zeroconf:  creepnet join {game.hex()[:8]} "
             f"--addr {reachable_address(node)})"
         )
+        if args.web:
+            return await serve_game(node, game, args, player)  # the page shows the lobby
         again = f"creepnet host {args.kind} --name {shlex.quote(name)}"
         return await run_seat(node, game, args, resume_hint=again, player=player)

@@ -20,6 +20,7 @@ from creepnet.cli.network import (
 from creepnet.cli.options import home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.cli.text import printable
+from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.node import Node, NodeError
 
 
@@ -39,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_player_options(parser)
     add_network_options(parser)
+    add_web_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -154,6 +156,8 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
         if not args.addr:
             await node.start_discovery()  # found by zeroconf: find the host again if it moves
         hint = resume_command(node, game)
+        if args.web:
+            return await serve_game(node, game, args, player)
         return await run_seat(node, game, args, resume_hint=hint, player=player)
 
 
@@ -182,4 +186,6 @@ async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
         print(note)
     player = player_name(args, saved_player_name(home_dir(args)))
     hint = resume_command(node, game)
+    if args.web:
+        return await serve_game(node, game, args, player)
     return await run_seat(node, game, args, resume_hint=hint, player=player)

@@ -14,6 +14,7 @@ import trio
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
 from creepnet.cli.options import home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
+from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol.games import bot_names
@@ -32,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-plies", type=int, default=None, help="draw after this many plies")
     add_player_options(parser)
     add_network_options(parser)
+    add_web_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -92,6 +94,9 @@ async def _play(args: argparse.Namespace) -> int:
             nursery.start_soon(run_bot, bot_node, game, args.vs, args.seed)
             await node.wait_for(game, lambda rt: rt.session.started)
             again = f"creepnet play {args.kind} --vs {args.vs}"
-            code = await run_seat(node, game, args, resume_hint=again)
+            if args.web:
+                code = await serve_game(node, game, args)
+            else:
+                code = await run_seat(node, game, args, resume_hint=again)
             nursery.cancel_scope.cancel()
         return code

@@ -4,9 +4,13 @@ who did what."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from creepnet.cli.options import fail, read_log
+from creepnet.cli.narration import describe
+from creepnet.cli.network import run_trio
+from creepnet.cli.options import fail, read_file, read_log
 from creepnet.cli.text import printable
+from creepnet.cli.web.run import add_web_options, serve_replay
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.session import Session
 
@@ -21,29 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     where.add_argument(
         "--event", type=int, metavar="SEQ", help="show only the position after event SEQ"
     )
+    add_web_options(parser)
     parser.set_defaults(func=run)
-
-
-def describe(session: Session, event_index: int) -> str:
-    event = session.log.events[event_index]
-    who = next(
-        (session.seat_label(i) for i, key in enumerate(session.seat_keys) if key == event.author),
-        event.author_fingerprint,
-    )
-    body = event.body
-    what = {
-        "genesis": lambda: f"hosts {body['kind']} game {body['name']!r} for {body['seats']} seats",
-        "seat": lambda: f"seats {body['join']['player']} at seat {body['join']['seat']}",
-        "start": lambda: "starts the game",
-        "reveal": lambda: f"reveals randomness for draw {body['draw']}",
-        "move": lambda: (
-            f"plays {body['move']}" + (" and offers a draw" if body.get("draw") else "")
-        ),
-        "resign": lambda: "resigns",
-        "accept": lambda: "accepts the draw",
-        "decline": lambda: "declines the draw",
-    }.get(event.type, lambda: event.type)()
-    return printable(f"seq {event.seq}: {who} {what}")
 
 
 def board(session: Session) -> str:
@@ -61,6 +44,9 @@ def ply(session: Session) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.web:  # the viewer checks the file itself, and says what is wrong with it
+        read_file(args.file)
+        return run_trio(lambda a: serve_replay(Path(a.file), a), args)
     log_file = read_log(args.file)
     if args.event is not None and not 0 <= args.event < len(log_file.items):
         return fail(f"--event must be between 0 and {len(log_file.items) - 1}")

@@ -8,6 +8,7 @@ from creepnet.cli.commands.join import locate, pick
 from creepnet.cli.network import DEFAULT_WAIT, add_network_options, open_node, run_trio
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.seat_runner import add_colour_option
+from creepnet.cli.web.run import add_web_options, serve_game
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_colour_option(parser)
     add_network_options(parser)
+    add_web_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -33,6 +35,8 @@ async def _watch(args: argparse.Namespace) -> int:
         address, prefix = await locate(args)
         game = await node.watch(address, await pick(node, address, args.game, prefix))
         print(f"watching at {address}")
+        if args.web:
+            return await serve_game(node, game, args)
         await play_in_terminal(node, game, colour=args.colour, leave_on_eof=False)
         session = node.session(game)
         if session.finished:

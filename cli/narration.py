@@ -1,0 +1,48 @@
+"""Games in words, for people: the same sentences in the terminal, in `replay` and on the page."""
+
+from __future__ import annotations
+
+from creepnet.cli.text import printable
+from creepnet.protocol.session import Session
+
+
+def describe(session: Session, event_index: int) -> str:
+    event = session.log.events[event_index]
+    who = next(
+        (session.seat_label(i) for i, key in enumerate(session.seat_keys) if key == event.author),
+        event.author_fingerprint,
+    )
+    body = event.body
+    what = {
+        "genesis": lambda: f"hosts {body['kind']} game {body['name']!r} for {body['seats']} seats",
+        "seat": lambda: f"seats {body['join']['player']} at seat {body['join']['seat']}",
+        "start": lambda: "starts the game",
+        "reveal": lambda: f"reveals randomness for draw {body['draw']}",
+        "move": lambda: (
+            f"plays {body['move']}" + (" and offers a draw" if body.get("draw") else "")
+        ),
+        "resign": lambda: "resigns",
+        "accept": lambda: "accepts the draw",
+        "decline": lambda: "declines the draw",
+    }.get(event.type, lambda: event.type)()
+    return printable(f"seq {event.seq}: {who} {what}")
+
+
+def status(session: Session) -> str:
+    """One line: what the game is doing, from the local seat's point of view."""
+    if session.halted is not None:
+        return "GAME STOPPED: a player signed two different events at one position (proof kept)"
+    if session.finished:
+        return f"game over: {session.outcome_text}"
+    if not session.started:
+        free = session.seat_count - len(session.seats)
+        return f"waiting for {free} more player{'s' if free != 1 else ''} to join"
+    waiting = session.waiting_for()
+    if waiting is None:
+        return "the game cannot continue"
+    if waiting.seat == session.local_seat:
+        if session.my_turn() is None:
+            return "working…"
+        side = session.rules.describe(session.game_state, waiting.seat) if session.rules else ""
+        return f"your turn ({side})"
+    return waiting.describe()

@@ -1,0 +1,7 @@
+"""The web face of a node: a page on 127.0.0.1 to play, watch and replay games with the mouse.
+
+The page is just another face of the node, like the terminal console: it reads the session and
+sends actions in the same notation, and the protocol does not change.  `server` serves it on
+loopback behind `guard`; `app` declares the routes; `views` turns a node's games into JSON;
+each game's board has its own view module; the HTML, CSS and JavaScript live in `static/`.
+"""

@@ -1,0 +1,201 @@
+"""The routes of the web face, declared in one list (Starlette), and the live game stream.
+
+Pages are static files; everything they show comes from the JSON routes and, for a game, from
+a WebSocket that sends the whole view again whenever the node reports a change (views are
+small, and a page that missed one update is right again at the next).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from creepnet.cli.web.face import WebError, WebFace
+from creepnet.cli.web.replay_view import replay_view
+from creepnet.cli.web.views import game_view
+from creepnet.node.storage import StorageError
+from creepnet.protocol.log import Rejection
+
+STATIC = Path(__file__).parent / "static"
+RECHECK_SECONDS = 1.0
+MAX_BODY = 4096  # every request the page sends is a few words
+
+
+def page(name: str):
+    async def endpoint(request: Request) -> Response:
+        return FileResponse(STATIC / name, headers={"cache-control": "no-store"})
+
+    return endpoint
+
+
+def error(text: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": text}, status_code=status)
+
+
+async def body_of(request: Request) -> dict[str, Any]:
+    raw = b""
+    async for chunk in request.stream():  # stop at the limit: never buffer a flood
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise WebError("request too large")
+    try:
+        value = json.loads(raw or b"{}")
+    except ValueError:
+        raise WebError("the page sent something that is not JSON") from None
+    if not isinstance(value, dict):
+        raise WebError("the page sent something that is not a JSON object")
+    return value
+
+
+def replay_route(resolve: Callable[[str], Path]) -> Route:
+    """The replay data of a log file, ``resolve`` naming the file a page asks for."""
+
+    async def replay(request: Request) -> Response:
+        try:
+            path = resolve(request.path_params["which"])
+        except WebError as exc:
+            return error(str(exc), 404)
+        try:
+            data = await trio.Path(path).read_bytes()
+        except OSError as exc:
+            return error(f"cannot read {path}: {exc.strerror}", 404)
+        return JSONResponse(replay_view(str(path), data))
+
+    return Route("/api/replay/{which}", replay)
+
+
+def build_replay_app(files: dict[str, Path]) -> Starlette:
+    """A face with no node: only the replay viewer, for `creepnet replay --web FILE`."""
+
+    def resolve(which: str) -> Path:
+        if which not in files:
+            raise WebError("no such log here")
+        return files[which]
+
+    async def home(request: Request) -> Response:
+        return RedirectResponse(f"/replay/{next(iter(files))}?{request.url.query}")
+
+    return Starlette(
+        routes=[
+            Route("/", home),  # the page's "creepnet" link: this face has only the replay
+            Route("/replay/{which}", page("replay.html")),
+            replay_route(resolve),
+            Mount("/static", StaticFiles(directory=STATIC)),
+        ]
+    )
+
+
+def build_app(face: WebFace) -> Starlette:
+    node = face.node
+
+    def stored_log(which: str) -> Path:
+        return node.home.game(face.game_id(which)).log_path
+
+    def view_of(game: bytes) -> dict[str, Any]:
+        view = game_view(node.session(game), node.games.get(game))
+        view["news"] = face.news_for(game)
+        return view
+
+    async def lobby(request: Request) -> Response:
+        return JSONResponse(face.lobby())
+
+    async def host(request: Request) -> Response:
+        try:
+            body = await body_of(request)
+            plies = body.get("max_plies")
+            if plies is not None and (not isinstance(plies, int) or not 0 < plies < 10_000):
+                raise WebError("the move limit must be a whole number of plies, 1 to 9999")
+            game = await face.host(str(body.get("kind", "")), str(body.get("name", "")), plies)
+        except WebError as exc:
+            return error(str(exc))
+        return JSONResponse({"game": game.hex()})
+
+    def joiner(how: str):
+        async def endpoint(request: Request) -> Response:
+            try:
+                body = await body_of(request)
+                instance = str(body.get("instance", ""))
+                game = await (face.join(instance) if how == "join" else face.watch(instance))
+            except WebError as exc:
+                return error(str(exc))
+            return JSONResponse({"game": game.hex()})
+
+        return endpoint
+
+    async def game(request: Request) -> Response:
+        try:
+            return JSONResponse(view_of(face.game_id(request.path_params["game"])))
+        except WebError as exc:
+            return error(str(exc), 404)
+
+    async def act(request: Request) -> Response:
+        try:
+            game_id = face.game_id(request.path_params["game"])
+            action = str((await body_of(request)).get("action", "")).strip()
+            if not action:
+                raise WebError("no move given")
+            await node.play(game_id, action)
+        except WebError as exc:
+            return error(str(exc))
+        except Rejection as exc:
+            return error(f"not sent: {exc.reason}")
+        except StorageError as exc:
+            return error(f"not sent: {exc}")
+        return JSONResponse(view_of(game_id))
+
+    async def stream(websocket: WebSocket) -> None:
+        try:
+            game_id = face.game_id(websocket.path_params["game"])
+        except WebError as exc:
+            await websocket.close(code=1008, reason=str(exc))
+            return
+        await websocket.accept()
+
+        async def pump() -> None:
+            last = None
+            while True:
+                changed = face.changed  # taken before the view: no change slips between
+                text = json.dumps(view_of(game_id))
+                if text != last:
+                    await websocket.send_text(text)
+                    last = text
+                # The node announces events and connections, but not every change a view
+                # shows (a reconnected peer following the game again is silent): look again
+                # after a while anyway; an unchanged view is not sent.
+                with trio.move_on_after(RECHECK_SECONDS):
+                    await changed.wait()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(pump)
+            try:
+                while True:
+                    await websocket.receive_text()  # the page sends nothing; this sees it leave
+            except (WebSocketDisconnect, RuntimeError):
+                pass
+            nursery.cancel_scope.cancel()
+
+    routes = [
+        Route("/", page("lobby.html")),
+        Route("/game/{game}", page("game.html")),
+        Route("/replay/{which}", page("replay.html")),
+        Route("/api/lobby", lobby),
+        Route("/api/host", host, methods=["POST"]),
+        Route("/api/join", joiner("join"), methods=["POST"]),
+        Route("/api/watch", joiner("watch"), methods=["POST"]),
+        Route("/api/game/{game}", game),
+        Route("/api/game/{game}/act", act, methods=["POST"]),
+        replay_route(lambda which: face.replay_files.get(which) or stored_log(which)),
+        WebSocketRoute("/ws/game/{game}", stream),
+        Mount("/static", StaticFiles(directory=STATIC)),
+    ]
+    return Starlette(routes=routes)

@@ -1,0 +1,180 @@
+"""The node behind the page: games seen on the LAN, news from the node's update stream, and the
+things a page may ask the node to do (host, join, watch, play).
+
+One face per node; its background tasks (LAN browsing, listening to the node) live in the
+nursery the command gives it, so they stop with the server.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from creepnet.cli.web.views import game_summary
+from creepnet.node import updates
+from creepnet.node.discovery import Found
+from creepnet.node.node import Node, NodeError
+from creepnet.node.updates import Update
+from creepnet.protocol.games import GAMES
+from creepnet.protocol.identity import fingerprint
+
+NEWS_LENGTH = 20
+# Updates worth a line in the page's news (the feed already tells the events themselves).
+NEWS = {
+    updates.PEER_CONNECTED,
+    updates.PEER_DISCONNECTED,
+    updates.REJECTED,
+    updates.HALTED,
+    updates.STORAGE_ERROR,
+    updates.STORAGE_OK,
+    updates.HOST_MOVED,
+    updates.ERROR,
+    updates.JOIN_REFUSED,
+}
+MAX_NAME = 64
+
+
+class WebError(Exception):
+    """Something the page asked for that cannot be done, in words for the player."""
+
+
+@dataclass
+class WebFace:
+    node: Node
+    player: str
+    hostable: tuple[str, ...] = ("creeper",)
+    replay_files: dict[str, Path] = field(default_factory=dict)  # name -> a log named on the CLI
+    found: dict[str, Found] = field(default_factory=dict)  # LAN games by zeroconf instance
+    news: dict[bytes, deque[str]] = field(default_factory=dict)
+    changed: trio.Event = field(default_factory=trio.Event)
+
+    def _bump(self) -> None:
+        self.changed.set()
+        self.changed = trio.Event()
+
+    async def run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Follow the node's updates (and the LAN, when the node runs zeroconf)."""
+        async with trio.open_nursery() as nursery, self.node.updates() as stream:
+            if self.node.discovery is not None:
+                nursery.start_soon(self._browse)
+            task_status.started()
+            async for update in stream:
+                self._record(update)
+                self._bump()
+
+    def _record(self, update: Update) -> None:
+        if update.kind in (updates.PEER_CONNECTED, updates.PEER_DISCONNECTED):
+            # A connection is not about one game: tell each game the peer holds a seat in.
+            for game, runtime in self.node.games.items():
+                seat = next(
+                    (s for s in runtime.session.seats if fingerprint(s.key) == update.peer), None
+                )
+                if seat is not None and runtime.state in ("lobby", "playing"):
+                    self._add_news(game, self._peer_news(update, seat.player))
+        elif update.kind in NEWS and update.game is not None:
+            self._add_news(update.game, update.text)
+
+    def _add_news(self, game: bytes, text: str) -> None:
+        self.news.setdefault(game, deque(maxlen=NEWS_LENGTH)).append(text)
+
+    @staticmethod
+    def _peer_news(update: Update, player: str) -> str:
+        who = f"{player} ({update.peer})"
+        if update.kind == updates.PEER_CONNECTED:
+            return f"{who} is connected"
+        return f"{who} disconnected; the game waits, and nothing played is lost"
+
+    async def _browse(self) -> None:
+        assert self.node.discovery is not None
+        async with self.node.discovery.browse() as channel:
+            async for item in channel:
+                if isinstance(item, Found):
+                    self.found[item.instance] = item
+                else:
+                    self.found.pop(item.instance, None)
+                self._bump()
+
+    # ----- what the lobby shows -------------------------------------------------------------
+
+    def lobby(self) -> dict[str, Any]:
+        mine = {game.hex()[:8] for game in self.node.games}
+        lan = []
+        for item in sorted(self.found.values(), key=lambda f: f.title):
+            parts = item.title.rsplit(" ", 2)
+            lan.append(
+                {
+                    "instance": item.instance,
+                    "name": parts[0] if len(parts) == 3 else item.title,
+                    "host": parts[1] if len(parts) == 3 else "",
+                    "host_player": item.player,  # what the advert says: a hint, unchecked
+                    "kind": item.kind,
+                    "game": item.game,
+                    "seats_taken": item.seats_taken,
+                    "seats_total": item.seats_total,
+                    "seats_free": max(0, item.seats_total - item.seats_taken),
+                    "state": item.state,
+                    "address": item.address,
+                    "yours": item.game in mine,
+                }
+            )
+        return {
+            "player": self.player,
+            "fingerprint": self.node.fingerprint,
+            "address": self.node.address,
+            "discovery": self.node.discovery is not None,
+            "hostable": [kind for kind in self.hostable if kind in GAMES],
+            "lan": lan,
+            "mine": [game_summary(rt) for rt in self.node.games.values()],
+            "replays": sorted(self.replay_files),
+        }
+
+    def news_for(self, game: bytes) -> list[str]:
+        return list(self.news.get(game, ()))
+
+    # ----- what the page may ask -------------------------------------------------------------
+
+    async def host(self, kind: str, name: str, max_plies: int | None) -> bytes:
+        if kind not in self.hostable or kind not in GAMES:
+            raise WebError(f"this page cannot host {kind!r} games")
+        name = name.strip()[:MAX_NAME] or f"{self.player}'s game"
+        options = {"max_plies": max_plies} if max_plies else {}
+        try:
+            return await self.node.host_game(kind, name, player=self.player, options=options)
+        except (NodeError, ValueError) as exc:
+            raise WebError(str(exc)) from None
+
+    def _found(self, instance: str) -> Found:
+        try:
+            found = self.found[instance]
+        except KeyError:
+            raise WebError("that game is no longer on the LAN") from None
+        if not found.address:
+            raise WebError("that game has no address yet; try again in a moment")
+        return found
+
+    async def join(self, instance: str) -> bytes:
+        found = self._found(instance)
+        try:
+            return await self.node.join(found.address, found.game, player=self.player)
+        except (NodeError, OSError, trio.TooSlowError) as exc:
+            raise WebError(f"could not join: {exc or 'the host did not answer'}") from None
+
+    async def watch(self, instance: str) -> bytes:
+        found = self._found(instance)
+        try:
+            return await self.node.watch(found.address, found.game)
+        except (NodeError, OSError, trio.TooSlowError) as exc:
+            raise WebError(f"could not watch: {exc or 'the host did not answer'}") from None
+
+    def game_id(self, text: str) -> bytes:
+        try:
+            game = bytes.fromhex(text)
+        except ValueError:
+            raise WebError("no such game") from None
+        if game not in self.node.games:
+            raise WebError("this node holds no such game")
+        return game

@@ -1,0 +1,89 @@
+"""Running the web face from the commands: `creepnet ui`, `--web` on host/join/watch/play, and
+`creepnet replay --web`.  Each serves on 127.0.0.1, prints the URL (with its token) and opens
+the browser unless told not to."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import trio
+
+from creepnet.cli.seat_runner import linger
+from creepnet.cli.web.app import build_app, build_replay_app
+from creepnet.cli.web.face import WebFace
+from creepnet.cli.web.server import WebServer, open_browser, start_web
+from creepnet.node.node import Node
+
+
+def add_web_options(parser: argparse.ArgumentParser, *, flag: bool = True) -> None:
+    """``--web`` (unless the command is always web) and how to serve the page."""
+    if flag:
+        parser.add_argument(
+            "--web", action="store_true", help="use a page in your browser instead of the terminal"
+        )
+    parser.add_argument(
+        "--no-browser", action="store_true", help="print the page's URL instead of opening it"
+    )
+    parser.add_argument(
+        "--web-port", type=int, default=0, help="port of the page on 127.0.0.1 (default: any)"
+    )
+
+
+async def announce(server: WebServer, path: str, args: argparse.Namespace) -> None:
+    url = server.url(path)
+    print(f"your page (keep the link private: it drives your node): {url}", flush=True)
+    if not args.no_browser and not await open_browser(url):
+        print("no browser found: open the link yourself", flush=True)
+
+
+@asynccontextmanager
+async def web_face(
+    node: Node, args: argparse.Namespace, player: str
+) -> AsyncIterator[tuple[WebFace, WebServer]]:
+    """The node's page, served until the block ends."""
+    async with trio.open_nursery() as nursery:
+        face = WebFace(node, player)
+        await nursery.start(face.run)
+        server = await start_web(nursery, build_app(face), args.web_port)
+        try:
+            yield face, server
+        finally:
+            nursery.cancel_scope.cancel()
+
+
+async def serve_game(
+    node: Node, game: bytes, args: argparse.Namespace, player: str | None = None
+) -> int:
+    """The game's page instead of the terminal, until the game ends (as `run_seat` does).
+    ``player`` is the name this node plays under, for games hosted from the page's lobby."""
+    player = player or getattr(args, "player", None) or "player"
+    async with web_face(node, args, player) as (_, server):
+        await announce(server, f"/game/{game.hex()}", args)
+        await node.wait_for(game, lambda rt: rt.session.finished or rt.session.halted is not None)
+        session = node.session(game)
+        print(f"game over: {session.outcome_text}" if session.finished else "game stopped")
+        await linger(node, game)
+    print(f"log: {node.home.game(game).log_path}")
+    return 0
+
+
+async def serve_ui(node: Node, args: argparse.Namespace, player: str) -> int:
+    """The lobby and every game of this node, until interrupted."""
+    async with web_face(node, args, player) as (_, server):
+        await announce(server, "/", args)
+        print("press Ctrl-C to stop", flush=True)
+        await trio.sleep_forever()
+    return 0  # pragma: no cover (sleep_forever only ends by cancellation)
+
+
+async def serve_replay(path: Path, args: argparse.Namespace) -> int:
+    """The replay viewer for one log file, until interrupted."""
+    async with trio.open_nursery() as nursery:
+        server = await start_web(nursery, build_replay_app({"log": path}), args.web_port)
+        await announce(server, "/replay/log", args)
+        print("press Ctrl-C to stop", flush=True)
+        await trio.sleep_forever()
+    return 0  # pragma: no cover

@@ -1,0 +1,60 @@
+// What every page shares: the token, calls to this node, and small DOM helpers.
+"use strict";
+
+const TOKEN = new URLSearchParams(location.search).get("token") || "";
+
+function withToken(path) {
+  return path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(TOKEN);
+}
+
+async function api(path, body) {
+  const options = body === undefined ? {} : {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  };
+  let response;
+  try {
+    response = await fetch(withToken(path), options);
+  } catch (exc) {
+    throw new Error("your node does not answer (is `creepnet ui` still running?)");
+  }
+  const type = response.headers.get("content-type") || "";
+  const value = type.includes("json") ? await response.json() : { error: await response.text() };
+  if (!response.ok) throw new Error(value.error || response.statusText);
+  return value;
+}
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined) {
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+  }
+  return node;
+}
+
+function showError(text) {
+  const box = document.getElementById("error");
+  box.textContent = text || "";
+  box.hidden = !text;
+}
+
+function seatRow(seat) {
+  const side = seat.side && !seat.side.includes(" ") ? seat.side : null;
+  return el("li", { class: "seat", "data-seat": seat.seat },
+    side ? el("span", { class: "chip " + side, title: side }) : el("span", { class: "chip" }),
+    el("span", { class: "player" }, seat.player),
+    el("code", { class: "fp", title: "key fingerprint" }, seat.fingerprint),
+    side ? el("span", { class: "side" }, side) : null,
+    seat.you ? el("span", { class: "you" }, "you") : null,
+    seat.connected === false ? el("span", { class: "offline" }, "not connected") : null,
+  );
+}

@@ -1,0 +1,125 @@
+// A game page: the board and everything the terminal shows, live over a WebSocket.
+"use strict";
+
+const GAME = location.pathname.split("/").pop();
+let view = null;
+let selected = null;
+let sending = false;
+
+async function act(action) {
+  if (sending) return;
+  sending = true;
+  showError("");
+  try {
+    selected = null;
+    render(await api(`/api/game/${GAME}/act`, { action }));
+    document.getElementById("offer-draw").checked = false;
+  } catch (exc) {
+    showError(exc.message);
+    if (view) render(view);
+  } finally {
+    sending = false;
+  }
+}
+
+const ui = {
+  get selected() { return selected; },
+  onPin(hole) {
+    selected = selected === hole ? null : hole;
+    render(view);
+  },
+  onTarget(notation) {
+    const offer = document.getElementById("offer-draw").checked;
+    act(offer ? notation + " draw" : notation);
+  },
+};
+
+function render(next) {
+  // A reply to our own move may arrive after a newer view from the live stream: keep the newer.
+  if (view && next.game === view.game && next.events < view.events) next = view;
+  view = next;
+  document.title = `creepnet — ${view.name}`;
+  document.getElementById("title").textContent = `${view.name} (${view.kind}, ${view.game.slice(0, 8)})`;
+  document.getElementById("status").textContent = view.status;
+  const status = document.getElementById("status");
+  status.classList.toggle("mine", view.my_turn.length > 0);
+  status.classList.toggle("over", view.finished || view.halted);
+  document.getElementById("seats").replaceChildren(...view.seats.map(seatRow));
+  const board = view.board;
+  const box = document.getElementById("board");
+  if (board) {
+    if (selected && !(board.legal || {})[selected]) selected = null;
+    drawBoard(box, board, view.spectator ? null : ui);
+    document.getElementById("summary").textContent = boardSummary(board);
+  } else {
+    const text = view.started ? "this game has no board on the page yet: type your actions" : view.status;
+    box.replaceChildren(el("p", { class: "note waiting" }, text));
+    document.getElementById("summary").textContent = "";
+  }
+  const playing = !view.spectator && !view.finished && !view.halted;
+  document.getElementById("hint").hidden = !(board && Object.keys(board.legal || {}).length);
+  document.getElementById("controls").hidden = !playing;
+  document.getElementById("watching").hidden = !view.spectator;
+  const offer = board && board.can_answer_draw && playing;
+  document.getElementById("draw-offer").hidden = !offer;
+  if (offer) {
+    const by = view.seats[board.draw_offered_by];
+    document.getElementById("draw-offer-text").textContent = `${by ? by.player : "your opponent"} offers a draw`;
+  }
+  document.getElementById("offer-draw").disabled = !view.my_turn.includes("move");
+  const after = document.getElementById("after");
+  after.hidden = !(view.finished || view.halted);
+  if (!after.hidden) {
+    after.replaceChildren("The log is signed by both players: ",
+      el("a", { href: withToken("/replay/" + view.game), id: "replay-link" }, "replay and verify it"), ".");
+  }
+  document.getElementById("news-title").hidden = !view.news.length;
+  document.getElementById("news").replaceChildren(...view.news.map((line) => el("li", {}, line)));
+  const feed = document.getElementById("feed");
+  feed.replaceChildren(...view.feed.map((line) => el("li", {}, line)));
+  feed.scrollTop = feed.scrollHeight;
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const socket = new WebSocket(withToken(`${scheme}//${location.host}/ws/game/${GAME}`));
+  const banner = document.getElementById("connection");
+  socket.onopen = () => { banner.hidden = true; };
+  socket.onmessage = (message) => render(JSON.parse(message.data));
+  socket.onclose = () => {
+    banner.textContent = view && (view.finished || view.halted)
+      ? "your node has stopped serving this page; the game is over"
+      : "lost the connection to your node; retrying…";
+    banner.hidden = false;
+    setTimeout(connect, 2000);
+  };
+}
+
+document.getElementById("home-link").href = withToken("/");
+document.getElementById("notation-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = document.getElementById("notation");
+  const text = input.value.trim();
+  if (!text) return;
+  input.value = "";
+  const offer = document.getElementById("offer-draw").checked && /^[a-z]\d/i.test(text);
+  act(offer && !text.includes("draw") ? text + " draw" : text);
+});
+document.getElementById("accept-draw").addEventListener("click", () => act("accept"));
+document.getElementById("decline-draw").addEventListener("click", () => act("decline"));
+document.getElementById("resign").addEventListener("click", () => {
+  document.getElementById("resign-confirm").hidden = false;
+});
+document.getElementById("resign-no").addEventListener("click", () => {
+  document.getElementById("resign-confirm").hidden = true;
+});
+document.getElementById("resign-yes").addEventListener("click", () => {
+  document.getElementById("resign-confirm").hidden = true;
+  act("resign");
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && selected) { selected = null; render(view); }
+});
+
+api(`/api/game/${GAME}`).then(render).catch((exc) => showError(exc.message));
+connect();

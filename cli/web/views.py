@@ -1,0 +1,104 @@
+"""A node's games as JSON for the page: seats, whose turn, what the game waits for, the feed in
+words, and the game's own board view (found by the game's kind, as the terminal consoles are).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from creepnet.cli.narration import describe, status
+from creepnet.cli.web import creeper_view
+from creepnet.node.game import GameRuntime
+from creepnet.protocol.identity import fingerprint
+from creepnet.protocol.session import Session
+
+# Each game's board for the page, by kind; a game without one is shown as seats and feed only.
+BOARD_VIEWS: dict[str, Callable[[Session], dict[str, Any]]] = {"creeper": creeper_view.view}
+FEED_LENGTH = 40
+
+
+def seats(session: Session, runtime: GameRuntime | None) -> list[dict[str, Any]]:
+    """Who plays; ``connected`` only where this node can know it: a player's node talks to
+    every other seat (guests through the host), a spectator's only to the host."""
+    connected = set(runtime.followers) if runtime is not None else set()
+    knows = runtime is not None and session.local_seat is not None
+    rows = []
+    for index, seat in enumerate(session.seats):
+        you = index == session.local_seat
+        rows.append(
+            {
+                "seat": index,
+                "player": seat.player,
+                "fingerprint": fingerprint(seat.key),
+                "side": (
+                    session.rules.describe(session.game_state, index)
+                    if session.started and session.rules is not None
+                    else None
+                ),
+                "you": you,
+                "connected": you or seat.key in connected if knows else None,
+            }
+        )
+    return rows
+
+
+def feed(session: Session, length: int = FEED_LENGTH) -> list[str]:
+    """The last events in words, oldest first (reveals are folded away: they are automatic)."""
+    lines = [
+        describe(session, index)
+        for index in range(len(session.log.events))
+        if session.log.events[index].type != "reveal"
+    ]
+    return lines[-length:]
+
+
+def game_view(session: Session, runtime: GameRuntime | None = None) -> dict[str, Any]:
+    waiting = session.waiting_for()
+    turn = session.my_turn()
+    board_view = BOARD_VIEWS.get(session.kind)
+    ready = session.started and session.game_state is not None
+    return {
+        "game": session.game.hex() if session.game else None,
+        "kind": session.kind,
+        "name": session.name,
+        "state": runtime.state if runtime is not None else None,
+        "started": session.started,
+        "finished": session.finished,
+        "halted": session.halted is not None,
+        "outcome": session.outcome_text,
+        "seat_count": session.seat_count,
+        "seats": seats(session, runtime),
+        "you": session.local_seat,
+        "spectator": session.local_seat is None,
+        "waiting": (
+            {
+                "seat": waiting.seat,
+                "player": waiting.player,
+                "fingerprint": fingerprint(waiting.key),
+                "what": waiting.what,
+            }
+            if waiting is not None and not session.finished
+            else None
+        ),
+        "my_turn": sorted(turn.types) if turn is not None else [],
+        "status": status(session),
+        "feed": feed(session),
+        "board": board_view(session) if ready and board_view is not None else None,
+        "events": len(session.log),
+    }
+
+
+def game_summary(runtime: GameRuntime) -> dict[str, Any]:
+    """A game this node holds, for the lobby's "your games" list."""
+    session = runtime.session
+    return {
+        "game": runtime.game.hex(),
+        "kind": session.kind,
+        "name": session.name,
+        "state": runtime.state,
+        "seats": f"{len(session.seats)}/{session.seat_count}",
+        "role": "spectator" if session.local_seat is None else "player",
+        "outcome": session.outcome_text,
+        "hosted": runtime.hosted,
+    }

@@ -1,0 +1,243 @@
+"""Whole games through real pages in headless Chromium: clicks in, what the page shows out."""
+
+from __future__ import annotations
+
+import re
+import secrets
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+from web_support import CHROMIUM, CHROMIUM_FLAGS, Process
+
+LOOPBACK = ("--iface", "127.0.0.1")
+WEB = ("--web", "--no-browser", *LOOPBACK)  # a command's page, its link printed
+PLIES = 6
+
+
+@pytest.fixture
+def creepnet(tmp_path) -> Iterator:
+    """Start creepnet commands (each with its own home); all are stopped after the test."""
+    started: list[Process] = []
+
+    def start(home: str, *args: str) -> Process:
+        process = Process(list(args), tmp_path / home)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        process.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory) -> Iterator:
+    """One headless Chromium with a fresh profile; each test opens its own pages."""
+    if not shutil.which(CHROMIUM):
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: the browser tests need it "
+            "(apt-get install -y chromium chromium-driver, as .ci/run does)"
+        )
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=15_000)  # generous: six engineers share two cores
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 800},
+        )
+        context.set_default_timeout(20_000)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+def open_page(browser, url: str, **viewport: int) -> Page:
+    page = browser.new_page()
+    if viewport:
+        page.set_viewport_size(viewport)
+    page.goto(url)
+    return page
+
+
+def lan_row(page: Page, name: str):
+    return page.locator(f'#lan tr[data-name="{name}"]')
+
+
+def at_ply(page: Page, ply: int) -> None:
+    expect(page.locator("#summary")).to_contain_text(f"ply {ply} of {PLIES}")
+
+
+def click_a_move(page: Page) -> str:
+    """Click a pin that can move, then the first hole it may go to; returns 'origin target'."""
+    pin = page.locator(".pin.movable").first
+    origin = pin.locator("xpath=..").get_attribute("data-hole")
+    pin.click()
+    target = page.locator(".target").first
+    to = target.get_attribute("data-target")
+    target.click()
+    return f"{origin} {to}"
+
+
+def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(browser, creepnet):
+    name = f"web {secrets.token_hex(3)}"
+    alice = creepnet("alice", "ui", "--no-browser", "--player", "alice", *LOOPBACK)
+    bob = creepnet("bob", "ui", "--no-browser", "--player", "bob", *LOOPBACK)
+    carol = creepnet("carol", "ui", "--no-browser", "--player", "carol", *LOOPBACK)
+
+    host = open_page(browser, alice.url)
+    host.fill("#host-name", name)
+    host.fill("#host-plies", str(PLIES))
+    host.click("#host-button")
+    expect(host).to_have_url(re.compile(r"/game/[0-9a-f]{32}\?token="))
+    expect(host.locator("#status")).to_have_text("waiting for 1 more player to join")
+
+    guest = open_page(browser, bob.url)
+    expect(lan_row(guest, name)).to_contain_text("1/2")
+    expect(lan_row(guest, name)).to_contain_text("alice")  # the host, as its advert names it
+    lan_row(guest, name).locator("button.join").click()
+    expect(guest).to_have_url(re.compile(r"/game/"))
+    for page in (host, guest):
+        at_ply(page, 0)
+        expect(page.locator("#seats")).to_contain_text("alice")
+        expect(page.locator("#seats")).to_contain_text("bob")
+        expect(page.locator(".seat .you")).to_have_count(1)
+
+    spectator = open_page(browser, carol.url, width=390, height=844)  # phone-sized
+    lan_row(spectator, name).locator("button.watch").click()
+    expect(spectator.locator("#watching")).to_be_visible()
+    at_ply(spectator, 0)
+    box = spectator.locator("svg.board").bounding_box()
+    assert box is not None and box["width"] <= 390
+
+    moves = []
+    for ply in range(PLIES):
+        if ply == 3:  # bob's node goes away: the others are told, then he comes back
+            bob.stop()
+            bob_row = host.locator(".seat", has_text="bob")
+            expect(bob_row.locator(".offline")).to_have_text("not connected")
+            expect(host.locator("#news")).to_contain_text("disconnected; the game waits")
+            bob = creepnet("bob", "ui", "--no-browser", "--player", "bob", *LOOPBACK)
+            guest.close()
+            guest = open_page(browser, bob.url)
+            guest.locator(f'#mine tr[data-name="{name}"] a', has_text="Open").click()
+            expect(bob_row.locator(".offline")).to_have_count(0)
+            expect(host.locator("#news")).to_contain_text("bob")
+        for page in (host, guest, spectator):
+            at_ply(page, ply)
+        mover, other = (host, guest) if host.locator("#status.mine").count() else (guest, host)
+        expect(mover.locator("#status")).to_contain_text("your turn")
+        expect(other.locator("#status")).to_contain_text("waiting for seat")
+        expect(spectator.locator(".pin.movable")).to_have_count(0)
+        if ply == 1:
+            mover.check("#offer-draw")
+        moves.append(click_a_move(mover))
+        if ply == 1:  # the opponent sees the offer, and declines it with a click
+            expect(other.locator("#draw-offer")).to_be_visible()
+            expect(other.locator("#draw-offer-text")).to_contain_text("offers a draw")
+            other.click("#decline-draw")
+            expect(other.locator("#draw-offer")).to_be_hidden()
+        origin, target = moves[-1].split()
+        expect(other.locator(f'[data-hole="{target}"] .pin.last-target')).to_have_count(1)
+        expect(other.locator(f'[data-hole="{origin}"] .last-origin')).to_have_count(1)
+
+    over = f"game over: draw (move limit of {PLIES} plies)"
+    for page in (host, guest, spectator):
+        expect(page.locator("#status")).to_have_text(over)
+        expect(page.locator("#feed")).to_contain_text("offers a draw")
+        expect(page.locator("#feed")).to_contain_text("declines the draw")
+    assert spectator.locator("#feed li", has_text="plays").count() == PLIES
+
+    host.click("#replay-link")
+    expect(host.locator("#verdict")).to_contain_text("valid,")
+    expect(host.locator("#verdict")).to_contain_text("finished")
+    expect(host.locator("#verdict")).to_contain_text(over.removeprefix("game over: "))
+    host.click("#first")
+    expect(host.locator("#event")).to_contain_text(f"hosts creeper game '{name}'")
+    expect(host.locator("#board")).to_contain_text("the game has not started yet")
+    host.click("#last")
+    expect(host.locator("#summary")).to_contain_text(f"ply {PLIES}")
+    assert (
+        host.locator("#events li").count() == int(host.locator("#slider").get_attribute("max")) + 1
+    )
+
+
+def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, creepnet, tmp_path):
+    solo = creepnet("dora", "play", "creeper", "--vs", "random", "--player", "dora", *WEB)
+    page = open_page(browser, solo.url)
+    expect(page.locator("#status")).to_contain_text("your turn")
+    page.fill("#notation", "a1-a2")
+    page.press("#notation", "Enter")
+    expect(page.locator("#error")).to_contain_text("not sent")
+
+    origin_pin = page.locator(".pin.movable").first
+    origin = origin_pin.locator("xpath=..").get_attribute("data-hole")
+    origin_pin.click()
+    target = page.locator(".target").first.get_attribute("data-target")
+    page.keyboard.press("Escape")
+    expect(page.locator(".target")).to_have_count(0)
+    page.fill("#notation", f"{origin}-{target}")
+    page.press("#notation", "Enter")
+    expect(page.locator("#feed")).to_contain_text(f"plays {origin}-{target}")
+    expect(page.locator("#status")).to_contain_text("your turn")
+
+    page.click("#resign")
+    expect(page.locator("#resign-confirm")).to_be_visible()
+    page.click("#resign-no")
+    expect(page.locator("#resign-confirm")).to_be_hidden()
+    expect(page.locator("#status")).to_contain_text("your turn")
+    page.click("#resign")
+    page.click("#resign-yes")
+    expect(page.locator("#status")).to_contain_text("wins by resignation")
+    log_path = solo.wait_line(re.compile(r"^log: (.+)$")).group(1)
+    assert solo.popen.wait(30) == 0
+
+    viewer = creepnet("dora", "replay", "--web", "--no-browser", log_path)
+    page = open_page(browser, viewer.url)
+    expect(page.locator("#verdict.valid")).to_contain_text("wins by resignation")
+    expect(page.locator("#event")).to_contain_text("resigns")
+    events = page.locator("#events li").count()
+    expect(page.locator("#position")).to_have_text(f"event {events} of {events}")
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator("#position")).to_have_text(f"event {events - 1} of {events}")
+    expect(page.locator("#event")).to_contain_text("plays")
+    page.locator("#events li", has_text="dora").filter(has_text=f"plays {origin}-{target}").click()
+    expect(page.locator(f'[data-hole="{target}"] .pin.last-target')).to_have_count(1)
+    page.keyboard.press("Home")
+    expect(page.locator("#position")).to_have_text(f"event 1 of {events}")
+
+    forged = tmp_path / "forged.log"
+    data = bytearray(Path(log_path).read_bytes())
+    data[-10] ^= 0x01  # inside the last event's signature
+    forged.write_bytes(bytes(data))
+    viewer = creepnet("dora", "replay", "--web", "--no-browser", str(forged))
+    page = open_page(browser, viewer.url)
+    expect(page.locator("#verdict.invalid")).to_contain_text("INVALID")
+
+
+def test_host_and_join_with_web_flag_open_the_game_page_and_end_with_it(browser, creepnet):
+    name = f"flags {secrets.token_hex(3)}"
+    hoster = creepnet("erin", "host", "creeper", "--name", name, "--player", "erin", *WEB)
+    host = open_page(browser, hoster.url)
+    expect(host.locator("#status")).to_have_text("waiting for 1 more player to join")
+    joiner = creepnet("finn", "join", name, "--player", "finn", *WEB)
+    guest = open_page(browser, joiner.url)
+    for page in (host, guest):
+        expect(page.locator("#summary")).to_contain_text("ply 0")
+    mover, other = (host, guest) if host.locator("#status.mine").count() else (guest, host)
+    expect(mover.locator("#status")).to_contain_text("your turn")
+    mover.click("#resign")
+    mover.click("#resign-yes")
+    for page in (host, guest):
+        expect(page.locator("#status")).to_contain_text("wins by resignation")
+    for process in (hoster, joiner):
+        assert process.popen.wait(30) == 0
+        process.wait_line(re.compile(r"^log: "))
+    expect(other.locator("#connection")).to_contain_text("the game is over")
