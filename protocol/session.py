@@ -303,7 +303,10 @@ class Session:
 
         For replaying a log in order; live peers use ``receive``, which copes with disorder.
         """
-        event = parse_or_reject(raw, len(self.log))
+        return self.accept_event(parse_or_reject(raw, len(self.log)))
+
+    def accept_event(self, event: Event) -> Event:
+        """``accept`` for an event already parsed (``parse_or_reject`` at this position)."""
         self._commit(event)
         return event
 
