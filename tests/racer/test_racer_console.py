@@ -202,6 +202,9 @@ def test_a_bare_creep_letter_is_taken_when_only_one_target_has_it():
 def test_answers_out_of_turn_and_after_the_end():
     _, console = table_at(two_player(turn=1))
     assert console.handle("pass").text == "not your turn: waiting for seat 1 bob to move"
+    assert console.prompt() == ""
+    _, console = table_at(two_player())
+    assert console.prompt() == "> "
     over = crafted_position(lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]})
     table, console = table_at(over)
     table.play(console.handle("pass").action)  # a dead position: the game ends level
