@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from creepnet.cli.faces import Console
 from creepnet.cli.racer.console import HEIGHT, WIDTH, RacerConsole
 from creepnet.cli.racer.local_table import LocalTable, public_view
 from creepnet.cli.racer.narration import Story
@@ -211,3 +212,11 @@ def test_answers_out_of_turn_and_after_the_end():
     assert console.status().startswith("game over: Draw: nobody can draw")
     assert console.handle("pass").text.startswith("the game is over")
     assert console.handle("quit").quit
+
+
+def test_the_console_answers_everything_the_play_loop_asks():
+    asked = [name for name in vars(Console) if not name.startswith("_")]
+    asked += list(Console.__annotations__)  # resign_queued, redraw_after
+    _, console = table_at(two_player())
+    for name in asked:
+        assert hasattr(console, name), name
