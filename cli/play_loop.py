@@ -54,6 +54,10 @@ async def play_in_terminal(
     send, receive = trio.open_memory_channel[tuple[str, object]](256)
     shown = {"intro": False, "events": 0}
 
+    def prompt() -> str:
+        ask = getattr(console, "prompt", None)  # a console that has none yet shows no prompt
+        return ask() if ask is not None else ""
+
     def refresh() -> None:
         new = session.log.events[shown["events"] :]
         shown["events"] = len(session.log)
@@ -65,7 +69,7 @@ async def play_in_terminal(
             say(console.board())
         if new:
             say(console.status())
-        screen.set_prompt(console.prompt())
+        screen.set_prompt(prompt())
 
     async def act(action: str, nursery: trio.Nursery) -> None:
         try:
@@ -128,7 +132,7 @@ async def play_in_terminal(
                     await act(reply.action, nursery)
                 if reply.quit:
                     return
-                screen.set_prompt(console.prompt())
+                screen.set_prompt(prompt())
             elif console.resign_queued:
                 leaving = True  # input ended, but a queued resignation must still go out
             else:

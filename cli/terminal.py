@@ -18,6 +18,7 @@ import trio
 
 Out = Callable[[str], None]
 CLEAR_LINE = "\r\x1b[K"
+NOTE_WIDTH = 80
 
 
 class StdinLines:
@@ -93,7 +94,7 @@ class Screen:
             return
         self._wipe()
         self.status = text
-        self.live(text)
+        self.live(text[: NOTE_WIDTH - 1])  # one physical line, or the wipe would leave a tail
         self._on_screen = True
 
     def set_prompt(self, prompt: str) -> None:

@@ -427,3 +427,34 @@ async def test_a_stranger_cannot_take_the_seat_kept_for_a_rematch(tmp_path):
                 await stranger.join(host.address, rematch, player="mallory")
             await guest.join(host.address, rematch, player="b")
         assert host.session(rematch).seats[1].key == guest.identity.public_key
+
+
+async def test_a_game_followed_before_its_genesis_arrives_gets_its_console_then(tmp_path):
+    """A host may list a game before its genesis is stored; the spectator's screen waits for
+    the genesis (the kind of game) instead of failing with 'no terminal console'."""
+    from creepnet.protocol.session import Session
+
+    output: list[str] = []
+    introduced = trio.Event()
+
+    def out(text: str) -> None:
+        output.append(text)
+        if "you are watching" in text:
+            introduced.set()
+
+    async def lines():
+        await introduced.wait()
+        yield "quit"
+
+    async with (
+        seated_pair(tmp_path / "host", tmp_path / "guest", "early") as (host, _, game),
+        Node.open(tmp_path / "watcher", host=LOOPBACK) as watcher,
+    ):
+        watcher._register(Session.follow(game), watcher.home.game(game))  # nothing yet
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(
+                    functools.partial(play_in_terminal, watcher, game, lines=lines(), out=out)
+                )
+                await watcher.watch(host.address, game)
+    assert any("creeper game 'early'" in text for text in output)

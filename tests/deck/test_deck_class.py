@@ -3,12 +3,14 @@ without saying which; a card outside the set cannot be proven."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from creepnet.protocol.deck import DeckError, DeckTable
-from creepnet.protocol.deck.classproof import prove_class
+from creepnet.protocol.deck.classproof import _announce, _challenge
 from creepnet.protocol.deck.dleq import proof_context
-from creepnet.protocol.deck.group import L
+from creepnet.protocol.deck.group import L, as_scalar, combine, combine_base
 from creepnet.protocol.deck.hidden import holder_key
 
 CARDS = [f"c{i}" for i in range(12)]
@@ -61,25 +63,46 @@ def test_a_card_outside_the_set_cannot_be_proven() -> None:
         post_class(table, others(card, 5))
 
 
-@pytest.mark.parametrize("branch", range(4))
-def test_each_branch_is_sound(branch: int) -> None:
-    """The holder's true key answers the branch of a card it does not hold: rejected."""
-    table, card = dealt()
-    allowed = others(card, 4)
+def forger(table: DeckTable, allowed: list[str], branch: int) -> Callable[[int], dict]:
+    """A holder simulates every branch but `branch` exactly as a verifier recomputes
+    it, and answers `branch` with the key it really has."""
     state, slot = table.state, table.state.pools["deck"].slots[0]
-    key = holder_key(table.players[HOLDER].keys, "deck", 0, slot)
+    k = int.from_bytes(holder_key(table.players[HOLDER].keys, "deck", 0, slot), "little")
+    points, commit, core = state.table.point_of, slot.holder_commit, slot.core
 
-    def forged(seq: int) -> dict:
+    def make(seq: int) -> dict:
         ctx = proof_context(state.game_id, seq, state.seat_keys[HOLDER], "class", "deck", 0)
-        points = state.table.point_of
-        proof = prove_class(
-            key, allowed[branch], slot.holder_commit, slot.core, points, allowed, ctx
-        )  # type: ignore[arg-type]
+        cs, ss, rs = [3 + m for m in range(len(allowed))], [5 + m for m in range(len(allowed))], []
+        r = 99
+        for m, name in enumerate(allowed):
+            if m == branch:
+                rs += [combine_base(r), combine([(r, points[name])])]
+            else:
+                rs += _announce(cs[m], ss[m], points[name], commit, core)  # type: ignore[arg-type]
+        cs[branch] = (_challenge(ctx, commit, core, allowed, rs) - sum(cs) + cs[branch]) % L  # type: ignore[arg-type]
+        ss[branch] = (r + cs[branch] * k) % L
+        proof = [as_scalar(c) + as_scalar(s) for c, s in zip(cs, ss, strict=True)]
         return {"op": "class", "pool": "deck", "position": 0, "allowed": allowed, "proof": proof}
 
+    return make
+
+
+@pytest.mark.parametrize("branch", range(4))
+def test_each_branch_is_sound(branch: int) -> None:
+    """The card is outside the set: whichever branch the holder answers, rejected."""
+    table, card = dealt()
     with pytest.raises(DeckError, match="does not verify") as err:
-        table.post(HOLDER, forged)
+        table.post(HOLDER, forger(table, others(card, 4), branch))
     assert err.value.seat == HOLDER
+
+
+@pytest.mark.parametrize("branch", range(3))
+def test_the_same_forger_answering_the_held_cards_branch_is_accepted(branch: int) -> None:
+    """Control: the rejection above is the branch's, not the forger's."""
+    table, card = dealt()
+    allowed = others(card, 2)
+    allowed.insert(branch, card)
+    table.post(HOLDER, forger(table, allowed, branch))
 
 
 def test_two_members_of_the_set_give_proofs_that_verify_alike() -> None:

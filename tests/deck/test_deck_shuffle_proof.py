@@ -4,6 +4,7 @@ author named — no audit, no secret of the cheater needed."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import nacl.bindings as nb
@@ -12,8 +13,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from creepnet.protocol.deck import DeckError, DeckTable
+from creepnet.protocol.deck import shuffleproof as sp
 from creepnet.protocol.deck.dleq import proof_context
-from creepnet.protocol.deck.group import BASE, L, as_scalar, card_point, mul, scalar_from_wide
+from creepnet.protocol.deck.group import (
+    BASE,
+    L,
+    add,
+    as_scalar,
+    card_point,
+    combine,
+    combine_base,
+    generators,
+    mul,
+    scalar_from_wide,
+)
 from creepnet.protocol.deck.shuffleproof import prove_shuffle
 
 CARDS = [f"c{i}" for i in range(10)]
@@ -248,12 +261,14 @@ MALFORMED = {
     "long scalars": lambda p: p.update({"k_perm": p["k_perm"] + [p["k_perm"][0]]}),
     "point not bytes": _set("chain", "x"),
     "point 31 bytes": _set("perm", b"\x01" * 31),
-    "identity point": _set("t_chain", (1).to_bytes(32, "little"), 3),
+    "identity point": _set("t_chain", (1).to_bytes(32, "little"), None),
     "small-order point": _set("perm", TORSION8, 2),
     "off-subgroup point": _set("chain", nb.crypto_core_ed25519_add(card_point("x"), TORSION8)),
     "non-canonical point": _set("t_map", NONCANONICAL_POINT, None),
     "announcement not bytes": _set("t_rows", 5, None),
-    "non-canonical scalar": _set("k_chain", NONCANONICAL_SCALAR, 1),
+    "non-canonical scalar": _set("k_perm", NONCANONICAL_SCALAR, 1),
+    "non-canonical single scalar": _set("k_chain", NONCANONICAL_SCALAR, None),
+    "identity in a list": _set("chain", (1).to_bytes(32, "little"), 4),
     "zero scalar": _set("k_layer", bytes(32), None),
     "scalar 33 bytes": _set("k_open", b"\x01" * 33, None),
 }
@@ -322,3 +337,102 @@ def test_any_mutation_of_a_shuffle_is_a_deck_error_and_the_honest_one_still_appl
     assert err.value.seat == CHEATER
     table.post(CHEATER, lambda s: honest)  # nothing was lost: the state did not move
     assert table.state.pools["deck"].points == honest["points"]
+
+
+# --- the permutation part: a matrix with rows summing to 1 that is no permutation ----------------
+
+
+def _matrix_proof(
+    inputs: list[bytes], s: int, base: bytes, commit: bytes, ctx: bytes, cheat_chain: bool
+) -> tuple[list[bytes], dict]:
+    """A cheater's prover for M = [[2,-1,0..],[-1,2,0..],[0,0,1..]..] (rows sum to 1,
+    symmetric): outputs Y = s·M⁻¹·X satisfy the map equation for every e, so only the
+    product argument can stop them.  `cheat_chain` forges the last link so that the
+    chain ends on prod e, as a permutation's would."""
+    n = len(inputs)
+    matrix = [[int(i == j) for j in range(n)] for i in range(n)]
+    matrix[0][:2], matrix[1][:2] = [2, -1], [-1, 2]
+    third = pow(3, -1, L)
+    rows_of_inverse = [[2 * third, third], [third, 2 * third]]
+    outputs = [combine([(s * c, inputs[j]) for j, c in enumerate(row)]) for row in rows_of_inverse]
+    outputs += [combine([(s, inputs[j])]) for j in range(2, n)]
+    gens = generators(sp.GENERATOR_LABEL, n + 1)
+    h0, hs = gens[0], gens[1:]
+    r = [7 + j for j in range(n)]
+    columns = [combine([(matrix[i][j], hs[i]) for i in range(n)]) for j in range(n)]
+    u = [add(combine_base(r[j]), columns[j]) for j in range(n)]
+    seed, e = sp._challenges(ctx, base, commit, inputs, outputs, u)
+    e_out = [sum(matrix[i][j] * e[j] for j in range(n)) % L for i in range(n)]
+    b = [11 + i for i in range(n)]
+    xs, ys = [0], [1]
+    for i in range(n):
+        xs.append((b[i] + e_out[i] * xs[i]) % L)
+        ys.append(e_out[i] * ys[i] % L)
+    if cheat_chain:
+        ys[-1] = math.prod(e) % L
+    chain = [add(combine_base(x), combine([(y, h0)])) for x, y in zip(xs[1:], ys[1:], strict=True)]
+    chain_seed, weights = sp._chain_weights(seed, chain)
+    eps, g = [13 + i for i in range(n)], [17, 19, 23, 29, 31]
+    f_point = combine(list(zip(e, inputs, strict=True)))
+    ts = [
+        combine_base(g[0]),
+        add(combine_base(g[1]), combine(list(zip(eps, hs, strict=True)))),
+        add(
+            combine_base(
+                g[2] + sum(w * ep * x for w, ep, x in zip(weights, eps, xs, strict=False))
+            ),  # fmt: skip
+            combine([(sum(w * ep * y for w, ep, y in zip(weights, eps, ys, strict=False)), h0)]),
+        ),
+        combine_base(g[3]),
+        add(combine(list(zip(eps, outputs, strict=True))), combine([(-g[4], f_point)])),
+        combine([(g[4], base)]),
+    ]
+    v = sp._hash_int(chain_seed, "v", *ts)
+    links = [(xs[i + 1] - e_out[i] * xs[i]) % L for i in range(n)]  # b_i, forged link included
+    witnesses = (sum(r), sum(rj * ej for rj, ej in zip(r, e, strict=True)),
+                 sum(w * bi for w, bi in zip(weights, links, strict=True)), xs[-1], s)  # fmt: skip
+    proof = {
+        "perm": u,
+        "chain": chain,
+        **dict(zip(sp.ANNOUNCEMENTS, ts, strict=True)),
+        "k_perm": [as_scalar(ep + v * x) for ep, x in zip(eps, e_out, strict=True)],
+        **{k: as_scalar(gk + v * w) for k, gk, w in zip(sp.RESPONSES, g, witnesses, strict=True)},
+    }
+    return outputs, proof
+
+
+@pytest.mark.parametrize("cheat_chain", [False, True], ids=["honest-chain", "forged-link"])
+def test_a_non_permutation_matrix_is_rejected_by_the_product_argument(cheat_chain: bool) -> None:
+    def mix(table: DeckTable, m: dict, seq: int) -> dict:
+        state, keys = table.state, table.players[CHEATER].keys
+        pool = state.pools["deck"]
+        ctx = proof_context(state.game_id, seq, state.seat_keys[CHEATER], "shuffle", "deck", 1)
+        s = int.from_bytes(keys.layer_step("deck", 1), "little")
+        outputs, proof = _matrix_proof(pool.points, s, BASE, m["commit"], ctx, cheat_chain)
+        return {**m, "points": outputs, "proof": proof}
+
+    error = rejected_at_once(shuffled_by_cheater(mix))
+    assert "does not verify" in str(error)
+
+
+def test_the_matrix_cheater_passes_every_check_but_the_product() -> None:
+    """Control: the forged proof satisfies the map equation, so the rejection above is
+    the product argument's doing (rows sum to 1 by construction)."""
+    table = shuffled_by_cheater(lambda t, m, seq: m)
+    state, keys = table.state, table.players[CHEATER].keys
+    pool = state.pools["deck"]
+    commit = keys.layer_commit("deck", 1)
+    s = int.from_bytes(keys.layer_step("deck", 1), "little")
+    outputs, proof = _matrix_proof(pool.points, s, BASE, commit, b"ctx", cheat_chain=True)
+    seed, e = sp._challenges(b"ctx", BASE, commit, pool.points, outputs, proof["perm"])
+    chain_seed, _ = sp._chain_weights(seed, proof["chain"])
+    ts = [proof[k] for k in sp.ANNOUNCEMENTS]
+    v = sp._hash_int(chain_seed, "v", *ts)
+    k_perm = [int.from_bytes(k, "little") for k in proof["k_perm"]]
+    k_layer = int.from_bytes(proof["k_layer"], "little")
+    # the map equation alone: sum k_perm_i·Y_i - k_layer·sum e_j·X_j = t_map
+    lhs = combine(
+        [(k, y) for k, y in zip(k_perm, outputs, strict=True)]
+        + [(-k_layer * ej, x) for ej, x in zip(e, pool.points, strict=True)]
+    )
+    assert lhs == proof["t_map"] and v  # it holds: only the product argument stands in the way
