@@ -6,11 +6,16 @@ play loop never imports a game.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from typing import Protocol
 
 from creepnet.cli.creeper.console import CreeperConsole
+from creepnet.cli.racer.console import RacerConsole
+from creepnet.cli.racer.replay import replay_racer
+from creepnet.cli.racer.session_table import SessionTable
 from creepnet.cli.reply import Reply
+from creepnet.protocol.games.racer import public_observation, seat_view
 from creepnet.protocol.session import Session
 
 
@@ -30,7 +35,17 @@ class Console(Protocol):
     def handle(self, line: str) -> Reply: ...
 
 
-CONSOLES: dict[str, Callable[..., Console]] = {"creeper": CreeperConsole}
+def racer_console(session: Session, colour: bool = False) -> Console:
+    """The Racer console over a networked session: the adapter's seat view and public view."""
+    table = SessionTable(session, seat_view, public_observation)
+    return RacerConsole(table, colour=colour)
+
+
+CONSOLES: dict[str, Callable[..., Console]] = {"creeper": CreeperConsole, "racer": racer_console}
+
+
+# A game whose replay is not Creeper's board after each move: (log events, arguments) -> exit code.
+REPLAYS: dict[str, Callable[[list[bytes], argparse.Namespace], int]] = {"racer": replay_racer}
 
 
 def console_for(session: Session, colour: bool = False) -> Console:

@@ -36,4 +36,4 @@ async def run_bot(
             await trio.sleep(pace)
         seat = session.local_seat
         assert seat is not None
-        await node.play(game, chooser.choose(session.game_state, seat))
+        await node.play(game, chooser.choose(session.local_view(), seat))

@@ -237,18 +237,25 @@ class Node:
             lambda rt: rt.stored >= info["length"] and bool(rt.session.log.events),
             timeout=self.timeouts.handshake,
         )
-        async with runtime.lock:
-            try:
-                request = runtime.session.join_request(player)
-            except Rejection as exc:
-                raise JoinRefused(f"cannot join {info['name']!r}: {exc.reason}") from None
-        runtime.join_refused = None
-        peer.send({"type": "join", "game": game_id, "request": request})
-        await self.wait_for(
-            game_id,
-            lambda rt: rt.session.local_seat is not None or rt.join_refused is not None,
-            timeout=self.timeouts.handshake,
-        )
+        # Several players may ask for the same free seat at once: the host seats one, refuses
+        # the others, and a refused player asks again for the seat that is now free.
+        for _ in range(runtime.session.seat_count or 1):
+            async with runtime.lock:
+                try:
+                    seat = runtime.session.next_free_seat
+                    request = runtime.session.join_request(player)
+                except Rejection as exc:
+                    raise JoinRefused(f"cannot join {info['name']!r}: {exc.reason}") from None
+            runtime.join_refused = None
+            peer.send({"type": "join", "game": game_id, "request": request})
+            await self.wait_for(
+                game_id,
+                lambda rt: rt.session.local_seat is not None or rt.join_refused is not None,
+                timeout=self.timeouts.handshake,
+            )
+            free = runtime.session.next_free_seat
+            if runtime.session.local_seat is not None or free is None or free == seat:
+                break
         if runtime.session.local_seat is None:
             raise JoinRefused(f"the host refused: {runtime.join_refused}")
         return game_id

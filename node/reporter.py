@@ -87,5 +87,8 @@ class Reporter:
 def describe_event(session: Session, event: Event) -> str:
     seat = next((i for i, s in enumerate(session.seats) if s.key == event.author), None)
     who = f"seat {seat}" if seat is not None else fingerprint(event.author)
-    detail = event.body.get("move", "") if event.type == "move" else ""
+    # A game's own words for what happened: a Creeper move, a Racer action or deck operation.
+    detail = {"move": "move", "act": "action", "deck": "op"}.get(event.type)
+    detail = event.body.get(detail, "") if detail else ""
+    detail = detail if isinstance(detail, str) else ""
     return f"#{event.seq} {event.type} {detail} by {who}".replace("  ", " ")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import msgpack
@@ -84,10 +85,9 @@ def _canonical(value: Any, depth: int, max_depth: int) -> Any:
     raise CodecError(f"type not allowed: {type(value).__name__}")
 
 
-def _str_key(key: Any) -> str:
-    if type(key) is not str:
-        raise CodecError(f"map key must be str, not {type(key).__name__}")
-    return key
+# One packer for every re-encoding check (packb builds a new one per call, twice the cost).
+# pack() of plain values runs in C without releasing the GIL, so sharing it is safe.
+_REPACKER = msgpack.Packer(use_bin_type=True)
 
 
 def _ext_hook(code: int, data: bytes) -> Any:
@@ -103,10 +103,16 @@ def _check_shape(container: Any, depth: int, max_depth: int) -> None:
     if depth > max_depth:
         raise CodecError(f"nesting deeper than {max_depth}")
     if type(container) is dict:
-        keys = list(container)
-        if keys != sorted(keys, key=_str_key):
+        keys = [*container]
+        for key in keys:
+            if type(key) is not str:
+                raise CodecError(f"map key must be str, not {type(key).__name__}")
+        if keys != sorted(keys):
             raise CodecError("map keys not sorted")
-    for item in container.values() if type(container) is dict else container:
+        items: Any = container.values()
+    else:
+        items = container
+    for item in items:
         kind = type(item)
         if kind is float:
             raise CodecError("floats are not allowed")
@@ -114,6 +120,7 @@ def _check_shape(container: Any, depth: int, max_depth: int) -> None:
             _check_shape(item, depth + 1, max_depth)
 
 
+@lru_cache(maxsize=8)
 def _unpacker_options(limits: Limits) -> dict[str, Any]:
     return dict(
         raw=False,
@@ -154,9 +161,9 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     if len(data) > limits.max_size:
         raise CodecError(f"input of {len(data)} bytes exceeds the limit of {limits.max_size}")
     try:
-        options = _unpacker_options(limits)
+        options = _unpacker_options(limits)  # shared: copied before adding the budget
         if len(data) > limits.max_items:  # every item takes a byte, so smaller input is safe
-            options.update(_item_budget(limits))
+            options = {**options, **_item_budget(limits)}
         value = msgpack.unpackb(data, **options)
     except CodecError:
         raise
@@ -170,7 +177,7 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
         raise CodecError("floats are not allowed")
     if type(value) in (dict, list):
         _check_shape(value, 1, limits.max_depth)
-    if msgpack.packb(value, use_bin_type=True) != data:
+    if _REPACKER.pack(value) != data:
         raise CodecError(
             "not the canonical encoding (a non-minimal int or length, another type, "
             "or a duplicate map key)"

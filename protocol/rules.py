@@ -1,7 +1,14 @@
 """What a game must tell the session: whose event comes next, and how events change the game.
 
-A game adapter is pure: it folds (seat, type, body) into its state and never sees signatures,
-sequence numbers or bytes.  The session owns authenticity and ordering; the adapter owns legality.
+A game adapter is pure: it folds (seat, type, body) into its state and never sees signatures
+or bytes (it gets the event's sequence number only to bind proofs to their position).  The
+session owns authenticity and ordering; the adapter owns legality.
+
+Games with hidden information add two things: **owed steps** (``Owed``: a deck operation or any
+other event a seat must author automatically, in an order the game fixes, so honest peers never
+fork and a stall names its seat) and a **private side** per local seat (``PrivateSide``: the
+seat's secrets and what it has decoded, beside the session, never in the shared state), which
+writes the bodies of the seat's owed events and completes its decisions with proofs.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ class Turn:
     seat: int
     types: frozenset[str]
     what: str
+    automatic: bool = False  # an owed step: the seat's node authors it without asking anyone
 
 
 @dataclass(frozen=True)
@@ -33,11 +41,32 @@ class NeedRandom:
 
 
 @dataclass(frozen=True)
+class Owed:
+    """An event ``seat`` owes now, written by its private side (e.g. its shuffle of a pool)."""
+
+    seat: int
+    type: str
+    what: str
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Who sits at the table when the game starts: the game id and every seat's public key."""
+
+    game: bytes
+    keys: tuple[bytes, ...]
+
+
+@dataclass(frozen=True)
 class Result:
-    """How a game ended: the winning seat (None for a draw) and why."""
+    """How a game ended: the winning seat (None for a draw) and why.
+
+    ``culprit`` names a seat whose fault only the end-of-game audit could see: the game is void.
+    """
 
     winner: int | None
     reason: str
+    culprit: int | None = None
 
 
 class GameRules(Protocol):
@@ -47,12 +76,12 @@ class GameRules(Protocol):
 
     def check_options(self, options: dict[str, Any]) -> None: ...
 
-    def start(self, seats: int, options: dict[str, Any]) -> Any: ...
+    def start(self, seats: int, options: dict[str, Any], seating: Seating) -> Any: ...
 
-    def next(self, game: Any) -> Turn | NeedRandom | None:
+    def next(self, game: Any) -> Turn | NeedRandom | Owed | None:
         """Whose event comes next; None once the game is over."""
 
-    def apply(self, game: Any, seat: int, type: str, body: dict[str, Any]) -> Any: ...
+    def apply(self, game: Any, seat: int, type: str, body: dict[str, Any], seq: int) -> Any: ...
 
     def apply_random(self, game: Any, value: int) -> Any: ...
 
@@ -65,10 +94,28 @@ class GameRules(Protocol):
         """A seat's role in words, e.g. 'light'."""
 
 
+class PrivateSide(Protocol):
+    """One local seat's secrets for one game (made by ``rules.private_side`` when it exists).
+
+    Everything it knows follows from the seat's stored secrets and the public log, so a node that
+    restarts rebuilds it by replaying the log: nothing else needs to be stored.
+    """
+
+    def owed(self, game: Any, seq: int) -> tuple[str, dict[str, Any]]:
+        """The type and body of the owed event the seat authors at ``seq``."""
+
+    def complete(self, game: Any, seq: int, type: str, body: dict[str, Any]) -> dict[str, Any]:
+        """A decision's body with what only this seat can add (e.g. the key of a played card)."""
+
+    def view(self, game: Any) -> Any:
+        """What the seat sees: the public game joined with its own hidden cards."""
+
+
 class SeatBot(Protocol):
     """Chooses the local seat's next action, as the text a player would type."""
 
-    def choose(self, game: Any, seat: int) -> str: ...
+    def choose(self, game: Any, seat: int) -> str:
+        """``game`` is ``Session.local_view()``: the game state, or the private side's view."""
 
 
 def expect_keys(

@@ -8,6 +8,11 @@ code path checks a peer's event, the local seat's own event and every event of a
 
 A session never does I/O.  A node feeds it bytes (``receive``), sends what it produced
 (``owed``, ``play``, ``admit``) and asks whom it is waiting for (``waiting_for``).
+
+Games with hidden information name **owed steps** (``rules.Owed``: shuffles, locks, key releases,
+the end-of-game reveal) exactly as onion reveals are scheduled: one seat at a time, in the order
+the game fixes.  ``owed`` has the local seat's private side (``rules.PrivateSide``, built from the
+stored seat secrets) write their bodies; ``play`` lets it add proofs to a decision.
 """
 
 from __future__ import annotations
@@ -38,7 +43,17 @@ from creepnet.protocol.log import (
     parse_or_reject,
 )
 from creepnet.protocol.pending import Allowance, FutureEvents
-from creepnet.protocol.rules import GameRuleError, GameRules, NeedRandom, Result, Turn, expect_keys
+from creepnet.protocol.rules import (
+    GameRuleError,
+    GameRules,
+    NeedRandom,
+    Owed,
+    PrivateSide,
+    Result,
+    Seating,
+    Turn,
+    expect_keys,
+)
 from creepnet.protocol.text import valid_name
 
 MAX_GAME_NAME = 64
@@ -112,6 +127,7 @@ class Session:
         self.draws = 0  # completed random draws
         self.reveals: list[bytes] = []  # the current draw's preimages so far, in seat order
         self.halted: EquivocationProof | None = None
+        self._private: PrivateSide | None = None
         self.pinned_host = host  # the genesis must be signed by this key, when known
         self._future = FutureEvents()
         self._allowance = Allowance()
@@ -229,7 +245,10 @@ class Session:
             if self.draws >= self.onion_length:
                 return None  # see exhausted(): nobody can extend the game any more
             seat = len(self.reveals)
-            return Turn(seat, frozenset({"reveal"}), f"reveal randomness for the {step.purpose}")
+            what = f"reveal randomness for the {step.purpose}"
+            return Turn(seat, frozenset({"reveal"}), what, automatic=True)
+        if isinstance(step, Owed):
+            return Turn(step.seat, frozenset({step.type}), step.what, automatic=True)
         return step
 
     def exhausted(self) -> bool:
@@ -249,9 +268,33 @@ class Session:
     def my_turn(self) -> Turn | None:
         """The local seat's turn to take a decision (not an automatic step), if it is one."""
         turn = self.expected()
-        if turn is None or turn.seat != self.local_seat or turn.types & {"reveal", "seat", "start"}:
+        if (
+            turn is None
+            or turn.seat != self.local_seat
+            or turn.automatic
+            or turn.types & {"reveal", "seat", "start"}
+        ):
             return None
         return turn
+
+    @property
+    def private(self) -> PrivateSide | None:
+        """The local seat's private side, for games with hidden information (else None)."""
+        if self._private is None and self.started and self.secrets is not None:
+            make = getattr(self.rules, "private_side", None)
+            seat = self.local_seat
+            if make is not None and seat is not None:
+                self._private = make(self._seating(), seat, self.secrets)
+        return self._private
+
+    def local_view(self) -> Any:
+        """What the local seat may see: the game state, joined with its private side if any."""
+        private = self.private
+        return self.game_state if private is None else private.view(self.game_state)
+
+    def _seating(self) -> Seating:
+        assert self.game is not None
+        return Seating(self.game, tuple(self.seat_keys))
 
     # ----- incoming bytes -------------------------------------------------------------------
 
@@ -260,7 +303,10 @@ class Session:
 
         For replaying a log in order; live peers use ``receive``, which copes with disorder.
         """
-        event = parse_or_reject(raw, len(self.log))
+        return self.accept_event(parse_or_reject(raw, len(self.log)))
+
+    def accept_event(self, event: Event) -> Event:
+        """``accept`` for an event already parsed (``parse_or_reject`` at this position)."""
         self._commit(event)
         return event
 
@@ -413,6 +459,9 @@ class Session:
                     self.game, self.secrets.onion_seed, self.onion_length, self.draws
                 )
                 produced.append(self._author("reveal", {"draw": self.draws, "pre": pre}))
+            elif turn.automatic and self.private is not None:
+                type_, body = self.private.owed(self.game_state, len(self.log))
+                produced.append(self._author(type_, body))
             else:
                 break
         if not produced and self.exhausted():
@@ -436,6 +485,12 @@ class Session:
             raise Rejection(len(self.log), "illegal", str(exc)) from None
         if type_ not in turn.types:
             raise Rejection(len(self.log), "illegal", f"{type_} is not possible now")
+        private = self.private
+        if private is not None:
+            try:
+                body = private.complete(self.game_state, len(self.log), type_, body)
+            except GameRuleError as exc:
+                raise Rejection(len(self.log), "illegal", str(exc)) from None
         return self._author(type_, body)
 
     def _sign(self, type_: str, body: dict[str, Any]) -> Event:
@@ -504,13 +559,13 @@ class Session:
                 expect_keys(event.body, set())
                 assert self.rules is not None
                 self.started = True
-                self.game_state = self.rules.start(self.seat_count, self.options)
+                self.game_state = self.rules.start(self.seat_count, self.options, self._seating())
             elif event.type == "reveal":
                 self._reveal(event, turn.seat)
             else:
                 assert self.rules is not None
                 self.game_state = self.rules.apply(
-                    self.game_state, turn.seat, event.type, event.body
+                    self.game_state, turn.seat, event.type, event.body, event.seq
                 )
         except (GameRuleError, JoinError) as exc:
             raise Rejection(event.seq, "illegal", str(exc), event.author) from None
@@ -612,6 +667,8 @@ class Session:
         result = self.result
         if result is None:
             return None
+        if result.culprit is not None:
+            return f"void: {self.seat_label(result.culprit)} cheated ({result.reason})"
         if result.winner is None:
             return f"draw ({result.reason})"
         return f"{self.seat_label(result.winner)} wins by {result.reason}"

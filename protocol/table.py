@@ -136,7 +136,7 @@ class Table:
 def seat_bot(kind: str, name: str = "random", seed: int = 0) -> Player:
     """A Player that asks the game's registered bot for the session's local seat."""
     bot = get_game(kind).make_bot(name, seed)
-    return lambda session: bot.choose(session.game_state, session.local_seat)
+    return lambda session: bot.choose(session.local_view(), session.local_seat)
 
 
 def creeper_bot(name: str = "random", seed: int = 0) -> Player:

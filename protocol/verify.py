@@ -7,7 +7,7 @@ entitlement, commitments and the game's rules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from creepnet.protocol import codec
 from creepnet.protocol.event import EventError
@@ -42,21 +42,63 @@ class Verdict:
         }
 
 
-def replay(data: bytes) -> tuple[Session, Rejection | None]:
-    """Feed a log file through a verifier session; returns it and the first fault, if any."""
+class SignatureVerdicts(Protocol):
+    """Signature verdicts computed elsewhere (another process) for the events of one log."""
+
+    def start(self, raws: list[bytes]) -> None:
+        """Begin on the log's complete events, given in file order."""
+
+    def verdict(self, index: int) -> bool | None:
+        """``signature_valid()`` of event ``index`` if already known, else None (check here)."""
+
+
+def replay(
+    data: bytes, signatures: SignatureVerdicts | None = None
+) -> tuple[Session, Rejection | None]:
+    """Feed a log file through a verifier session; returns it and the first fault, if any.
+
+    Events are judged one by one in file order, so the first fault in file order is reported:
+    a framing error or torn tail after the last complete event counts only if every event
+    before it is valid.  ``signatures`` may supply verdicts for some events; the rest, and
+    every other check, run here.
+    """
     session = Session()
+    raws: list[bytes] = []
+    framing: Rejection | None = None
     try:
-        for raw in iter_log(data):  # event by event: the first fault in file order is reported
-            session.accept(raw)
+        raws.extend(iter_log(data))
+    except Rejection as rejection:
+        framing = rejection  # judged after the events before it, as live play would
+    if signatures is not None:
+        signatures.start(raws)
+    try:
+        for index, raw in enumerate(raws):
+            event = parse_or_reject(raw, index)
+            known = None if signatures is None else signatures.verdict(index)
+            if known is not None:
+                event.vouch_signature(known)
+            session.accept_event(event)
     except Rejection as rejection:
         return session, rejection
+    if framing is not None:
+        return session, framing
     if not session.log.events:
         return session, Rejection(0, "empty", "the log holds no events")
-    return session, None
+    return session, audit_fault(session)
 
 
-def verify_log_bytes(data: bytes) -> Verdict:
-    session, error = replay(data)
+def audit_fault(session: Session) -> Rejection | None:
+    """A fault only the end-of-game audit could see (a hidden card that broke a rule), blamed
+    on the seat whose signed event it was: the log is complete but the game is void."""
+    result = session.result
+    if result is None or result.culprit is None:
+        return None
+    key = session.seats[result.culprit].key
+    return Rejection(len(session.log) - 1, "audit", result.reason, key)
+
+
+def verify_log_bytes(data: bytes, signatures: SignatureVerdicts | None = None) -> Verdict:
+    session, error = replay(data, signatures)
     verdict = Verdict(
         valid=error is None,
         events=len(session.log),
@@ -79,10 +121,10 @@ def verify_log_bytes(data: bytes) -> Verdict:
     return verdict
 
 
-def verify_file_bytes(data: bytes) -> Verdict:
+def verify_file_bytes(data: bytes, signatures: SignatureVerdicts | None = None) -> Verdict:
     """Verify what a file holds: a game log, or an equivocation proof a node stored."""
     proof = _as_proof(data)
-    return verify_log_bytes(data) if proof is None else verify_proof(proof)
+    return verify_log_bytes(data, signatures) if proof is None else verify_proof(proof)
 
 
 def _as_proof(data: bytes) -> EquivocationProof | None:

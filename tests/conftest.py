@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -123,3 +125,62 @@ def same_finished_log(host_home: Path, guest_home: Path, game_prefix: str) -> tu
     verdict = verify_log_bytes(data)
     assert verdict.valid and verdict.finished, verdict.error
     return host_log, guest_log
+
+
+# --- real creepnet processes -----------------------------------------------------------------
+
+
+class Output:
+    """A process's merged stdout/stderr, read continuously (a full pipe would stall it)."""
+
+    def __init__(self, process: trio.Process) -> None:
+        self.process = process
+        self.lines: list[str] = []
+        self.done = False
+        self._changed = trio.Event()
+
+    async def pump(self) -> None:
+        assert self.process.stdout is not None
+        pending = b""
+        async for chunk in self.process.stdout:
+            pending += chunk
+            *complete, pending = pending.split(b"\n")
+            self._add([line.decode(errors="replace") for line in complete])
+        self._add([pending.decode(errors="replace")] if pending else [])
+        self.done = True
+        self._add([])
+
+    def _add(self, lines: list[str]) -> None:
+        self.lines.extend(lines)
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def until(self, wanted: str | Callable[[str], bool]) -> str:
+        """The first line containing wanted (or satisfying it); fails if the output ends."""
+        test = wanted if callable(wanted) else (lambda line: wanted in line)
+        seen = 0
+        while True:
+            for line in self.lines[seen:]:
+                if test(line):
+                    return line
+            seen = len(self.lines)
+            if self.done:
+                raise AssertionError(f"never saw {wanted!r} in:\n{self.text}")
+            await self._changed.wait()
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+async def start(nursery: trio.Nursery, *words: str) -> Output:
+    """Run `creepnet WORDS` with its output pumped into an Output."""
+    process = await trio.lowlevel.open_process(
+        [sys.executable, "-m", "creepnet.cli", *words],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    output = Output(process)
+    nursery.start_soon(output.pump)
+    return output

@@ -1,6 +1,7 @@
-"""`creepnet demo creeper`: two bot nodes as separate processes play over loopback, found by
-zeroconf on 127.0.0.1, while this process watches as a third node; then both logs are verified
-and compared.  `creepnet demo racer --local` plays Creepy Racer with the local driver."""
+"""`creepnet demo KIND`: bot nodes as separate processes (two for Creeper, `--players N` for
+Creepy Racer) play over loopback, found by zeroconf on 127.0.0.1, while this process watches as
+one more node; then every log is verified and compared byte for byte.  `creepnet demo racer
+--local` plays Creepy Racer in this process with the full-information engine driver."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import trio
 
+from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seats_and_options
 from creepnet.cli.network import find_game, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.play_loop import play_in_terminal
@@ -28,30 +30,45 @@ LOOPBACK = "127.0.0.1"  # demos never leave this machine
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("demo", help="watch bots play a real game between real nodes")
-    parser.add_argument("kind", choices=["creeper", "racer"], help="the game")
+    add_game_options(parser)
     parser.add_argument("--seed", type=int, default=1, help="bots' seed (default 1)")
     parser.add_argument("--out", type=Path, default=Path("demo-out"), help="where logs go")
-    parser.add_argument("--bot", choices=bot_names(), default="search", help="host's bot")
-    parser.add_argument("--vs", choices=bot_names(), default="greedy", help="guest's bot")
-    parser.add_argument("--max-plies", type=int, default=300, help="draw after this many plies")
-    parser.add_argument("--pace", type=float, default=0.15, help="seconds between bot moves")
+    parser.add_argument("--bot", choices=bot_names(), default=None, help="host's bot")
+    parser.add_argument("--vs", choices=bot_names(), default=None, help="guests' bot")
+    parser.add_argument("--pace", type=float, default=None, help="seconds between bot moves")
     parser.add_argument("--quiet", action="store_true", help="do not draw the board live")
     parser.add_argument(
         "--cheat", action="store_true", help="afterwards, let the guest cheat and watch it caught"
     )
     parser.add_argument("--timeout", type=float, default=300, help="give up after this long")
     parser.add_argument("--local", action="store_true", help="racer: play in this process only")
-    parser.add_argument("--players", type=int, default=3, help="racer: number of players (2-4)")
     parser.set_defaults(func=run)
 
 
+DEMO_LIMITS = {"creeper": ("max_plies", 300), "racer": ("turn_limit", 200)}
+
+
 def run(args: argparse.Namespace) -> int:
-    if args.kind == "racer":
-        if not args.local:
-            return fail("Creepy Racer over the network is not built yet; use `demo racer --local`")
+    choices = CHOICES[args.kind]
+    args.players = args.players or choices.demo_players
+    args.bot = args.bot or choices.demo_host_bot
+    args.vs = args.vs or choices.default_bot
+    if args.pace is None:
+        args.pace = 0.15 if args.kind == "creeper" else 0.02
+    if args.kind == "racer" and args.local:
         from creepnet.cli.racer.local_demo import run_local_demo
 
         return run_local_demo(args.players, args.seed)
+    try:
+        seats, options = seats_and_options(args)
+        check_bot(args.kind, args.bot)
+        check_bot(args.kind, args.vs)
+    except ValueError as exc:
+        return fail(str(exc))
+    if args.cheat and args.kind != "creeper":
+        return fail("--cheat is a creeper demo")
+    name, default = DEMO_LIMITS[args.kind]
+    args.limit = options.get(name, default)
     return run_trio(_demo, args)
 
 
@@ -70,30 +87,36 @@ def _command(args: argparse.Namespace, *words: str) -> list[str]:
 
 async def _demo(args: argparse.Namespace) -> int:
     out: Path = args.out
-    homes = {role: out / f"{role}-home" for role in ("host", "guest", "watcher")}
+    guests = [f"guest{k}" if args.players > 2 else "guest" for k in range(1, args.players)]
+    homes = {role: out / f"{role}-home" for role in ("host", *guests, "watcher")}
     for home in homes.values():
         shutil.rmtree(home, ignore_errors=True)  # a demo is a fresh game, not a resumed one
     out.mkdir(parents=True, exist_ok=True)
     name = f"demo-{args.seed}-{secrets.token_hex(2)}"
+    limit_flag = "--max-plies" if args.kind == "creeper" else "--turn-limit"
     commands = {
         "host": _command(
             args,
             "host",
-            "creeper",
+            args.kind,
             "--name",
             name,
+            "--players",
+            str(args.players),
+            limit_flag,
+            str(args.limit),
             "--bot",
             args.bot,
             "--seed",
             str(args.seed),
-            "--max-plies",
-            str(args.max_plies),
             "--player",
             f"{args.bot}-bot",
             "--home",
             str(homes["host"]),
         ),
-        "guest": _command(
+    }
+    for k, role in enumerate(guests, start=1):
+        commands[role] = _command(
             args,
             "join",
             name,
@@ -102,14 +125,14 @@ async def _demo(args: argparse.Namespace) -> int:
             "--bot",
             args.vs,
             "--seed",
-            str(args.seed + 1),
+            str(args.seed + k),
             "--player",
-            f"{args.vs}-bot",
+            f"{args.vs}-bot-{k}" if len(guests) > 1 else f"{args.vs}-bot",
             "--home",
-            str(homes["guest"]),
-        ),
-    }
-    print(f"demo: {args.bot} (host) vs {args.vs} (guest) in game {name!r}; logs in {out}/")
+            str(homes[role]),
+        )
+    bots = f"{args.bot} (host) vs {len(guests)} x {args.vs}"
+    print(f"demo: {args.kind}, {bots} in game {name!r}; logs in {out}/")
     processes: dict[str, trio.Process] = {}
     with contextlib.ExitStack() as files:
         outputs = {role: files.enter_context(open(out / f"{role}.out", "wb")) for role in commands}
@@ -147,7 +170,7 @@ async def _run_processes(
 
 
 async def _watch(name: str, home: Path) -> None:
-    """A third node, found nothing by address: it browses zeroconf like a real user would."""
+    """One more node, found nothing by address: it browses zeroconf like a real user would."""
     async with Node.open(home, host=LOOPBACK, discovery=False) as node:
         try:
             found = await find_game(name, [LOOPBACK], 30)
@@ -159,14 +182,18 @@ async def _watch(name: str, home: Path) -> None:
         print(f"watching {title!r} ({found.game}) at {found.address} as a spectator node")
         # The spectator reads what you type ('board', 'help', 'quit' ends the live view only);
         # without a terminal it simply watches to the end.
-        await play_in_terminal(node, game, lines=StdinLines(), leave_on_eof=False)
+        try:
+            await play_in_terminal(node, game, lines=StdinLines(), leave_on_eof=False)
+        except ValueError as exc:  # no terminal face for this game: follow it all the same
+            print(f"({exc}: following the game without drawing it)")
+            await node.wait_for(game, lambda rt: rt.state in ("finished", "halted"))
 
 
 def _report(
     out: Path, homes: dict[str, Path], processes: dict[str, trio.Process], cheat: bool
 ) -> int:
     logs: dict[str, bytes] = {}
-    for role in ("host", "guest"):
+    for role in processes:
         if processes[role].returncode != 0:
             tail = (out / f"{role}.out").read_text(errors="replace")[-800:]
             return fail(f"the {role} node failed (exit {processes[role].returncode}):\n{tail}", 1)
@@ -175,6 +202,10 @@ def _report(
             return fail(f"the {role} node stored {len(stored)} game logs, expected one", 1)
         logs[role] = stored[0].read_bytes()
         shutil.copyfile(stored[0], out / f"{role}.log")
+    watched = sorted((homes["watcher"] / "games").glob("*/log"))
+    if watched:
+        logs["watcher"] = watched[0].read_bytes()
+        shutil.copyfile(watched[0], out / "watcher.log")
     ok = True
     for role, data in logs.items():
         verdict = verify_log_bytes(data)
@@ -186,8 +217,8 @@ def _report(
         if verdict.error:
             print(f"  {verdict.error.describe()}")
         ok = ok and verdict.valid and verdict.finished
-    identical = logs["host"] == logs["guest"]
-    print(f"logs byte-identical: {'yes' if identical else 'NO'}")
+    identical = len(set(logs.values())) == 1
+    print(f"logs byte-identical: {'yes' if identical else 'NO'} ({', '.join(logs)})")
     if ok and identical and cheat:
         from creepnet.cli.creeper.cheat_demo import run_cheats
 

@@ -1,10 +1,13 @@
-"""`creepnet host creeper`: advertise a game on the LAN, wait for an opponent, play."""
+"""`creepnet host KIND`: advertise a game on the LAN, show who joins, play once seats are full."""
 
 from __future__ import annotations
 
 import argparse
 import shlex
 
+import trio
+
+from creepnet.cli.game_options import add_game_options, check_bot, seats_and_options
 from creepnet.cli.network import (
     add_network_options,
     open_node,
@@ -22,7 +25,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "host", help="host a game on the LAN and play it (run again: resume it)"
     )
-    parser.add_argument("kind", choices=["creeper"], help="the game to host")
     parser.add_argument("--name", default=None, help="the game's name on the LAN (default: yours)")
     parser.add_argument(
         "--port",
@@ -30,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0,
         help="TCP port to listen on (default: any; a resumed game's old port if it is free)",
     )
-    parser.add_argument("--max-plies", type=int, default=None, help="draw after this many plies")
+    add_game_options(parser)
     parser.add_argument("--no-discovery", action="store_true", help="do not advertise by zeroconf")
     add_player_options(parser)
     add_network_options(parser)
@@ -39,8 +41,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.max_plies is not None and args.max_plies < 1:
-        return fail("--max-plies must be positive")
+    try:
+        seats_and_options(args)
+        check_bot(args.kind, args.bot)
+    except ValueError as exc:
+        return fail(str(exc))
     ask_name_once(args)
     return run_trio(_host, args)
 
@@ -59,14 +64,16 @@ def hosted_game(node: Node, name: str) -> bytes | None:
 
 async def _host(args: argparse.Namespace) -> int:
     player = player_name(args, saved_player_name(home_dir(args)))
-    options = {"max_plies": args.max_plies} if args.max_plies else {}
+    seats, options = seats_and_options(args)
     name = (args.name or f"{player}'s game")[:64]
     async with open_node(args, discovery=not args.no_discovery, port=args.port) as node:
         game = hosted_game(node, name)
         if game is not None:
             print(f"resuming game {name!r} ({game.hex()[:8]})")
         else:
-            game = await node.host_game(args.kind, name, player=player, options=options)
+            game = await node.host_game(
+                args.kind, name, seats=seats, player=player, options=options
+            )
             print(
                 f"hosting {args.kind} game {name!r} ({game.hex()[:8]}) as {player} "
                 f"({node.fingerprint})"
@@ -82,4 +89,24 @@ async def _host(args: argparse.Namespace) -> int:
         if args.web:
             return await serve_game(node, game, args, player)  # the page shows the lobby
         again = f"creepnet host {args.kind} --name {shlex.quote(name)}"
-        return await run_seat(node, game, args, resume_hint=again, player=player)
+        if not args.bot:  # the console shows the lobby and answers while it waits
+            return await run_seat(node, game, args, resume_hint=again, player=player)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(show_lobby, node, game)
+            return await run_seat(node, game, args, resume_hint=again, player=player)
+
+
+async def show_lobby(node: Node, game: bytes) -> None:
+    """Say who takes each seat as they join, until the seats are full and the game starts
+    (for a seat played by a bot, which has no console to show it)."""
+    shown = 0
+    while True:
+        session = node.session(game)
+        for seat in session.seats[shown:]:
+            taken = len(session.seats)
+            print(f"  seat {shown}: {seat.label} ({taken}/{session.seat_count} seated)")
+            shown += 1
+        if session.started:
+            print("all seats taken: the game starts")
+            return
+        await node.wait_changed(game)

@@ -1,18 +1,21 @@
-"""`creepnet play creeper --vs BOT`: play against a bot running as a second node on loopback.
+"""`creepnet play KIND --vs BOT [--players N]`: you against N-1 bots, each its own node in this
+process on loopback (the nodes talk only over TCP, as separate machines would).
 
-The bot keeps its own home inside yours (``<home>/bots/<bot>/``), so a game you leave can be
-resumed later with the same command, bot included.
+The bots keep their own homes inside yours (``<home>/bots/<bot>/``, then ``<bot>-2/``…), so a
+game you leave can be resumed later with the same command, bots included.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 
 import trio
 
+from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seats_and_options
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
-from creepnet.cli.options import home_dir, saved_player_name
+from creepnet.cli.options import fail, home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.bot import run_bot
@@ -26,11 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "play", help="play against a bot (a second node on this machine; run again: resume)"
     )
-    parser.add_argument("kind", choices=["creeper"], help="the game to play")
+    add_game_options(parser)
     parser.add_argument(
-        "--vs", choices=bot_names(), default="greedy", help="the bot (default greedy)"
+        "--vs", choices=bot_names(), default=None, help="the bots (default: the game's usual one)"
     )
-    parser.add_argument("--max-plies", type=int, default=None, help="draw after this many plies")
     add_player_options(parser)
     add_network_options(parser)
     add_web_options(parser)
@@ -38,12 +40,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    args.vs = args.vs or CHOICES[args.kind].default_bot
+    try:
+        seats_and_options(args)
+        check_bot(args.kind, args.vs)
+        check_bot(args.kind, args.bot)
+    except ValueError as exc:
+        return fail(str(exc))
     ask_name_once(args)
     return run_trio(_play, args)
 
 
-def bot_home(home: Path, bot: str) -> Path:
-    return home / BOTS / bot
+def bot_home(home: Path, bot: str, number: int = 1) -> Path:
+    return home / BOTS / (bot if number == 1 else f"{bot}-{number}")
 
 
 def bot_of_game(home: Path, game: bytes) -> str | None:
@@ -74,26 +83,33 @@ def unfinished_bot_game(node: Node, bot_node: Node) -> bytes | None:
 async def _play(args: argparse.Namespace) -> int:
     setup_logging(args)
     args.iface = ["127.0.0.1"]  # the bot lives on this machine: nothing leaves loopback
-    options = {"max_plies": args.max_plies} if args.max_plies else {}
+    seats, options = seats_and_options(args)
     home = home_dir(args)
-    async with (
-        open_node(args, discovery=False) as node,
-        Node.open(bot_home(home, args.vs), host="127.0.0.1") as bot_node,
-    ):
-        game = unfinished_bot_game(node, bot_node)
+    async with open_node(args, discovery=False) as node, contextlib.AsyncExitStack() as stack:
+        bot_nodes = [
+            await stack.enter_async_context(Node.open(bot_home(home, args.vs, k), host="127.0.0.1"))
+            for k in range(1, seats)
+        ]
+        game = unfinished_bot_game(node, bot_nodes[0])
         async with trio.open_nursery() as nursery:
             if game is not None:
                 print(f"resuming your game against the {args.vs} bot ({game.hex()[:8]})")
-                await bot_node.join(node.address, game)  # seated already: it just follows
+                for bot_node in bot_nodes:
+                    await bot_node.join(node.address, game)  # seated already: it just follows
             else:
                 player = player_name(args, saved_player_name(home))
                 game = await node.host_game(
-                    args.kind, f"vs {args.vs}", player=player, options=options
+                    args.kind, f"vs {args.vs}", seats=seats, player=player, options=options
                 )
-                await bot_node.join(node.address, game, player=f"{args.vs}-bot")
-            nursery.start_soon(run_bot, bot_node, game, args.vs, args.seed)
+                for k, bot_node in enumerate(bot_nodes, start=1):
+                    name = f"{args.vs}-bot" if seats == 2 else f"{args.vs}-bot-{k}"
+                    await bot_node.join(node.address, game, player=name)
+            for k, bot_node in enumerate(bot_nodes, start=1):
+                nursery.start_soon(run_bot, bot_node, game, args.vs, args.seed + k - 1)
             await node.wait_for(game, lambda rt: rt.session.started)
             again = f"creepnet play {args.kind} --vs {args.vs}"
+            if seats > 2:
+                again += f" --players {seats}"
             if args.web:
                 code = await serve_game(node, game, args)
             else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from creepnet.cli.faces import REPLAYS
 from creepnet.cli.narration import describe
 from creepnet.cli.network import run_trio
 from creepnet.cli.options import fail, read_file, read_log
@@ -43,11 +44,24 @@ def ply(session: Session) -> int | None:
     return getattr(session.engine_state, "ply", None)
 
 
+def kind_of(raws: list[bytes]) -> str:
+    """The game kind its genesis names ("" if the log does not start with a valid genesis)."""
+    session = Session()
+    try:
+        session.accept(raws[0])
+    except (Rejection, IndexError):
+        return ""
+    return session.kind
+
+
 def run(args: argparse.Namespace) -> int:
     if args.web:  # the viewer checks the file itself, and says what is wrong with it
         read_file(args.file)
         return run_trio(lambda a: serve_replay(Path(a.file), a), args)
     log_file = read_log(args.file)
+    replay_game = REPLAYS.get(kind_of(log_file.items))
+    if replay_game is not None:
+        return replay_game(log_file.items, args)
     if args.event is not None and not 0 <= args.event < len(log_file.items):
         return fail(f"--event must be between 0 and {len(log_file.items) - 1}")
     if args.at is not None and args.at < 0:

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from creepnet.cli.options import UsageError, fail, read_file
+from creepnet.cli.signature_pool import SignaturePool
 from creepnet.cli.text import printable_lines
 from creepnet.protocol.verify import Verdict, verify_file_bytes
 
@@ -16,6 +17,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "files", nargs="+", metavar="FILE", help="game logs, or equivocation proofs a node stored"
     )
     parser.add_argument("--json", action="store_true", help="one JSON verdict per line")
+    parser.add_argument(
+        "--serial",
+        action="store_true",
+        help="check every signature in this process (by default a long log's are shared "
+        "with one worker process)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -46,6 +53,11 @@ def compare(contents: dict[str, bytes]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    with SignaturePool() as pool:
+        return _verify_all(args, None if args.serial else pool)
+
+
+def _verify_all(args: argparse.Namespace, pool: SignaturePool | None) -> int:
     worst = 0
     contents: dict[str, bytes] = {}
     for name in args.files:
@@ -56,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             worst = 2
             continue
         contents[name] = data
-        verdict = verify_file_bytes(data)
+        verdict = verify_file_bytes(data, pool)
         if args.json:
             print(json.dumps({"file": name, **verdict.to_json()}))
         else:

@@ -128,6 +128,9 @@ class RacerConsole:
             text += hint if len(text + hint) < WIDTH else ""
         return f"{notice}\n{text}" if notice else text
 
+    def prompt(self) -> str:
+        return "> " if self.table.legal() else ""
+
     def peer_news(self, connected: bool, fingerprint: str | None, text: str) -> str:
         seat = self.table.seat_of_peer(fingerprint)
         if seat is None or self.table.outcome() is not None:

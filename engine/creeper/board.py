@@ -153,8 +153,17 @@ class Tables:
         ) & self.octagon_mask
 
 
-@cache
 def tables(spec: BoardSpec) -> Tables:
+    """The lookup tables of spec, memoised on the spec itself (several lookups per move)."""
+    cached = spec.__dict__.get("_tables")
+    if cached is None:
+        cached = _build_tables(spec)
+        object.__setattr__(spec, "_tables", cached)
+    return cached
+
+
+@cache
+def _build_tables(spec: BoardSpec) -> Tables:
     lattice, size = spec.lattice, spec.size
     missing = set(spec.missing_holes)
 

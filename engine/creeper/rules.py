@@ -62,10 +62,12 @@ class State:
     """A position. Pins are bitmasks over hole indices (row * lattice + col), discs over octagon
     indices (row * size + col); build crafted positions with `position`.
 
-    `history` holds the keys of earlier positions since the last irreversible move (a capture or
-    a newly placed disc), which is all a repetition can look back to: a chain of
-    ``(key, older history)`` pairs, newest first, ``()`` when empty.  A chain, not a flat tuple,
-    so a move shares its history instead of copying it (a long game was quadratic to replay).
+    `history` holds the earlier positions since the last irreversible move (a capture or a
+    newly placed disc), which is all a repetition can look back to: a chain of
+    ``(position, older history)`` pairs, newest first, ``()`` when empty, each position the
+    tuple of side to move, pins and discs (what ``key()`` encodes, cheaper to build).  A chain,
+    not a flat tuple, so a move shares its history instead of copying it (a long game was
+    quadratic to replay).
     """
 
     to_move: Colour
@@ -75,7 +77,7 @@ class State:
     dark_discs: int = 0
     ply: int = 0
     spec: BoardSpec = field(default=STANDARD, repr=False)
-    history: tuple[()] | tuple[bytes, tuple] = field(default=(), compare=False, repr=False)
+    history: tuple[()] | tuple[tuple, tuple] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         t = tables(self.spec)
@@ -167,8 +169,14 @@ def _relative(state: State) -> tuple[int, int, int, int]:
 
 def _won_by_last_mover(t: Tables, state: State) -> bool:
     # Only the mover's discs can turn to the mover's colour, so only the mover can have won.
-    last = state.to_move.other
-    return core.connected(t, state.discs(last), side(last))
+    # Memoised on the (immutable) state: a replay asks it of every position twice, once in
+    # outcome() after the move and again when apply() checks the next move.
+    won = state.__dict__.get("_won")
+    if won is None:
+        last = state.to_move.other
+        won = core.connected(t, state.discs(last), side(last))
+        object.__setattr__(state, "_won", won)
+    return won
 
 
 def outcome(state: State) -> Outcome | None:
@@ -176,8 +184,10 @@ def outcome(state: State) -> Outcome | None:
     t = tables(state.spec)
     if _won_by_last_mover(t, state):
         return Outcome(state.to_move.other, Outcome.CONNECTION)
-    mine, theirs, _, _ = _relative(state)
-    if not core.has_move(t, mine, theirs):
+    pins = (state.light_pins, state.dark_pins)
+    if state.to_move is Colour.DARK:
+        pins = pins[::-1]
+    if not core.has_move(t, *pins):
         return Outcome(None, Outcome.NO_MOVES)
     return None
 
@@ -208,16 +218,58 @@ def apply(state: State, move: Move | str) -> State:
             raise IllegalMove(f"game is over ({over})") from None
         raise
     kind, _, _, aux, _ = entry
-    mine, theirs, own, opp = _relative(state)
+    light = state.to_move is Colour.LIGHT
+    if light:
+        mine, theirs, own, opp = (
+            state.light_pins,
+            state.dark_pins,
+            state.light_discs,
+            state.dark_discs,
+        )
+    else:
+        mine, theirs, own, opp = (
+            state.dark_pins,
+            state.light_pins,
+            state.dark_discs,
+            state.light_discs,
+        )
     # Captures and new discs can never be undone, so no earlier position can recur after them.
     placed = kind == JUMP and aux and not (own | opp) & aux
-    history = () if kind == CAPTURE or placed else (state.key(), state.history)
+    history = () if kind == CAPTURE or placed else (_position(state), state.history)
     mine, theirs, own, opp, _ = core.play(entry, mine, theirs, own, opp)
-    if state.to_move is Colour.LIGHT:
-        pins, discs = (mine, theirs), (own, opp)
+    if light:
+        fields = (Colour.DARK, mine, theirs, own, opp)
     else:
-        pins, discs = (theirs, mine), (opp, own)
-    return State(state.to_move.other, *pins, *discs, state.ply + 1, state.spec, history)
+        fields = (Colour.LIGHT, theirs, mine, opp, own)
+    return _successor(*fields, state.ply + 1, state.spec, history)
+
+
+def _successor(
+    to_move: Colour,
+    light_pins: int,
+    dark_pins: int,
+    light_discs: int,
+    dark_discs: int,
+    ply: int,
+    spec: BoardSpec,
+    history: tuple,
+) -> State:
+    """A State built from a legal move of a valid one, which is valid by construction.
+
+    Skips ``__post_init__``'s checks (and the frozen dataclass's per-field setattr), which
+    cost about as much as the move itself on the replay path."""
+    state = object.__new__(State)
+    state.__dict__.update(
+        to_move=to_move,
+        light_pins=light_pins,
+        dark_pins=dark_pins,
+        light_discs=light_discs,
+        dark_discs=dark_discs,
+        ply=ply,
+        spec=spec,
+        history=history,
+    )
+    return state
 
 
 def _legal_entry(t: Tables, state: State, move: Move) -> Entry:
@@ -245,9 +297,14 @@ def _legal_entry(t: Tables, state: State, move: Move) -> Entry:
     return entry
 
 
+def _position(state: State) -> tuple[Colour, int, int, int, int]:
+    """What a repetition compares, as ``key()`` but a tuple: cheap to build on every move."""
+    return (state.to_move, state.light_pins, state.dark_pins, state.light_discs, state.dark_discs)
+
+
 def repetitions(state: State) -> int:
     """How many times the current position has occurred (1 the first time)."""
-    key, count, node = state.key(), 1, state.history
+    key, count, node = _position(state), 1, state.history
     while node:
         earlier, node = node
         count += earlier == key

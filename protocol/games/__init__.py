@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from creepnet.protocol.games import creeper
+from creepnet.protocol.games.racer.adapter import RacerRules
+from creepnet.protocol.games.racer.bots import BOTS as RACER_BOTS
 from creepnet.protocol.rules import GameRules, SeatBot
 
 
@@ -29,6 +31,7 @@ class Game:
 
 GAMES: dict[str, Game] = {
     "creeper": Game(creeper.CreeperRules(), creeper.BOTS),
+    "racer": Game(RacerRules(), RACER_BOTS),
 }
 
 

@@ -8,7 +8,15 @@ from typing import Any
 
 from creepnet.engine import creeper
 from creepnet.engine.creeper.bots import BOT_NAMES, make_bot
-from creepnet.protocol.rules import GameRuleError, NeedRandom, Result, SeatBot, Turn, expect_keys
+from creepnet.protocol.rules import (
+    GameRuleError,
+    NeedRandom,
+    Result,
+    SeatBot,
+    Seating,
+    Turn,
+    expect_keys,
+)
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,9 @@ _TURNS = {
 }
 
 
+_MOVE_ONLY = frozenset({"move"})
+
+
 class CreeperRules:
     kind = "creeper"
     min_seats = 2
@@ -56,7 +67,7 @@ class CreeperRules:
         if limit is not None and (type(limit) is not int or limit < 1):
             raise GameRuleError("max_plies must be a positive integer")
 
-    def start(self, seats: int, options: dict[str, Any]) -> CreeperGame:
+    def start(self, seats: int, options: dict[str, Any], seating: Seating) -> CreeperGame:
         return CreeperGame(creeper.initial_state(), max_plies=options.get("max_plies"))
 
     def next(self, game: CreeperGame) -> Turn | NeedRandom | None:
@@ -71,9 +82,12 @@ class CreeperRules:
     def apply_random(self, game: CreeperGame, value: int) -> CreeperGame:
         return replace(game, light_seat=value)
 
-    def apply(self, game: CreeperGame, seat: int, type: str, body: dict[str, Any]) -> CreeperGame:
+    def apply(
+        self, game: CreeperGame, seat: int, type: str, body: dict[str, Any], seq: int = 0
+    ) -> CreeperGame:
         if type == "move":
-            expect_keys(body, {"move"}, {"draw"})
+            if body.keys() != _MOVE_ONLY:  # the common body passes expect_keys: skip building sets
+                expect_keys(body, {"move"}, {"draw"})
             if body.get("draw", True) is not True:
                 raise GameRuleError("draw, when present, must be true")
             return self._move(game, seat, body["move"], "draw" in body)

@@ -437,7 +437,7 @@ class DiceRules:
     def check_options(self, options):
         pass
 
-    def start(self, seats, options):
+    def start(self, seats, options, seating):
         return DiceGame(seats=seats, limit=options.get("limit", 3))
 
     def next(self, game):
@@ -448,7 +448,7 @@ class DiceRules:
     def apply_random(self, game, value):
         return replace(game, rolls=game.rolls + (value + 1,))
 
-    def apply(self, game, seat, type_, body):
+    def apply(self, game, seat, type_, body, seq):
         raise GameRuleError("dice has no moves")
 
     def result(self, game):

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from creepnet.cli.faces import Console
 from creepnet.cli.racer.console import HEIGHT, WIDTH, RacerConsole
 from creepnet.cli.racer.local_table import LocalTable, public_view
 from creepnet.cli.racer.narration import Story
@@ -202,9 +203,20 @@ def test_a_bare_creep_letter_is_taken_when_only_one_target_has_it():
 def test_answers_out_of_turn_and_after_the_end():
     _, console = table_at(two_player(turn=1))
     assert console.handle("pass").text == "not your turn: waiting for seat 1 bob to move"
+    assert console.prompt() == ""
+    _, console = table_at(two_player())
+    assert console.prompt() == "> "
     over = crafted_position(lines={0: ["Grimy Gus"], 1: ["Rusty Rita"]})
     table, console = table_at(over)
     table.play(console.handle("pass").action)  # a dead position: the game ends level
     assert console.status().startswith("game over: Draw: nobody can draw")
     assert console.handle("pass").text.startswith("the game is over")
     assert console.handle("quit").quit
+
+
+def test_the_console_answers_everything_the_play_loop_asks():
+    asked = [name for name in vars(Console) if not name.startswith("_")]
+    asked += list(Console.__annotations__)  # resign_queued, redraw_after
+    _, console = table_at(two_player())
+    for name in asked:
+        assert hasattr(console, name), name

@@ -1,0 +1,59 @@
+"""Per-game command-line choices: seats, rule options and default bots, found by the game's kind.
+
+`host`, `play` and `demo` share them, so a Creeper default (two seats, the greedy bot, a ply
+limit) never leaks into a Racer game, and a third game adds its line here.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+from creepnet.protocol.games import GAMES, get_game
+
+
+@dataclass(frozen=True)
+class GameChoices:
+    default_bot: str  # what `play --vs` and demos use unless told
+    demo_host_bot: str
+    demo_players: int
+
+
+CHOICES = {
+    "creeper": GameChoices(default_bot="greedy", demo_host_bot="search", demo_players=2),
+    "racer": GameChoices(default_bot="heuristic", demo_host_bot="heuristic", demo_players=3),
+}
+
+
+def add_game_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=sorted(GAMES), help="the game")
+    parser.add_argument("--players", type=int, default=None, help="racer: seats, 2-4 (default 2)")
+    parser.add_argument("--max-plies", type=int, default=None, help="creeper: draw after this")
+    parser.add_argument("--turn-limit", type=int, default=None, help="racer: draw after this")
+
+
+def seats_and_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
+    """The seat count and rule options the arguments ask for (ValueError with the reason)."""
+    rules = get_game(args.kind).rules
+    seats = rules.min_seats if args.players is None else args.players
+    if not rules.min_seats <= seats <= rules.max_seats:
+        raise ValueError(f"{args.kind} takes {rules.min_seats}-{rules.max_seats} players")
+    limits = {"creeper": ("max_plies", args.max_plies), "racer": ("turn_limit", args.turn_limit)}
+    options: dict[str, Any] = {}
+    for kind, flag in (("creeper", "--max-plies"), ("racer", "--turn-limit")):
+        name, value = limits[kind]
+        if value is None:
+            continue
+        if kind != args.kind:
+            raise ValueError(f"{flag} is a {kind} option")
+        if value < 1:
+            raise ValueError(f"{flag} must be positive")
+        options[name] = value
+    return seats, options
+
+
+def check_bot(kind: str, name: str | None) -> None:
+    bots = get_game(kind).bots
+    if name is not None and name not in bots:
+        raise ValueError(f"{kind} has no bot {name!r}; choose from {', '.join(bots)}")

@@ -1,0 +1,261 @@
+"""Creepy Racer's rules adapter: two event types over the session, ``deck`` and ``act``.
+
+* ``deck`` — body is exactly one deck message (docs/DECKS.md), the one ``table.next_step`` names:
+  its op, pool, positions and recipient must match, then ``DeckState.apply`` checks its proofs.
+* ``act`` — ``{"action": TEXT}`` in ``racer.format_action`` notation, plus ``"key"`` (the deck
+  play proof: the holder's key for the slot) when the action shows a card from the hand, or
+  ``"proof"`` (a deck class proof that the card is not a Creep) when it keeps a drawn card.  The
+  engine checks the rule, the deck checks the card: a card the seat does not hold, or that is not
+  the card it names, is rejected at once.
+
+Dice and the Hostage pick are onion randomness (``NeedRandom``).  Everything the adapter checks
+runs before anything changes, so a rejected event leaves the game as it was.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from creepnet.engine import racer
+from creepnet.engine.racer import Decide, Die, IllegalAction, KeepDrawn, NeedDie, NeedPick, Pick
+from creepnet.protocol.deck import DeckError
+from creepnet.protocol.deck.audit import audit
+from creepnet.protocol.games.racer.private import RacerPrivate
+from creepnet.protocol.games.racer.table import (
+    DeckStep,
+    RacerGame,
+    ShowDrawn,
+    new_table,
+    next_step,
+    not_a_creep,
+    settle,
+)
+from creepnet.protocol.lobby import SeatSecrets
+from creepnet.protocol.rules import (
+    GameRuleError,
+    NeedRandom,
+    Owed,
+    Result,
+    Seating,
+    Turn,
+    expect_keys,
+)
+
+OPTIONS = {"creeps_per_player", "face_up_creeps", "turn_limit"}
+
+# The fields of each deck message a seat may send (op included); bodies are closed.
+DECK_FIELDS: dict[str, set[str]] = {
+    "join": {"op", "commit"},
+    "shuffle": {"op", "pool", "points", "commit", "proof"},
+    "lock": {"op", "pool", "points", "commits", "proofs"},
+    "release": {"op", "pool", "positions", "to", "keys"},
+    "blind": {"op", "pool", "position", "commit", "point", "proof"},
+    "unblind": {"op", "pool", "position", "point", "proof"},
+    "reveal": {"op", "secret"},
+}
+
+
+def engine_options(seats: int, options: dict[str, Any]) -> racer.Options:
+    return racer.Options(players=seats, **options)
+
+
+class RacerRules:
+    kind = "racer"
+    min_seats = 2
+    max_seats = 4
+
+    def check_options(self, options: dict[str, Any]) -> None:
+        unknown = set(options) - OPTIONS
+        if unknown:
+            raise GameRuleError(f"unknown racer options {sorted(unknown)}")
+        for name, value in options.items():
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
+                raise GameRuleError(f"{name} must be a positive integer")
+        try:
+            engine_options(2, options).validate(racer.STANDARD_CATALOGUE)
+        except ValueError as exc:
+            raise GameRuleError(str(exc)) from None
+
+    def start(self, seats: int, options: dict[str, Any], seating: Seating) -> RacerGame:
+        try:
+            state = racer.new_game(engine_options(seats, options))
+        except ValueError as exc:
+            raise GameRuleError(str(exc)) from None
+        game = new_table(seating.game, seating.keys, state)
+        settle(game)
+        return game
+
+    def next(self, game: RacerGame) -> Turn | NeedRandom | Owed | None:
+        if game.result is not None:
+            return None
+        step = next_step(game)
+        if isinstance(step, DeckStep):
+            return Owed(step.seat, "deck", step.what)
+        if isinstance(step, ShowDrawn):
+            return Owed(step.seat, "act", "show whether the card just drawn is a Creep")
+        if isinstance(step, NeedDie):
+            return NeedRandom(6, f"die ({step.purpose}) of seat {step.seat}")
+        if isinstance(step, NeedPick):
+            return NeedRandom(step.size, f"blind Hostage pick from seat {step.giver}")
+        if isinstance(step, Decide):
+            return Turn(step.seat, frozenset({"act"}), f"decide ({step.topic})")
+        return None
+
+    def apply_random(self, game: RacerGame, value: int) -> RacerGame:
+        request = racer.pending(game.state)
+        chance = Die(value + 1) if isinstance(request, NeedDie) else Pick(value)
+        game.state = racer.apply(game.state, chance)
+        settle(game)
+        return game
+
+    def apply(
+        self, game: RacerGame, seat: int, type: str, body: dict[str, Any], seq: int = 0
+    ) -> RacerGame:
+        step = next_step(game)
+        if type == "deck":
+            if not isinstance(step, DeckStep) or step.seat != seat:
+                raise GameRuleError("no deck step of this seat is due")
+            self._deck(game, step, body, seq)
+        elif type == "act":
+            if not isinstance(step, ShowDrawn | Decide) or step.seat != seat:
+                raise GameRuleError("no decision of this seat is due")
+            self._act(game, step, seat, body, seq)
+        else:
+            raise GameRuleError(f"unknown event type {type!r}")
+        settle(game)
+        if isinstance(racer.pending(game.state), racer.GameOver):
+            self._finish(game)
+        return game
+
+    @staticmethod
+    def _deck(game: RacerGame, step: DeckStep, body: dict[str, Any], seq: int) -> None:
+        if body.get("op") != step.op:
+            raise GameRuleError(f"expected a deck {step.op} ({step.what})")
+        expect_keys(body, DECK_FIELDS[step.op])
+        if step.pool is not None and body.get("pool") != step.pool:
+            raise GameRuleError(f"expected a {step.op} of pool {step.pool!r}")
+        if step.op == "release" and (
+            body.get("positions") != list(step.positions) or body.get("to") != step.to
+        ):
+            raise GameRuleError(
+                f"expected the release of {list(step.positions)} to {step.to} ({step.what})"
+            )
+        if step.op in ("blind", "unblind") and body.get("position") != step.positions[0]:
+            raise GameRuleError(f"expected the {step.op} of position {step.positions[0]}")
+        try:
+            game.deck.apply(step.seat, seq, body)
+        except DeckError as exc:
+            raise GameRuleError(f"deck {step.op}: {exc}") from None
+
+    @staticmethod
+    def _act(
+        game: RacerGame, step: ShowDrawn | Decide, seat: int, body: dict[str, Any], seq: int
+    ) -> None:
+        expect_keys(body, {"action"}, {"key", "proof"})
+        text = body["action"]
+        if not isinstance(text, str):
+            raise GameRuleError("action must be text in Racer notation")
+        try:
+            action = racer.parse_action(text)
+        except IllegalAction as exc:
+            raise GameRuleError(exc.reason) from None
+        if isinstance(step, ShowDrawn) and getattr(action, "slot", None) != step.slot:
+            raise GameRuleError("show the card just drawn: place it if a Creep, else keep it")
+        try:
+            state = racer.apply(game.state, action)
+        except IllegalAction as exc:
+            raise GameRuleError(f"illegal {text}: {exc.reason}") from None
+        card = getattr(action, "card", None)
+        play = None
+        if card is not None:
+            if "key" not in body:
+                raise GameRuleError("a card shown from the hand needs its key")
+            pool, position = game.where[action.slot]  # type: ignore[union-attr]
+            play = {
+                "op": "play",
+                "pool": pool,
+                "position": position,
+                "key": body["key"],
+                "card": str(card),
+            }
+        elif "key" in body:
+            raise GameRuleError("key is only for a card shown from the hand")
+        if play is not None:
+            try:
+                game.deck.apply(seat, seq, play)
+            except DeckError as exc:
+                raise GameRuleError(f"{text}: {exc}") from None
+        if isinstance(action, KeepDrawn):
+            RacerRules._not_a_creep(game, seat, action, body, seq)
+        elif "proof" in body:
+            raise GameRuleError("proof is only for a kept drawn card")
+        game.state = state
+
+    @staticmethod
+    def _not_a_creep(
+        game: RacerGame, seat: int, action: KeepDrawn, body: dict[str, Any], seq: int
+    ) -> None:
+        """A kept drawn card must be proven, now, to be no Creep (a class proof)."""
+        needed = not_a_creep(game, action.slot)
+        if needed is None:
+            if "proof" in body:
+                raise GameRuleError("this card needs no proof: its pool holds no Creep")
+            return
+        if "proof" not in body:
+            raise GameRuleError("keeping a drawn card needs the proof that it is not a Creep")
+        pool, position, allowed = needed
+        message = {
+            "op": "class",
+            "pool": pool,
+            "position": position,
+            "allowed": allowed,
+            "proof": body["proof"],
+        }
+        try:
+            game.deck.apply(seat, seq, message)
+        except DeckError as exc:
+            raise GameRuleError(f"keep-drawn: not proven to be no Creep: {exc}") from None
+
+    @staticmethod
+    def _finish(game: RacerGame) -> None:
+        """Every secret is out: decode every card, check every claim, then the result."""
+        if None in game.deck.secrets or game.result is not None:
+            return
+        over = racer.pending(game.state)
+        assert isinstance(over, racer.GameOver)
+        try:
+            report = audit(game.deck)
+        except DeckError as exc:
+            game.result = Result(None, f"audit: {exc}", exc.seat)
+            return
+        game.cards = {
+            slot: int(report.cards[where])
+            for slot, where in game.where.items()
+            if where in report.cards
+        }
+        reveal = {s: c for s, c in game.cards.items() if s not in game.state.known}
+        problems = racer.audit(game.state, reveal)
+        if problems:
+            game.result = Result(None, f"audit: {problems[0]}")
+        elif over.winner is None:
+            game.result = Result(None, "the turn limit was reached")
+        else:
+            game.result = Result(over.winner, "keeping the last Creeps in play")
+
+    def result(self, game: RacerGame) -> Result | None:
+        return game.result
+
+    def action(self, game: RacerGame, seat: int, text: str) -> tuple[str, dict[str, Any]]:
+        try:
+            return "act", {"action": racer.format_action(racer.parse_action(text))}
+        except IllegalAction as exc:
+            raise GameRuleError(exc.reason) from None
+
+    def describe(self, game: RacerGame, seat: int) -> str:
+        player = game.state.players[seat]
+        if not player.active:
+            return "out"
+        return f"{len(player.line)} Creeps in line"
+
+    def private_side(self, seating: Seating, seat: int, secrets: SeatSecrets) -> RacerPrivate:
+        return RacerPrivate(seating, seat, secrets.deck_secret)

@@ -1,0 +1,151 @@
+"""One Racer seat's private side: its deck secret, the deck messages it owes, its hidden hand.
+
+Nothing here is stored apart from the seat's ``SeatSecrets``: every key is derived from the deck
+secret and every decoded card from the public deck state, so replaying the log after a restart
+rebuilds this side exactly.  Decoded cards are cached by (pool, position, transfers), which only
+ever names one card.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Any
+
+from creepnet.engine import racer
+from creepnet.engine.racer import Action, KeepDrawn, Observation, PlaceCreep, Slot
+from creepnet.protocol.deck import DeckSeat
+from creepnet.protocol.games.racer.table import (
+    DeckStep,
+    RacerGame,
+    ShowDrawn,
+    next_step,
+    not_a_creep,
+)
+from creepnet.protocol.rules import GameRuleError, Seating
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What the local seat sees: the engine state with its own hand known, its observation
+    (public facts and its hand) and, when it decides, its legal actions."""
+
+    game: RacerGame
+    seat: int
+    state: racer.State
+    observation: Observation
+    legal: list[Action]
+
+
+class RacerPrivate:
+    def __init__(self, seating: Seating, seat: int, deck_secret: bytes) -> None:
+        self.seating = seating
+        self.seat = seat
+        self.deck_secret = deck_secret
+        self._deck_seat: DeckSeat | None = None
+        self._decoded: dict[tuple[str, int, int], int] = {}
+
+    def _me(self, game: RacerGame) -> DeckSeat:
+        if self._deck_seat is None:
+            self._deck_seat = DeckSeat(game.deck, self.seat, self.deck_secret)
+        self._deck_seat.state = game.deck
+        return self._deck_seat
+
+    # ----- owed events ----------------------------------------------------------------------
+
+    def owed(self, game: RacerGame, seq: int) -> tuple[str, dict[str, Any]]:
+        step = next_step(game)
+        if isinstance(step, ShowDrawn):
+            card = self.card(game, step.slot)
+            if card is None:
+                raise GameRuleError("the drawn card is not decodable yet")
+            if game.state.catalogue[card].kind is racer.Kind.CREEP:
+                return "act", self._shown(game, PlaceCreep(step.slot, card))
+            body: dict[str, Any] = {"action": racer.format_action(KeepDrawn(step.slot))}
+            needed = not_a_creep(game, step.slot)
+            if needed is not None:
+                body["proof"] = self._me(game).prove_class(seq, *needed)["proof"]
+            return "act", body
+        assert isinstance(step, DeckStep) and step.seat == self.seat
+        return "deck", self._deck_message(game, step, seq)
+
+    def _deck_message(self, game: RacerGame, step: DeckStep, seq: int) -> dict[str, Any]:
+        me = self._me(game)
+        pool = step.pool or ""
+        if step.op == "join":
+            return me.join()
+        if step.op == "shuffle":
+            return me.shuffle(seq, pool)
+        if step.op == "lock":
+            return me.lock(seq, pool)
+        if step.op == "release":
+            assert step.to is not None
+            return me.release(pool, list(step.positions), step.to)
+        if step.op == "blind":
+            return me.blind(seq, pool, step.positions[0])
+        if step.op == "unblind":
+            return me.unblind(seq, pool, step.positions[0])
+        assert step.op == "reveal"
+        return me.reveal()
+
+    # ----- decisions ------------------------------------------------------------------------
+
+    def complete(
+        self, game: RacerGame, seq: int, type: str, body: dict[str, Any]
+    ) -> dict[str, Any]:
+        if type != "act":
+            return body
+        try:
+            action = racer.parse_action(body["action"])
+        except racer.IllegalAction as exc:
+            raise GameRuleError(exc.reason) from None
+        if getattr(action, "card", None) is None:
+            return body
+        return self._shown(game, action)
+
+    def _shown(self, game: RacerGame, action: Action) -> dict[str, Any]:
+        """The act body for an action that shows a hand card: the text and the card's key."""
+        slot: Slot = action.slot  # type: ignore[union-attr]
+        if slot not in game.where or self.card(game, slot) is None:
+            raise GameRuleError("that card is not in your hand")
+        pool, position = game.where[slot]
+        key = self._me(game).play(pool, position)["key"]
+        return {"action": racer.format_action(action), "key": key}  # type: ignore[arg-type]
+
+    # ----- what the seat sees ---------------------------------------------------------------
+
+    def card(self, game: RacerGame, slot: Slot) -> int | None:
+        """The card in a slot this seat holds (or a public one); None if it cannot see it."""
+        where = game.where.get(slot)
+        if where is None or where[0] not in game.deck.pools:
+            return None
+        pool, position = where
+        slots = game.deck.pools[pool].slots
+        if position >= len(slots):
+            return None
+        deck_slot = slots[position]
+        if deck_slot.is_public:
+            return int(deck_slot.card)  # type: ignore[arg-type]
+        if deck_slot.holder != self.seat or deck_slot.pending is not None:
+            return None
+        key = (pool, position, deck_slot.transfers)
+        if key not in self._decoded:
+            self._decoded[key] = int(self._me(game).decode(pool, position))
+        return self._decoded[key]
+
+    def hand(self, game: RacerGame) -> dict[Slot, int]:
+        """The seat's hand as it knows it: slot -> card id."""
+        cards = {slot: self.card(game, slot) for slot in game.state.players[self.seat].hand}
+        return {slot: card for slot, card in cards.items() if card is not None}
+
+    def view(self, game: RacerGame) -> SeatView:
+        state = game.state
+        known = {**state.known, **self.hand(game)}
+        mine = replace(state, known=MappingProxyType(known))
+        return SeatView(
+            game,
+            self.seat,
+            mine,
+            racer.observation_of_view(mine, self.seat),
+            racer.legal_actions(mine),
+        )

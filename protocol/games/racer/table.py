@@ -1,0 +1,295 @@
+"""The public Creepy Racer table: the engine's state, the shared encrypted deck, and the map
+between the engine's card slots and the deck's pool positions.
+
+Every peer (players and spectators alike) holds the same ``RacerGame``.  The engine never sees a
+hidden identity: its chance requests are answered from the deck, and its slots are mapped onto
+pool positions as the deck work settles them:
+
+* start: every seat commits to its deck secret (``join``); then the whole catalogue becomes one
+  pool ``cards`` (creeps first, then the play cards, by card id), split into ``creeps`` and
+  ``play``.  That bookkeeping (create, split, merge) follows from the log and is never an event.
+* ``NeedShuffle`` of ``creeps``, ``play``: every seat shuffles the pool in seat order (one family,
+  depth 1).  The engine then deals blind; its dealt slots are mapped onto the pool's positions by
+  a fixed public rule (seat order, then deal order) and the pool is split accordingly into
+  ``faceup``, ``creeps:S``, ``box`` and ``play:S``.  Any fixed rule is as good as another: after
+  an honest shuffle nobody knows which card sits at which position.
+* ``NeedShuffle`` of ``deck:S``: ``creeps:S`` and ``play:S`` merge into ``deck:S``; every seat
+  shuffles it again (so nobody, the owner included, knows where its Creeps are), then every seat
+  locks it.  A discard-pile reshuffle is a new family ``discard:K`` (created from the public
+  cards), shuffled and locked by every seat.  Position j of these locked pools is the engine's
+  j-th fresh slot handle of that shuffle (``State.next_slot`` before it).
+* ``NeedCard`` for everyone (the face-up Creeps): ``faceup`` is locked, then every seat releases
+  every position publicly, once.  ``NeedCard`` for one seat: every other seat releases that
+  position to it (a private draw); a card already held by another seat moves by the transfer
+  protocol (``blind`` by the taker, ``unblind`` by the giver): the Hostage Exchange.
+* A drawn card kept in hand (``keep-drawn``) comes with a class proof (docs/DECKS.md) that it is
+  one of the play cards the dealt family may still hide: never a Creep, checked at once.
+* ``GameOver``: every seat reveals its deck secret, the audit decodes every card and checks every
+  claim, and only then does the game have a result.
+
+``next_step`` says what the table waits for; ``settle`` performs every step that needs no event.
+Both are pure functions of this state, so every peer schedules the same seat for the same step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from creepnet.engine import racer
+from creepnet.engine.racer import (
+    PUBLIC,
+    Decide,
+    GameOver,
+    Learn,
+    NeedCard,
+    NeedDie,
+    NeedPick,
+    NeedReveal,
+    NeedShuffle,
+    Shuffle,
+    Slot,
+)
+from creepnet.protocol.deck import DeckState, create_message, merge_message, split_message
+from creepnet.protocol.deck.model import PUBLIC as EVERYONE
+from creepnet.protocol.deck.pools import handle_create, handle_merge, handle_split
+from creepnet.protocol.rules import Result
+
+BOOKKEEPER = 0  # the nominal author of the table's own (never signed) pool bookkeeping
+DEALT = "cards"  # the family of the deal: the whole catalogue, one pool at first
+
+
+@dataclass(frozen=True)
+class DeckStep:
+    """A deck message ``seat`` owes: ``op`` on ``pool`` (positions and recipient for releases)."""
+
+    seat: int
+    op: str  # join, shuffle, lock, release, blind, unblind, reveal
+    what: str
+    pool: str | None = None
+    positions: tuple[int, ...] = ()
+    to: int | None = None
+
+
+@dataclass(frozen=True)
+class ShowDrawn:
+    """``seat`` drew ``slot``: it must place it if it is a Creep, else keep it (automatic)."""
+
+    seat: int
+    slot: Slot
+
+
+Step = DeckStep | ShowDrawn | NeedDie | NeedPick | Decide
+
+
+@dataclass
+class RacerGame:
+    """One game's public state.  Mutated in place by the adapter (the deck state is large);
+    every check runs before anything changes, so a rejected event leaves it as it was."""
+
+    state: racer.State
+    deck: DeckState
+    where: dict[Slot, tuple[str, int]] = field(default_factory=dict)  # never forgets a slot
+    draw_pools: dict[int, str] = field(default_factory=dict)  # seat -> its draw deck's pool
+    reshuffles: int = 0
+    cards: dict[Slot, int] | None = None  # every slot's card, once the audit has run
+    result: Result | None = None
+
+    @property
+    def seats(self) -> int:
+        return self.state.n
+
+
+def card_ids(state: racer.State) -> list[str]:
+    """The deck's card ids: the catalogue's ids as decimal text, creeps first."""
+    return [str(i) for i in (*state.catalogue.creep_ids, *state.catalogue.play_ids)]
+
+
+def new_table(game: bytes, keys: tuple[bytes, ...], state: racer.State) -> RacerGame:
+    return RacerGame(state, DeckState(game, keys, card_ids(state)))
+
+
+# --- what the table waits for ------------------------------------------------------------------
+
+
+def next_step(game: RacerGame) -> Step | None:
+    """The one step the game waits for; None once the audit is done."""
+    deck, n = game.deck, game.seats
+    missing = [s for s in range(n) if deck.joins[s] is None]
+    if missing:
+        return DeckStep(missing[0], "join", "commit to a deck secret")
+    request = racer.pending(game.state)
+    if isinstance(request, NeedShuffle):
+        name = draw_pool_name(game, request)
+        pool = deck.pools[name]
+        if pool.shuffles < n:
+            return DeckStep(pool.shuffles, "shuffle", f"shuffle {name}", name)
+        return DeckStep(pool.locks, "lock", f"lock {name}", name)
+    if isinstance(request, NeedCard):
+        return _card_step(game, request)
+    if isinstance(request, NeedReveal):
+        return ShowDrawn(request.seat, request.slot)
+    if isinstance(request, GameOver):
+        unrevealed = [s for s in range(n) if deck.secrets[s] is None]
+        if unrevealed:
+            return DeckStep(unrevealed[0], "reveal", "reveal the deck secret for the audit")
+        return None
+    return request
+
+
+def _card_step(game: RacerGame, request: NeedCard) -> DeckStep:
+    name, j = game.where[request.slot]
+    pool = game.deck.pools[name]
+    if not pool.locked(game.seats):
+        return DeckStep(pool.locks, "lock", f"lock {name}", name)
+    slot = pool.slots[j]
+    learner = request.learner
+    if learner == PUBLIC:
+        seat = next(s for s in range(game.seats) if s not in slot.released)
+        positions = tuple(
+            k
+            for k, other in enumerate(pool.slots)
+            if not other.is_public and other.holder is None and seat not in other.released
+        )
+        return DeckStep(seat, "release", f"reveal {name} to everyone", name, positions, EVERYONE)
+    if slot.holder is None:
+        seat = next(s for s in range(game.seats) if s != learner and s not in slot.released)
+        return DeckStep(
+            seat, "release", f"release {name}[{j}] to seat {learner}", name, (j,), learner
+        )
+    if slot.pending is None:
+        return DeckStep(learner, "blind", f"take the hostage card {name}[{j}]", name, (j,))
+    return DeckStep(slot.holder, "unblind", f"hand over the hostage card {name}[{j}]", name, (j,))
+
+
+def not_a_creep(game: RacerGame, slot: Slot) -> tuple[str, int, list[str]] | None:
+    """What a seat keeping the drawn ``slot`` must prove: (pool, position, the cards it may be).
+
+    Only the dealt family ``cards`` holds Creeps; the cards it may still hide are its play cards
+    not yet shown (every card is once per family, checked at each shuffle).  A reshuffled discard
+    pile holds no Creep, so keeping one of its cards needs no proof (None).
+    """
+    name, position = game.where[slot]
+    if game.deck.pools[name].family != DEALT:
+        return None
+    shown = {
+        card
+        for pool in game.deck.pools.values()
+        if pool.family == DEALT
+        for card in (*pool.public.values(), *(s.card for s in pool.slots if s.card is not None))
+    }
+    plays = [str(card) for card in game.state.catalogue.play_ids]
+    return name, position, [card for card in plays if card not in shown]
+
+
+def draw_pool_name(game: RacerGame, request: NeedShuffle) -> str:
+    """The deck pool an engine shuffle request works on (made by ``settle``)."""
+    if request.pool.startswith("deck:"):
+        return game.draw_pools[int(request.pool.split(":")[1])]
+    if request.pool == "discard":
+        return f"discard:{game.reshuffles}"
+    return request.pool
+
+
+def _locked_after_shuffle(request: NeedShuffle) -> bool:
+    """Pools that are dealt from are locked; creeps and play are split and shuffled again."""
+    return request.pool not in ("creeps", "play")
+
+
+# --- automatic steps -----------------------------------------------------------------------------
+
+
+def settle(game: RacerGame) -> None:
+    """Perform every step that needs no event: pool bookkeeping, blind engine shuffles once the
+    deck work is done, and the engine's learning of cards the deck has made known."""
+    deck, n = game.deck, game.seats
+    if None in deck.joins:
+        return
+    if DEALT not in deck.used_names:
+        _bookkeep(game, create_message(DEALT, card_ids(game.state)))
+        creeps = len(game.state.catalogue.creep_ids)
+        plays = len(game.state.catalogue.play_ids)
+        _bookkeep(game, split_message(DEALT, ["creeps", "play"], [creeps, plays]))
+    while True:
+        request = racer.pending(game.state)
+        if isinstance(request, NeedShuffle):
+            name = _ensure_pool(game, request)
+            pool = deck.pools[name]
+            if pool.shuffles < n or (_locked_after_shuffle(request) and not pool.locked(n)):
+                return
+            before = game.state
+            game.state = racer.apply(before, Shuffle(None))
+            _place(game, request, before, name)
+        elif isinstance(request, NeedCard):
+            learned = _learned(game, request)
+            if learned is None:
+                return
+            game.state = racer.apply(game.state, learned)
+        else:
+            return
+
+
+def _learned(game: RacerGame, request: NeedCard) -> Learn | None:
+    name, j = game.where[request.slot]
+    pool = game.deck.pools[name]
+    if not pool.locked(game.seats):
+        return None
+    slot = pool.slots[j]
+    if request.learner == PUBLIC:
+        return None if slot.card is None else Learn(request.slot, int(slot.card))
+    if slot.holder != request.learner or slot.pending is not None:
+        return None
+    return Learn(request.slot, None)
+
+
+def _ensure_pool(game: RacerGame, request: NeedShuffle) -> str:
+    if request.pool.startswith("deck:"):
+        seat = int(request.pool.split(":")[1])
+        if seat not in game.draw_pools:
+            parts = [p for p in (f"creeps:{seat}", f"play:{seat}") if p in game.deck.pools]
+            name = parts[0]
+            if len(parts) > 1:
+                name = f"deck:{seat}"
+                _bookkeep(game, merge_message(parts, name))
+            game.draw_pools[seat] = name
+    elif request.pool == "discard":
+        name = f"discard:{game.reshuffles}"
+        if name not in game.deck.pools:
+            cards = [str(game.state.known[s]) for s in request.slots]
+            _bookkeep(game, create_message(name, cards))
+    return draw_pool_name(game, request)
+
+
+def _place(game: RacerGame, request: NeedShuffle, before: racer.State, name: str) -> None:
+    """Map the slots the engine just dealt onto the shuffled pool's positions."""
+    after = game.state
+    if request.pool == "creeps":
+        pieces = [("faceup", [c.slot for p in after.players for c in p.line])]
+        pieces += [(f"creeps:{p.seat}", list(p.deck)) for p in after.players]
+        pieces.append(("box", list(after.box)))
+        _split(game, name, pieces)
+    elif request.pool == "play":
+        pieces = [
+            (f"play:{p.seat}", list(p.deck[len(before.players[p.seat].deck) :]))
+            for p in after.players
+        ]
+        _split(game, name, pieces)
+    else:
+        # A deck or the discard pile: position j of the locked pool is the engine's j-th fresh
+        # handle (the engine may already have drawn one of them when a redeal feeds a draw).
+        for j in range(len(request.slots)):
+            game.where[before.next_slot + j] = (name, j)
+        if request.pool == "discard":
+            game.reshuffles += 1
+
+
+def _split(game: RacerGame, name: str, pieces: list[tuple[str, list[Slot]]]) -> None:
+    pieces = [(piece, slots) for piece, slots in pieces if slots]
+    _bookkeep(game, split_message(name, [p for p, _ in pieces], [len(s) for _, s in pieces]))
+    for piece, slots in pieces:
+        for j, slot in enumerate(slots):
+            game.where[slot] = (piece, j)
+
+
+def _bookkeep(game: RacerGame, message: dict) -> None:
+    handler = {"create": handle_create, "split": handle_split, "merge": handle_merge}
+    handler[message["op"]](game.deck, BOOKKEEPER, game.deck.last_seq or 0, message)

@@ -1,0 +1,259 @@
+"""Every cheat a Racer log can show is rejected at once (or, for a hidden card, at the audit),
+and the author is named.  Honest seats play through the real session code, one event at a time;
+at the chosen step one seat signs a doctored event instead."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from creepnet.engine import racer
+from creepnet.protocol import onion
+from creepnet.protocol.deck import card_point
+from creepnet.protocol.event import Event, sign_event
+from creepnet.protocol.games.racer.table import DeckStep, ShowDrawn, next_step
+from creepnet.protocol.table import Table, seat_bot
+
+SEATS = 2
+
+
+def racer_table(seed: int = 7) -> Table:
+    return Table(seats=SEATS, kind="racer", options={"turn_limit": 40}, seed=seed, onion_length=512)
+
+
+def honest(table: Table, seat: int) -> tuple[str, dict[str, Any]]:
+    """What the seat honestly authors next."""
+    session = table.sessions[seat]
+    turn = session.expected()
+    if "start" in turn.types:
+        return "start", {}
+    if "reveal" in turn.types:
+        assert session.secrets is not None and session.game is not None
+        pre = onion.preimage(
+            session.game, session.secrets.onion_seed, session.onion_length, session.draws
+        )
+        return "reveal", {"draw": session.draws, "pre": pre}
+    if turn.automatic:
+        return session.private.owed(session.game_state, len(session.log))
+    text = table.bots[seat](session)
+    card = getattr(racer.parse_action(text), "card", None)
+    if card is not None and racer.STANDARD_CATALOGUE[card].kind is racer.Kind.CREEP:
+        # Only a seat that kept a Creep can hold one; it plays on as if it were not there.
+        legal = session.local_view().legal
+        text = racer.format_action(next(a for a in legal if getattr(a, "card", None) != card))
+    type_, body = session.rules.action(session.game_state, seat, text)
+    return type_, session.private.complete(session.game_state, len(session.log), type_, body)
+
+
+def sign(table: Table, seat: int, type_: str, body: dict[str, Any]) -> Event:
+    log = table.spectator.log
+    return sign_event(
+        table.identities[seat],
+        game=table.spectator.game,
+        seq=len(log),
+        prev=log.head,
+        type=type_,
+        body=body,
+    )
+
+
+def deliver(table: Table, event: Event) -> list:
+    return [session.receive(event.raw) for _, session in table.everyone]
+
+
+def drive(table: Table, until: Callable[[Any], bool]) -> int:
+    """Play honestly, one event at a time, until ``until(spectator game)``; returns the seat
+    owing the next event."""
+    table.bots = [seat_bot("racer", "random", seat) for seat in range(SEATS)]
+    while True:
+        spectator = table.spectator
+        turn = spectator.expected()
+        if spectator.started and until(spectator.game_state):
+            return turn.seat if turn is not None else -1
+        assert turn is not None, "the game ended before the situation arose"
+        seat = turn.seat
+        receipts = deliver(table, sign(table, seat, *honest(table, seat)))
+        assert all(r.status == "accepted" for r in receipts), receipts
+
+
+def assert_rejected_at_once(table: Table, seat: int, type_: str, body: dict, why: str) -> None:
+    event = sign(table, seat, type_, body)
+    for receipt in deliver(table, event):
+        assert receipt.status == "rejected", receipt.status
+        assert receipt.rejection.author == table.identities[seat].public_key
+        assert why in receipt.rejection.reason, receipt.rejection.reason
+
+
+def at_deck(op: str) -> Callable[[Any], bool]:
+    return lambda game: isinstance(step := next_step(game), DeckStep) and step.op == op
+
+
+def at_decision(game) -> bool:
+    return isinstance(next_step(game), racer.Decide)
+
+
+# --- events out of turn -----------------------------------------------------------------------
+
+
+def test_a_decision_out_of_turn_is_rejected_and_its_author_named():
+    table = racer_table()
+    seat = drive(table, at_decision)
+    other = 1 - seat
+    assert_rejected_at_once(table, other, "act", {"action": "pass"}, f"is for seat {seat}")
+
+
+def test_a_deck_step_out_of_turn_is_rejected():
+    table = racer_table()
+    seat = drive(table, at_deck("shuffle"))
+    other = (seat + 1) % SEATS
+    type_, body = honest(table, seat)  # the owed shuffle, but signed by the wrong seat
+    assert_rejected_at_once(table, other, type_, body, f"is for seat {seat}")
+
+
+# --- cards -------------------------------------------------------------------------------------
+
+
+def non_calamity_in_hand(table: Table, seat: int) -> tuple[int, int] | None:
+    for slot, card in table.sessions[seat].local_view().observation.hand:
+        if racer.STANDARD_CATALOGUE[card].kind is not racer.Kind.CALAMITY:
+            return slot, card
+    return None
+
+
+def test_a_card_claimed_that_the_slot_does_not_hold_is_rejected():
+    """The seat shows one of its own hand slots, with its true key, but names a Calamity."""
+    table = racer_table()
+
+    def deciding_a_move_with_a_non_calamity_in_hand(game) -> bool:
+        step = next_step(game)
+        if not (isinstance(step, racer.Decide) and step.topic == "move"):
+            return False
+        return non_calamity_in_hand(table, step.seat) is not None
+
+    seat = drive(table, deciding_a_move_with_a_non_calamity_in_hand)
+    slot, real = non_calamity_in_hand(table, seat)
+    state = table.spectator.game_state.state
+    target = state.players[1 - seat].line[0].slot
+    mine = set(dict(table.sessions[seat].local_view().observation.hand).values())
+    fake = next(
+        c.id
+        for c in racer.STANDARD_CATALOGUE.cards
+        if c.kind is racer.Kind.CALAMITY and c.id not in mine and c.id not in state.known.values()
+    )
+    session = table.sessions[seat]
+    shown = racer.format_action(racer.Discard(slot, real))  # only to get the slot's true key
+    key = session.private.complete(session.game_state, 0, "act", {"action": shown})["key"]
+    action = racer.format_action(racer.PlayCalamity(slot, fake, target))
+    assert_rejected_at_once(table, seat, "act", {"action": action, "key": key}, "but the card is")
+
+
+def calamity_in_hand(table: Table, seat: int) -> tuple[int, int] | None:
+    for slot, card in table.sessions[seat].local_view().observation.hand:
+        if racer.STANDARD_CATALOGUE[card].kind is racer.Kind.CALAMITY:
+            return slot, card
+    return None
+
+
+def a_move_by_a_seat_with_a_calamity(table: Table) -> Callable[[Any], bool]:
+    def predicate(game) -> bool:
+        step = next_step(game)
+        if not (isinstance(step, racer.Decide) and step.topic == "move"):
+            return False
+        return calamity_in_hand(table, step.seat) is not None
+
+    return predicate
+
+
+def test_a_card_of_another_seats_hand_cannot_be_played():
+    table = racer_table()
+    seat = drive(table, at_decision)
+    other = 1 - seat
+    slot, _ = table.sessions[other].local_view().observation.hand[0]
+    state = table.spectator.game_state.state
+    calamity = next(c.id for c in racer.STANDARD_CATALOGUE.cards if c.kind is racer.Kind.CALAMITY)
+    action = racer.PlayCalamity(slot, calamity, state.players[other].line[0].slot)
+    body = {"action": racer.format_action(action), "key": bytes(32)}
+    assert_rejected_at_once(table, seat, "act", body, "not in your hand")
+
+
+def test_a_played_card_with_a_wrong_key_is_rejected():
+    table = racer_table()
+    seat = drive(table, a_move_by_a_seat_with_a_calamity(table))
+    slot, card = calamity_in_hand(table, seat)
+    target = table.spectator.game_state.state.players[1 - seat].line[0].slot
+    text = racer.format_action(racer.PlayCalamity(slot, card, target))
+    body = table.sessions[seat].private.complete(
+        table.sessions[seat].game_state, 0, "act", {"action": text}
+    )
+    assert_rejected_at_once(table, seat, "act", {**body, "key": flip(body["key"])}, "commitment")
+
+
+def test_a_drawn_creep_kept_in_hand_is_rejected_at_once():
+    """Keeping a drawn card needs a class proof that it is no Creep: with none, or with a proof
+    replayed from an earlier kept card, the event is rejected and its author named."""
+    table = racer_table(seed=3)
+
+    def drew_a_creep(game) -> bool:
+        step = next_step(game)
+        if not isinstance(step, ShowDrawn):
+            return False
+        card = table.sessions[step.seat].private.card(game, step.slot)
+        return racer.STANDARD_CATALOGUE[card].kind is racer.Kind.CREEP
+
+    seat = drive(table, drew_a_creep)
+    slot = next_step(table.spectator.game_state).slot
+    keep = {"action": racer.format_action(racer.KeepDrawn(slot))}
+    assert_rejected_at_once(table, seat, "act", keep, "needs the proof")
+    earlier = [
+        e.body["proof"]
+        for e in table.spectator.log.events
+        if e.type == "act" and "proof" in e.body and e.author == table.identities[seat].public_key
+    ]
+    replayed = {**keep, "proof": earlier[-1]}
+    assert_rejected_at_once(table, seat, "act", replayed, "not proven to be no Creep")
+
+
+# --- dice ---------------------------------------------------------------------------------------
+
+
+def test_a_wrong_die_reveal_is_rejected():
+    table = racer_table()
+    drive(table, lambda game: isinstance(racer.pending(game.state), racer.NeedDie))
+    seat = table.spectator.expected().seat
+    type_, body = honest(table, seat)
+    body = {**body, "pre": bytes(32)}
+    assert_rejected_at_once(table, seat, type_, body, "does not hash")
+
+
+# --- a bad proof or key at every deck step -------------------------------------------------
+
+
+def flip(value: bytes) -> bytes:
+    return bytes([value[0] ^ 1]) + value[1:]
+
+
+DECK_CHEATS = {
+    "join": (lambda b: {**b, "commit": b["commit"][:31]}, "32 bytes"),
+    "shuffle": (lambda b: {**b, "points": [b["points"][0]] * len(b["points"])}, "repeated"),
+    # A card swapped for another (the tracer's and the cloner's move): the proof fails.
+    "shuffle-substitute": (
+        lambda b: {**b, "points": [card_point("7"), *b["points"][1:]]},
+        "proof of shuffle does not verify",
+    ),
+    "lock": (lambda b: {**b, "proofs": [flip(b["proofs"][0])] + b["proofs"][1:]}, "proof"),
+    "release": (lambda b: {**b, "keys": [flip(k) for k in b["keys"]]}, "commitment"),
+    "blind": (lambda b: {**b, "proof": flip(b["proof"])}, "proof"),
+    "unblind": (lambda b: {**b, "proof": flip(b["proof"])}, "proof"),
+    "reveal": (lambda b: {**b, "secret": flip(b["secret"])}, "commitment"),
+}
+
+
+@pytest.mark.parametrize("op", list(DECK_CHEATS))
+def test_a_bad_deck_step_is_rejected_at_once(op):
+    tamper, why = DECK_CHEATS[op]
+    table = racer_table(seed=11 if op in ("blind", "unblind") else 7)
+    seat = drive(table, at_deck(op.split("-")[0]))
+    type_, body = honest(table, seat)
+    assert_rejected_at_once(table, seat, type_, tamper(body), why)
