@@ -68,6 +68,13 @@ class Story:
             self.over = True
             self.lines.append(_ending(after, over.winner))
 
+    def note(self, text: str) -> None:
+        """A line outside the turns (e.g. history nobody watched); the next step starts a new
+        turn line."""
+        self._write_turn(final=True)
+        self.turn = None
+        self.lines.append(text)
+
     def _write_turn(self, final: bool) -> None:
         """(Re)write the line of the turn being told; a turn with nothing in it passed."""
         if self.turn is None:

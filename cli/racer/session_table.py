@@ -92,8 +92,11 @@ class SessionTable:
         fresh, self._seen = events[self._seen :], len(events)
         if state is None or not fresh:
             return
-        before = self._state or state
-        self._state = state
+        before, self._state = self._state, state
+        if before is None or _turns_between(before, state) > 1:  # joined late, or looked away
+            if state.turn is not None:
+                self._story.note(f"(the game is at turn {state.turn.number})")
+            return
         keys = [seat.key for seat in self.session.seats]
         acts = [
             (keys.index(event.author), action)
@@ -106,6 +109,12 @@ class SessionTable:
             self._story.step(before, actor, action, state, consequences=False)
         if before is not state or acts:
             self._story.step(before, racer.CHANCE, None, state)
+
+
+def _turns_between(before: racer.State, after: racer.State) -> int:
+    """Turn boundaries crossed from ``before`` to ``after`` (the deal counts as turn 0)."""
+    first = before.turn.number if before.turn is not None else 0
+    return (after.turn.number if after.turn is not None else 0) - first
 
 
 def _action(body: Any) -> SeatAction | None:

@@ -125,3 +125,36 @@ def test_a_seat_plays_through_the_console_and_a_spectator_sees_no_hand():
     watcher.session.my_turn = game.my_turn
     watching = RacerConsole(watcher)
     assert watcher.observation().hand == () and "your hand" not in watching.board()
+
+
+def test_a_real_session_game_played_by_typing_at_the_console():
+    import random
+    import re
+
+    from creepnet.cli.faces import console_for
+    from creepnet.protocol.table import Table, seat_bot
+
+    table = Table(seats=2, kind="racer", options={"turn_limit": 12}, seed=3, onion_length=512)
+    me = console_for(table.sessions[0])
+    watcher = console_for(table.spectator)
+    rng = random.Random(3)
+    typed = []
+
+    def person(session):
+        screen = (me.board() + "\n" + me.status()).split("\n")
+        assert len(screen) <= 23 and max(map(len, screen)) <= 80
+        listed = me.handle("moves").text.removeprefix("you can type: ")
+        choice = rng.choice([s for s in re.split(r"\s{2,}|\n", listed) if s.strip()]).strip()
+        typed.append(choice)
+        reply = me.handle(choice)
+        assert reply.action is not None, (choice, reply.text)
+        return reply.action
+
+    table.run([person, seat_bot("racer", "heuristic", 1)])
+    assert table.rejections == [] and table.sessions[0].finished
+    assert len(typed) > 5
+    assert me.status().startswith("game over: ")
+    assert any(line.startswith("Turn") for line in me.table.story())
+    assert "your hand" not in watcher.board()
+    # The watcher never looked during the game: its story says so instead of guessing.
+    assert watcher.table.story() == ["(the game is at turn 12)"]
