@@ -13,36 +13,42 @@ Games with hidden information name **owed steps** (``rules.Owed``: shuffles, loc
 the end-of-game reveal) exactly as onion reveals are scheduled: one seat at a time, in the order
 the game fixes.  ``owed`` has the local seat's private side (``rules.PrivateSide``, built from the
 stored seat secrets) write their bodies; ``play`` lets it add proofs to a decision.
+
+States and the events each allows (``_commit`` takes event 0, ``expected`` names the rest):
+
+    empty     → genesis (by the key the game id commits to: protocol/seating.py)
+    lobby     → seat (host, while seats are free) · start (host, once full)
+    playing   → the game's Turn · reveal (every seat in seat order: protocol/reveals.py)
+                · an owed step (the seat the game names)
+    finished, exhausted (randomness spent), halted (equivocation) → nothing
+
+This module is the façade, the state and the one commit path; its parts live beside it:
+seating.py (genesis and joins), entitlement.py (judging an event's author and type), reveals.py
+(onion draws), authoring.py (what the local seat writes), receiving.py (disorder, duplicates,
+equivocation) and labels.py (words for people).
 """
 
 from __future__ import annotations
 
-import hashlib
 import secrets
-from dataclasses import dataclass, field
 from typing import Any
 
-from creepnet.protocol import onion
+from creepnet.protocol import authoring, onion, receiving
+from creepnet.protocol.entitlement import check_entitled, is_decision
 from creepnet.protocol.event import Event, sign_event
-from creepnet.protocol.games import GAMES
-from creepnet.protocol.identity import Identity, fingerprint
-from creepnet.protocol.lobby import (
-    GAME_NONCE_SIZE,
-    JoinError,
-    JoinRequest,
-    SeatSecrets,
-    check_player_name,
-    derive_game_id,
-)
+from creepnet.protocol.identity import Identity
+from creepnet.protocol.labels import Waiting, outcome_text, seat_label
+from creepnet.protocol.lobby import GAME_NONCE_SIZE, JoinError, SeatSecrets, derive_game_id
 from creepnet.protocol.log import (
     EquivocationProof,
     EventLog,
     Rejection,
     check_link,
-    find_equivocation,
     parse_or_reject,
 )
 from creepnet.protocol.pending import Allowance, FutureEvents
+from creepnet.protocol.receiving import Receipt
+from creepnet.protocol.reveals import check_reveal, draw_value
 from creepnet.protocol.rules import (
     GameRuleError,
     GameRules,
@@ -54,51 +60,9 @@ from creepnet.protocol.rules import (
     Turn,
     expect_keys,
 )
-from creepnet.protocol.text import valid_name
+from creepnet.protocol.seating import MAX_GAME_NAME, Seat, read_genesis, read_seat
 
-MAX_GAME_NAME = 64
-
-
-@dataclass
-class Seat:
-    key: bytes
-    player: str
-    anchor: bytes
-    last_reveal: bytes  # the onion layer the next reveal must hash to
-
-    @property
-    def label(self) -> str:
-        return f"{self.player} ({fingerprint(self.key)})"
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """Whose event the game is waiting for, since which accepted event, and for what."""
-
-    seat: int
-    key: bytes
-    player: str
-    since_seq: int
-    what: str
-
-    def describe(self) -> str:
-        return f"waiting for seat {self.seat}, {self.player} ({fingerprint(self.key)}): {self.what}"
-
-
-@dataclass
-class Receipt:
-    """What happened to incoming bytes: status is accepted, duplicate, pending (held for a later
-    position), deferred (not held, nobody blamed: see protocol/pending.py), rejected,
-    equivocation or halted.  ``accepted`` also lists held events that now fit."""
-
-    status: str
-    accepted: list[Event] = field(default_factory=list)
-    rejections: list[Rejection] = field(default_factory=list)
-    proof: EquivocationProof | None = None
-
-    @property
-    def rejection(self) -> Rejection | None:
-        return self.rejections[0] if self.rejections else None
+__all__ = ["MAX_GAME_NAME", "Receipt", "Seat", "Session", "Waiting"]
 
 
 class Session:
@@ -268,14 +232,7 @@ class Session:
     def my_turn(self) -> Turn | None:
         """The local seat's turn to take a decision (not an automatic step), if it is one."""
         turn = self.expected()
-        if (
-            turn is None
-            or turn.seat != self.local_seat
-            or turn.automatic
-            or turn.types & {"reveal", "seat", "start"}
-        ):
-            return None
-        return turn
+        return turn if is_decision(turn, self.local_seat) else None
 
     @property
     def private(self) -> PrivateSide | None:
@@ -320,125 +277,20 @@ class Session:
         if sender is not None and self._allowance.exhausted(sender, len(self.log)):
             reason = "too many duplicate or unusable events from this sender"
             return Receipt("rejected", rejections=[Rejection(None, "flood", reason)])
-        receipt = self._receive(raw)
+        receipt = receiving.receive(self, raw)
         if sender is not None and receipt.status in ("duplicate", "pending", "deferred"):
             self._allowance.charge(sender)
         return receipt
-
-    def _receive(self, raw: bytes) -> Receipt:
-        if hashlib.sha256(raw).digest() in self._ids:
-            return Receipt("duplicate")
-        try:
-            event = parse_or_reject(raw)
-        except Rejection as rejection:
-            return Receipt("rejected", rejections=[rejection])
-        if self.game is not None and event.game != self.game:
-            return Receipt(
-                "rejected", rejections=[Rejection(event.seq, "game", "event of another game")]
-            )
-        if event.seq < len(self.log):
-            return self._conflict(self.log.events[event.seq], event)
-        if event.seq > len(self.log):
-            return self._hold(event)
-        receipt = Receipt("accepted")
-        try:
-            self._commit(event)
-        except Rejection as rejection:
-            return Receipt("rejected", rejections=[rejection])
-        receipt.accepted.append(event)
-        self._drain(receipt)
-        return receipt
-
-    def _conflict(self, known: Event, event: Event) -> Receipt:
-        """An event for a filled position: known is accepted, so the same author is a fork."""
-        if known.raw == event.raw:
-            return Receipt("duplicate")
-        proof = find_equivocation(known, event)
-        if proof is not None:
-            return self._halt(proof)
-        if event.signature_valid() and event.prev == known.prev:
-            # Same history, so the same entitled author: this signer claimed a seat not theirs.
-            reason = f"not entitled: seq {event.seq} belongs to {fingerprint(known.author)}"
-            return Receipt(
-                "rejected", rejections=[Rejection(event.seq, "entitlement", reason, event.author)]
-            )
-        return Receipt(
-            "rejected",
-            rejections=[Rejection(event.seq, "chain", "conflicts with an accepted event")],
-        )
-
-    def _may_ever_author(self, key: bytes) -> bool:
-        """Whether key could write some later event of this game, as far as we know now."""
-        return bool(self.log.events) and (key == self.log.events[0].author or key in self.seat_keys)
-
-    def _hold(self, event: Event) -> Receipt:
-        if not event.signature_valid():  # never let forged bytes occupy a future slot
-            return Receipt(
-                "rejected", rejections=[Rejection(event.seq, "signature", "bad signature")]
-            )
-        if not self._may_ever_author(event.author):
-            return Receipt("deferred")  # maybe a seat still to join: fetched again when due
-        return Receipt(self._future.hold(event, len(self.log)))
-
-    def _drain(self, receipt: Receipt) -> None:
-        """Commit held events that now fit; losing candidates are judged against the winner."""
-        while len(self.log) in self._future:
-            candidates = self._future.pop(len(self.log))
-            committed = None
-            for event in candidates:
-                if committed is None:
-                    try:
-                        self._commit(event)
-                    except Rejection as rejection:
-                        receipt.rejections.append(rejection)
-                        continue
-                    committed = event
-                    receipt.accepted.append(event)
-                else:
-                    verdict = self._conflict(committed, event)
-                    receipt.rejections.extend(verdict.rejections)
-                    if verdict.proof is not None:
-                        receipt.status, receipt.proof = "equivocation", verdict.proof
-                        return
-            if committed is None:
-                break
-        self._future.drop_before(len(self.log) + 1)
-
-    def _halt(self, proof: EquivocationProof) -> Receipt:
-        self.halted = proof
-        author = proof.author
-        rejection = Rejection(
-            parse_or_reject(proof.first).seq,
-            "equivocation",
-            "two different signed events at one position: game stopped",
-            author,
-        )
-        return Receipt("equivocation", rejections=[rejection], proof=proof)
 
     # ----- local actions --------------------------------------------------------------------
 
     def admit(self, join_request: bytes) -> Event:
         """Host: seat the player who sent this signed join request."""
-        try:
-            request = JoinRequest.from_bytes(join_request)
-        except JoinError as exc:
-            raise Rejection(len(self.log), "join", str(exc)) from None
-        return self._author("seat", {"join": request.to_map()})
+        return authoring.admit(self, join_request)
 
     def join_request(self, player: str) -> bytes:
         """Joiner: a signed request for the next free seat of this (lobby) game."""
-        seat = self.next_free_seat
-        if seat is None or self.identity is None or self.secrets is None or self.game is None:
-            raise Rejection(len(self.log), "join", "this game has no free seat to ask for")
-        return JoinRequest.create(
-            self.identity,
-            self.secrets,
-            game=self.game,
-            genesis=self.log.events[0].id,
-            seat=seat,
-            player=player,
-            onion_length=self.onion_length,
-        ).to_bytes()
+        return authoring.join_request(self, player)
 
     def owed(self) -> list[Event]:
         """Sign and append every automatic event the local seat owes now (start, reveals).
@@ -446,52 +298,11 @@ class Session:
         Raises OnionExhausted when the game is stuck for want of randomness, but only when there
         is nothing to send: events already signed are always returned, never lost.
         """
-        produced: list[Event] = []
-        while True:
-            turn = self.expected()
-            if turn is None or turn.seat != self.local_seat:
-                break
-            if "start" in turn.types:
-                produced.append(self._author("start", {}))
-            elif "reveal" in turn.types:
-                assert self.secrets is not None
-                pre = onion.preimage(
-                    self.game, self.secrets.onion_seed, self.onion_length, self.draws
-                )
-                produced.append(self._author("reveal", {"draw": self.draws, "pre": pre}))
-            elif turn.automatic and self.private is not None:
-                type_, body = self.private.owed(self.game_state, len(self.log))
-                produced.append(self._author(type_, body))
-            else:
-                break
-        if not produced and self.exhausted():
-            raise onion.OnionExhausted(
-                f"the game needs random draw {self.draws} but its seats committed to only "
-                f"{self.onion_length}; start a new game with a longer onion"
-            )
-        return produced
+        return authoring.owed(self)
 
     def play(self, text: str) -> Event:
         """The local player's decision, in the game's command words (``e7-d6``, ``resign``)."""
-        turn = self.my_turn()
-        if turn is None:
-            waiting = self.waiting_for()
-            why = waiting.describe() if waiting else "the game is over"
-            raise Rejection(len(self.log), "entitlement", f"not your turn ({why})")
-        assert self.rules is not None
-        try:
-            type_, body = self.rules.action(self.game_state, turn.seat, text)
-        except GameRuleError as exc:
-            raise Rejection(len(self.log), "illegal", str(exc)) from None
-        if type_ not in turn.types:
-            raise Rejection(len(self.log), "illegal", f"{type_} is not possible now")
-        private = self.private
-        if private is not None:
-            try:
-                body = private.complete(self.game_state, len(self.log), type_, body)
-            except GameRuleError as exc:
-                raise Rejection(len(self.log), "illegal", str(exc)) from None
-        return self._author(type_, body)
+        return authoring.play(self, text)
 
     def _sign(self, type_: str, body: dict[str, Any]) -> Event:
         if self.identity is None or self.game is None:
@@ -527,34 +338,10 @@ class Session:
         self._ids.add(event.id)
 
     def _entitled(self, event: Event) -> None:
-        turn = self.expected()
-        if turn is None:
-            # Signed for exactly this position, though nobody may write here: the author's fault.
-            if self.exhausted():
-                raise Rejection(
-                    event.seq, "finished", "no event can follow: randomness exhausted", event.author
-                )
-            raise Rejection(
-                event.seq, "finished", "the game is over; no event may follow", event.author
-            )
-        author = self.seats[turn.seat].key if turn.seat < len(self.seats) else None
-        if event.author != author:
-            raise Rejection(
-                event.seq,
-                "entitlement",
-                f"not entitled: {turn.what} is for seat {turn.seat}",
-                event.author,
-            )
-        if event.type not in turn.types:
-            raise Rejection(
-                event.seq,
-                "entitlement",
-                f"{event.type!r} not allowed now (expected {', '.join(sorted(turn.types))})",
-                event.author,
-            )
+        turn = check_entitled(event, self.expected(), self.seat_keys, self.exhausted)
         try:
             if event.type == "seat":
-                self._seat(event)
+                self.seats.append(read_seat(event, self.game, self.log.events[0].id, self.seats))
             elif event.type == "start":
                 expect_keys(event.body, set())
                 assert self.rules is not None
@@ -571,85 +358,22 @@ class Session:
             raise Rejection(event.seq, "illegal", str(exc), event.author) from None
 
     def _genesis(self, event: Event) -> None:
-        def bad(reason: str) -> Rejection:
-            return Rejection(0, "genesis", reason, event.author)
-
-        if event.type != "genesis":
-            raise bad("the first event must be a genesis")
-        body = event.body
-        try:
-            expect_keys(
-                body, {"nonce", "kind", "name", "seats", "options", "onion", "player", "anchor"}
-            )
-            check_player_name(body["player"])
-        except (GameRuleError, JoinError) as exc:
-            raise bad(str(exc)) from None
-        nonce = body["nonce"]
-        if type(nonce) is not bytes or len(nonce) != GAME_NONCE_SIZE:
-            raise bad(f"nonce must be {GAME_NONCE_SIZE} bytes")
-        if event.game != derive_game_id(event.author, nonce):
-            raise bad("the game id is not SHA-256(domain, host key, nonce): not this host's game")
-        if self.pinned_host is not None and event.author != self.pinned_host:
-            raise bad(f"signed by {fingerprint(event.author)}, not the host this game was found at")
-        game = GAMES.get(body["kind"]) if isinstance(body["kind"], str) else None
-        rules = game.rules if game is not None else None
-        if rules is None:
-            raise bad(f"unknown game kind {body['kind']!r}")
-        name, seats, length = body["name"], body["seats"], body["onion"]
-        if not valid_name(name, MAX_GAME_NAME):
-            raise bad(
-                f"game name must be 1-{MAX_GAME_NAME} printable code points (no control, "
-                "separator or invisible format character)"
-            )
-        if type(seats) is not int or not rules.min_seats <= seats <= rules.max_seats:
-            raise bad(f"{rules.kind} takes {rules.min_seats}-{rules.max_seats} seats")
-        if type(length) is not int or not 1 <= length <= onion.MAX_LENGTH:
-            raise bad(f"onion length must be 1-{onion.MAX_LENGTH}")
-        if not isinstance(body["anchor"], bytes) or len(body["anchor"]) != onion.SECRET_SIZE:
-            raise bad("bad randomness anchor")
-        if not isinstance(body["options"], dict):
-            raise bad("options must be a map")
-        try:
-            rules.check_options(body["options"])
-        except GameRuleError as exc:
-            raise bad(str(exc)) from None
-        self.game = event.game
-        self.kind, self.name, self.rules = rules.kind, name, rules
-        self.seat_count, self.onion_length, self.options = seats, length, body["options"]
-        self.seats = [Seat(event.author, body["player"], body["anchor"], body["anchor"])]
-
-    def _seat(self, event: Event) -> None:
-        expect_keys(event.body, {"join"})
-        request = JoinRequest.from_map(event.body["join"])
-        if request.game != self.game or request.genesis != self.log.events[0].id:
-            raise JoinError("join request is for another game")
-        if request.seat != len(self.seats):
-            raise JoinError(
-                f"join request is for seat {request.seat}, the next free seat is {len(self.seats)}"
-            )
-        if request.key in self.seat_keys:
-            raise JoinError("this player already has a seat")
-        self.seats.append(Seat(request.key, request.player, request.anchor, request.anchor))
+        founded = read_genesis(event, self.pinned_host)
+        self.game = founded.game
+        self.kind, self.name, self.rules = founded.rules.kind, founded.name, founded.rules
+        self.seat_count, self.onion_length = founded.seat_count, founded.onion_length
+        self.options = founded.options
+        self.seats = [founded.host]
 
     def _reveal(self, event: Event, seat: int) -> None:
-        expect_keys(event.body, {"draw", "pre"})
-        if type(event.body["draw"]) is not int or event.body["draw"] != self.draws:
-            raise GameRuleError(f"reveal is for draw {event.body['draw']!r}, expected {self.draws}")
-        pre = event.body["pre"]
-        assert self.game is not None
-        if not isinstance(pre, bytes) or not onion.check_reveal(
-            self.game, self.seats[seat].last_reveal, pre
-        ):
-            raise GameRuleError("revealed value does not hash to the seat's committed onion layer")
+        assert self.game is not None and self.rules is not None
+        pre = check_reveal(self.game, self.seats[seat].last_reveal, self.draws, event.body)
         self.seats[seat].last_reveal = pre
         self.reveals.append(pre)
         if len(self.reveals) == len(self.seats):
-            assert self.rules is not None
             step = self.rules.next(self.game_state)
             assert isinstance(step, NeedRandom)
-            value = onion.uniform(
-                onion.draw_entropy(self.game, self.draws, self.reveals), step.bound
-            )
+            value = draw_value(self.game, self.draws, self.reveals, step.bound)
             self.game_state = self.rules.apply_random(self.game_state, value)
             self.draws += 1
             self.reveals = []
@@ -657,18 +381,8 @@ class Session:
     # ----- words for people -----------------------------------------------------------------
 
     def seat_label(self, seat: int) -> str:
-        label = f"seat {seat}, {self.seats[seat].label}"
-        if self.started and self.rules is not None:
-            label += f", {self.rules.describe(self.game_state, seat)}"
-        return label
+        return seat_label(self, seat)
 
     @property
     def outcome_text(self) -> str | None:
-        result = self.result
-        if result is None:
-            return None
-        if result.culprit is not None:
-            return f"void: {self.seat_label(result.culprit)} cheated ({result.reason})"
-        if result.winner is None:
-            return f"draw ({result.reason})"
-        return f"{self.seat_label(result.winner)} wins by {result.reason}"
+        return outcome_text(self)

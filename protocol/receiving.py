@@ -1,0 +1,135 @@
+"""Live delivery into a session: duplicates, held events, conflicts and equivocation.
+
+Peers deliver events in any order and any number of times.  An event for the next position goes
+through the session's one commit path; one for a filled position is a duplicate, a fork by the
+same author (an equivocation: the game halts with a proof anyone can check) or an unentitled
+signer; one ahead of the log is held only when validly signed by a key that could ever write in
+this game (protocol/pending.py bounds the buffer), else deferred without blame.  Held events are
+never judged against each other, only against the event accepted at their position, so nobody
+can halt a game with two events for a position nobody has reached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from creepnet.protocol.event import Event
+from creepnet.protocol.identity import fingerprint
+from creepnet.protocol.log import EquivocationProof, Rejection, find_equivocation, parse_or_reject
+
+if TYPE_CHECKING:
+    from creepnet.protocol.session import Session
+
+
+@dataclass
+class Receipt:
+    """What happened to incoming bytes: status is accepted, duplicate, pending (held for a later
+    position), deferred (not held, nobody blamed: see protocol/pending.py), rejected,
+    equivocation or halted.  ``accepted`` also lists held events that now fit."""
+
+    status: str
+    accepted: list[Event] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
+    proof: EquivocationProof | None = None
+
+    @property
+    def rejection(self) -> Rejection | None:
+        return self.rejections[0] if self.rejections else None
+
+
+def receive(session: Session, raw: bytes) -> Receipt:
+    """Place one delivery (the sender's allowance is the caller's): never raises for bad input."""
+    if hashlib.sha256(raw).digest() in session._ids:
+        return Receipt("duplicate")
+    try:
+        event = parse_or_reject(raw)
+    except Rejection as rejection:
+        return Receipt("rejected", rejections=[rejection])
+    if session.game is not None and event.game != session.game:
+        return Receipt(
+            "rejected", rejections=[Rejection(event.seq, "game", "event of another game")]
+        )
+    if event.seq < len(session.log):
+        return _conflict(session, session.log.events[event.seq], event)
+    if event.seq > len(session.log):
+        return _hold(session, event)
+    receipt = Receipt("accepted")
+    try:
+        session._commit(event)
+    except Rejection as rejection:
+        return Receipt("rejected", rejections=[rejection])
+    receipt.accepted.append(event)
+    _drain(session, receipt)
+    return receipt
+
+
+def _conflict(session: Session, known: Event, event: Event) -> Receipt:
+    """An event for a filled position: known is accepted, so the same author is a fork."""
+    if known.raw == event.raw:
+        return Receipt("duplicate")
+    proof = find_equivocation(known, event)
+    if proof is not None:
+        return _halt(session, proof)
+    if event.signature_valid() and event.prev == known.prev:
+        # Same history, so the same entitled author: this signer claimed a seat not theirs.
+        reason = f"not entitled: seq {event.seq} belongs to {fingerprint(known.author)}"
+        return Receipt(
+            "rejected", rejections=[Rejection(event.seq, "entitlement", reason, event.author)]
+        )
+    return Receipt(
+        "rejected",
+        rejections=[Rejection(event.seq, "chain", "conflicts with an accepted event")],
+    )
+
+
+def _may_ever_author(session: Session, key: bytes) -> bool:
+    """Whether key could write some later event of this game, as far as we know now."""
+    events = session.log.events
+    return bool(events) and (key == events[0].author or key in session.seat_keys)
+
+
+def _hold(session: Session, event: Event) -> Receipt:
+    if not event.signature_valid():  # never let forged bytes occupy a future slot
+        return Receipt("rejected", rejections=[Rejection(event.seq, "signature", "bad signature")])
+    if not _may_ever_author(session, event.author):
+        return Receipt("deferred")  # maybe a seat still to join: fetched again when due
+    return Receipt(session._future.hold(event, len(session.log)))
+
+
+def _drain(session: Session, receipt: Receipt) -> None:
+    """Commit held events that now fit; losing candidates are judged against the winner."""
+    future = session._future
+    while len(session.log) in future:
+        candidates = future.pop(len(session.log))
+        committed = None
+        for event in candidates:
+            if committed is None:
+                try:
+                    session._commit(event)
+                except Rejection as rejection:
+                    receipt.rejections.append(rejection)
+                    continue
+                committed = event
+                receipt.accepted.append(event)
+            else:
+                verdict = _conflict(session, committed, event)
+                receipt.rejections.extend(verdict.rejections)
+                if verdict.proof is not None:
+                    receipt.status, receipt.proof = "equivocation", verdict.proof
+                    return
+        if committed is None:
+            break
+    future.drop_before(len(session.log) + 1)
+
+
+def _halt(session: Session, proof: EquivocationProof) -> Receipt:
+    session.halted = proof
+    rejection = Rejection(
+        parse_or_reject(proof.first).seq,
+        "equivocation",
+        "two different signed events at one position: game stopped",
+        proof.author,
+    )
+    return Receipt("equivocation", rejections=[rejection], proof=proof)
