@@ -28,7 +28,12 @@ CHOICES = {
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("kind", choices=sorted(GAMES), help="the game")
-    parser.add_argument("--players", type=int, default=None, help="racer: seats, 2-4 (default 2)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="racer: seats, 2-4 (default 2; demo racer plays 3)",
+    )
     parser.add_argument("--max-plies", type=int, default=None, help="creeper: draw after this")
     parser.add_argument("--turn-limit", type=int, default=None, help="racer: draw after this")
 
