@@ -18,11 +18,16 @@ class GameChoices:
     default_bot: str  # what `play --vs` and demos use unless told
     demo_host_bot: str
     demo_players: int
+    limit_option: str  # the rule option that ends a long game in a draw; its flag is derived
+
+    @property
+    def limit_flag(self) -> str:
+        return "--" + self.limit_option.replace("_", "-")
 
 
 CHOICES = {
-    "creeper": GameChoices(default_bot="greedy", demo_host_bot="search", demo_players=2),
-    "racer": GameChoices(default_bot="heuristic", demo_host_bot="heuristic", demo_players=3),
+    "creeper": GameChoices("greedy", "search", demo_players=2, limit_option="max_plies"),
+    "racer": GameChoices("heuristic", "heuristic", demo_players=3, limit_option="turn_limit"),
 }
 
 
@@ -34,8 +39,10 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="racer: seats, 2-4 (default 2; demo racer plays 3)",
     )
-    parser.add_argument("--max-plies", type=int, default=None, help="creeper: draw after this")
-    parser.add_argument("--turn-limit", type=int, default=None, help="racer: draw after this")
+    for kind, choices in CHOICES.items():
+        parser.add_argument(
+            choices.limit_flag, type=int, default=None, help=f"{kind}: draw after this"
+        )
 
 
 def seats_and_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
@@ -44,10 +51,10 @@ def seats_and_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     seats = rules.min_seats if args.players is None else args.players
     if not rules.min_seats <= seats <= rules.max_seats:
         raise ValueError(f"{args.kind} takes {rules.min_seats}-{rules.max_seats} players")
-    limits = {"creeper": ("max_plies", args.max_plies), "racer": ("turn_limit", args.turn_limit)}
     options: dict[str, Any] = {}
-    for kind, flag in (("creeper", "--max-plies"), ("racer", "--turn-limit")):
-        name, value = limits[kind]
+    for kind, choices in CHOICES.items():
+        name, flag = choices.limit_option, choices.limit_flag
+        value = getattr(args, name)
         if value is None:
             continue
         if kind != args.kind:
