@@ -6,14 +6,21 @@ the very same game's log in this process: every seat's deck work as its author (
 releases, class proofs, transfers, plays, from the secrets in its home) plus one peer's checks of
 every deck message.  Those are on the critical path of every event (the next author must check
 an event before it can answer), so ``wall / crypto - 1`` is the network and session overhead.
-Goals: overhead <= 50%; a 4-player turn's median under 250 ms.
+Goals: overhead <= 50%; a 4-player turn's median under 250 ms.  *cpu s* is what every node
+process (seats and the spectator, start-up included) spent on the CPU: set against twice the
+wall time on a 2-core machine it shows when the game is bound by the cores, not the network.
 
     python benchmarks/racer_network.py [--players 2 3 4] [--turns 12] [--seed 1]
+
+With ``CREEPNET_PROFILE=DIR`` every node process runs under cProfile and leaves
+``DIR/<players>p-seat<k>.prof`` (a profile, not a figure: cProfile slows the run).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -46,6 +53,7 @@ def free_port() -> int:
 async def network_game(players: int, turns: int, seed: int, work: Path) -> dict:
     """Run one game between processes; a spectator here times every turn."""
     port = free_port()
+    cpu_before = _children_cpu() + time.process_time()
     common = ["--pace", "0", "--iface", LOOPBACK, "--bot", "heuristic"]
     host = ["host", "racer", "--name", "bench", "--players", str(players)]
     host += ["--turn-limit", str(turns), "--port", str(port), "--no-discovery", "--seed", str(seed)]
@@ -53,6 +61,11 @@ async def network_game(players: int, turns: int, seed: int, work: Path) -> dict:
     for k in range(1, players):
         join = ["join", "bench", "--addr", f"{LOOPBACK}:{port}", "--seed", str(seed + k)]
         commands.append([*CLI, *join, *common, "--home", str(work / f"seat{k}")])
+    profile = os.environ.get("CREEPNET_PROFILE")  # a folder: profile every node process there
+    if profile:
+        for k, command in enumerate(commands):
+            out = Path(profile) / f"{players}p-seat{k}.prof"
+            command[1:1] = ["-m", "cProfile", "-o", str(out)]
     processes = [
         subprocess.Popen(commands[0], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ]
@@ -92,8 +105,14 @@ async def network_game(players: int, turns: int, seed: int, work: Path) -> dict:
                 process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 process.kill()
+    cpu = _children_cpu() + time.process_time() - cpu_before  # includes process start-up
     durations = [b - a for a, b in zip(turn_starts, turn_starts[1:], strict=False)]
-    return {"wall": wall, "turns": durations, "log": log, "raws": raws}
+    return {"wall": wall, "turns": durations, "log": log, "raws": raws, "cpu": cpu}
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def crypto_seconds(raws: list[bytes], work: Path, players: int) -> float:
@@ -145,7 +164,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     print(f"{'players':>7} {'events':>6} {'turns':>5} {'wall s':>7} {'median ms':>9} "
-          f"{'p99 ms':>7} {'crypto s':>8} {'overhead':>8}")  # fmt: skip
+          f"{'p99 ms':>7} {'crypto s':>8} {'overhead':>8} {'cpu s':>6}")  # fmt: skip
     for players in args.players:
         with tempfile.TemporaryDirectory(prefix="creepnet-bench-") as folder:
             work = Path(folder)
@@ -157,7 +176,7 @@ def main() -> None:
         overhead = game["wall"] / crypto - 1
         print(
             f"{players:>7} {len(game['raws']):>6} {len(turns):>5} {game['wall']:>7.1f} "
-            f"{median:>9.0f} {p99:>7.0f} {crypto:>8.1f} {overhead:>8.0%}"
+            f"{median:>9.0f} {p99:>7.0f} {crypto:>8.1f} {overhead:>8.0%} {game['cpu']:>6.1f}"
         )
 
 
