@@ -225,3 +225,37 @@ async def test_kill_9_loses_nothing_acknowledged(tmp_path):
                 assert sent[-1].seq < len(on_disk.items)
                 await finish(game, alice, bob)
                 assert alice.session(game).log.to_bytes() == bob.session(game).log.to_bytes()
+
+
+async def test_a_peers_move_is_relayed_even_when_our_disk_refuses_it(tmp_path):
+    """The host relays a checked move of bob's before its own disk write: its full disk does
+    not hold bob's move back from carol, and the host acknowledges only what it stored."""
+    from creepnet.engine import creeper
+    from creepnet.engine.creeper.bots import make_bot
+
+    with trio.fail_after(30):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            Node.open(tmp_path / "carol", timeouts=FAST) as carol,
+        ):
+            game = await alice.host_game("creeper", player="alice", options=OPTIONS)
+            await bob.join(alice.address, player="bob")
+            await carol.watch(alice.address, game)
+            await alice_to_move(alice, bob, game)
+            move = make_bot("random").choose(alice.session(game).engine_state)
+            await alice.play(game, creeper.format_move(move))
+            await bob.wait_for(game, lambda rt: rt.session.my_turn() is not None)
+            store = alice.games[game].store
+
+            def disk_full(raws: list[bytes]) -> None:
+                raise StorageError("disk full: test")
+
+            store.append = disk_full  # alice's disk only
+            move = make_bot("random").choose(bob.session(game).engine_state)
+            played = await bob.play(game, creeper.format_move(move))
+            await carol.wait_for(game, lambda rt: len(rt.session.log) > played.seq)
+            assert carol.session(game).log.events[played.seq].raw == played.raw
+            runtime = alice.games[game]
+            assert runtime.stored == played.seq  # not stored, so never acknowledged to bob
+            assert bob.games[game].acked.get(alice.identity.public_key, 0) <= played.seq
