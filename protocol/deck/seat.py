@@ -2,6 +2,8 @@
 
 A DeckSeat reads the public DeckState (its own replica) and its DeckKeys; it
 never mutates the state: its messages go through `state.apply` like anybody's.
+It only vouches for the proofs it makes (`DeckState.vouch`), so its own replica
+does not check them a second time.
 `seq` is the event sequence number the message will be published at; proofs
 are bound to it.
 """
@@ -35,13 +37,13 @@ class DeckSeat:
         return {"op": "join", "commit": self.keys.commitment}
 
     def shuffle(self, seq: int, pool: str) -> dict:
-        return make_shuffle(self.state, self.keys, self.seat, seq, pool)
+        return self._vouched(seq, make_shuffle(self.state, self.keys, self.seat, seq, pool))
 
     def open(self, seq: int, pool: str, position: int) -> dict:
         return make_open(self.state, self.keys, self.seat, seq, pool, position)
 
     def lock(self, seq: int, pool: str) -> dict:
-        return make_lock(self.state, self.keys, self.seat, seq, pool)
+        return self._vouched(seq, make_lock(self.state, self.keys, self.seat, seq, pool))
 
     def release(self, pool: str, positions: list[int], to: int) -> dict:
         return make_release(self.state, self.keys, self.seat, pool, positions, to)
@@ -62,7 +64,12 @@ class DeckSeat:
     def prove_class(self, seq: int, pool: str, position: int, allowed: Sequence[str]) -> dict:
         """A `class` message proving the hidden card this seat holds at pool[position]
         is one of `allowed`, without saying which.  ValueError if it is not."""
-        return make_class(self.state, self.keys, self.seat, seq, pool, position, allowed)
+        made = make_class(self.state, self.keys, self.seat, seq, pool, position, allowed)
+        return self._vouched(seq, made)
+
+    def _vouched(self, seq: int, message: dict) -> dict:
+        self.state.vouch(self.seat, seq, message)
+        return message
 
     def reveal(self) -> dict:
         return reveal_message(self.keys)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from creepnet.protocol import codec
 from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.group import CardTable
 from creepnet.protocol.deck.handlers import HANDLERS
@@ -16,6 +17,13 @@ class DeckState:
     `apply(seat, seq, message)` checks a message authored by `seat` at event
     sequence number `seq` and updates the state, or raises DeckError naming the
     seat at fault (the state is left unchanged by an attributable failure).
+
+    A replica's own seat proves its messages once: ``vouch`` records the message its DeckSeat
+    just made, and applying exactly that message, by that seat at that seq, sets ``proven`` for
+    the handler, which then skips the proof checks (every other check still runs).  The proofs
+    hold by construction (made from the seat's secret for this very state), every other replica
+    checks them in full, and only this process's own prover can vouch: an honest author no
+    longer pays for its proofs twice on the critical path of its event.
     """
 
     def __init__(self, game_id: bytes, seat_keys: Sequence[bytes], card_ids: Sequence[str]) -> None:
@@ -33,6 +41,14 @@ class DeckState:
         self.public_cards: dict[str, set[str]] = {}  # family -> cards face up right now
         self.secrets: list[bytes | None] = [None] * self.seats
         self.last_seq: int | None = None
+        self._own: tuple[int, int, bytes] | None = None  # (seat, seq, encoding): see vouch()
+        self.proven = False  # while applying the vouched message: its proofs are ours
+
+    def vouch(self, seat: int, seq: int, message: dict) -> None:
+        """Record a message this replica's own seat has just made, proofs and all (DeckSeat).
+
+        Forgotten by the next apply, whatever it applies."""
+        self._own = (seat, seq, codec.encode(message))
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -51,7 +67,12 @@ class DeckState:
             raise DeckError(seat, str(op), "not every seat has joined yet")
         if op not in ("join", "reveal") and self.finished:
             raise DeckError(seat, str(op), "the game is over (secrets are being revealed)")
-        handler(self, seat, seq, message)
+        own, self._own = self._own, None
+        self.proven = own is not None and own[:2] == (seat, seq) and own[2] == codec.encode(message)
+        try:
+            handler(self, seat, seq, message)
+        finally:
+            self.proven = False
         self.last_seq = seq
 
     # -- lookups used by the operation modules ---------------------------------------------
