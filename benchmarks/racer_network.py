@@ -10,7 +10,10 @@ Goals: overhead <= 50%; a 4-player turn's median under 250 ms.  *cpu s* is what 
 process (seats and the spectator, start-up included) spent on the CPU: set against twice the
 wall time on a 2-core machine it shows when the game is bound by the cores, not the network.
 
-    python benchmarks/racer_network.py [--players 2 3 4] [--turns 12] [--seed 1]
+    python benchmarks/racer_network.py [--players 2 3 4] [--turns 12] [--seed 1] [--kinds]
+
+``--kinds`` adds, per game, where the time goes: the spectator's time from one event to the next,
+by the next event's kind and hop (same author, to or from the host, guest to guest).
 
 With ``CREEPNET_PROFILE=DIR`` every node process runs under cProfile and leaves
 ``DIR/<players>p-seat<k>.prof`` (a profile, not a figure: cProfile slows the run).
@@ -70,6 +73,7 @@ async def network_game(players: int, turns: int, seed: int, work: Path) -> dict:
         subprocess.Popen(commands[0], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     ]
     turn_starts: list[float] = []
+    arrivals: list[float] = []  # when the spectator had each event, by seq
     try:
         async with Node.open(work / "spectator", host=LOOPBACK) as spectator:
             with trio.fail_after(60):
@@ -88,6 +92,8 @@ async def network_game(players: int, turns: int, seed: int, work: Path) -> dict:
             started = None
             while not session.finished:
                 await spectator.wait_changed(game)
+                while len(arrivals) < len(session.log):
+                    arrivals.append(time.perf_counter())
                 if session.started and started is None:
                     started = time.perf_counter()
                 state = session.game_state.state if session.started else None
@@ -107,7 +113,14 @@ async def network_game(players: int, turns: int, seed: int, work: Path) -> dict:
                 process.kill()
     cpu = _children_cpu() + time.process_time() - cpu_before  # includes process start-up
     durations = [b - a for a, b in zip(turn_starts, turn_starts[1:], strict=False)]
-    return {"wall": wall, "turns": durations, "log": log, "raws": raws, "cpu": cpu}
+    return {
+        "wall": wall,
+        "turns": durations,
+        "log": log,
+        "raws": raws,
+        "cpu": cpu,
+        "arrivals": arrivals,
+    }
 
 
 def _children_cpu() -> float:
@@ -157,11 +170,42 @@ def crypto_seconds(raws: list[bytes], work: Path, players: int) -> float:
     return authoring + checking[0]
 
 
+def by_kind(raws: list[bytes], arrivals: list[float]) -> dict[str, list[float]]:
+    """The time from each played event to the next, by the next one's kind and hop.
+
+    Kind: the event type, with the deck operation or the first word of the action.  Hop: the
+    same author again, the host on either side of it, or guest to guest (through the host)."""
+    session = Session()
+    gaps: dict[str, list[float]] = {}
+    previous = None
+    for seq, raw in enumerate(raws):
+        event = session.accept(raw)
+        seat = session.seat_keys.index(event.author)
+        if previous is not None and seq < len(arrivals) and session.started:
+            word = event.body.get("op") or str(event.body.get("action", "")).split(" ")[0]
+            hop = "same" if seat == previous else "host" if 0 in (seat, previous) else "g-g"
+            key = f"{event.type} {word[:12]}".strip() + f" ({hop})"
+            gaps.setdefault(key, []).append(arrivals[seq] - arrivals[seq - 1])
+        previous = seat
+    return gaps
+
+
+def print_kinds(gaps: dict[str, list[float]]) -> None:
+    print(f"    {'next event (hop)':<28} {'count':>5} {'median ms':>9} {'total s':>7}")
+    for key, values in sorted(gaps.items(), key=lambda item: -sum(item[1]))[:12]:
+        total = sum(values)
+        median = statistics.median(values) * 1000
+        print(f"    {key:<28} {len(values):>5} {median:>9.1f} {total:>7.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
     parser.add_argument("--turns", type=int, default=12, help="turn limit of each game")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--kinds", action="store_true", help="also where each game's time goes, by event kind"
+    )
     args = parser.parse_args()
     print(f"{'players':>7} {'events':>6} {'turns':>5} {'wall s':>7} {'median ms':>9} "
           f"{'p99 ms':>7} {'crypto s':>8} {'overhead':>8} {'cpu s':>6}")  # fmt: skip
@@ -178,6 +222,8 @@ def main() -> None:
             f"{players:>7} {len(game['raws']):>6} {len(turns):>5} {game['wall']:>7.1f} "
             f"{median:>9.0f} {p99:>7.0f} {crypto:>8.1f} {overhead:>8.0%} {game['cpu']:>6.1f}"
         )
+        if args.kinds:
+            print_kinds(by_kind(game["raws"], game["arrivals"]))
 
 
 if __name__ == "__main__":
