@@ -76,7 +76,14 @@ class Ledger:
                 runtime.notify()
                 return
             runtime.stored, runtime.storage_error = len(session.log), None
-            self._gossip(runtime, runtime.stored, source, received)
+            if runtime.sent < runtime.stored:  # ours (and what follows): their `length` says it
+                self._gossip(runtime, runtime.stored, source, received)
+            else:  # all relayed ahead of the disk: say they are stored now (the source hears
+                # it from sync, which acknowledges what it sent)
+                stored = messages.have(runtime.game, runtime.stored)
+                for peer in list(runtime.followers.values()):
+                    if peer is not source:
+                        peer.send(stored)
         self.reporter.announce(runtime)
         self.on_settled()
 

@@ -232,11 +232,7 @@ class Node:
             session = Session.follow(game_id, self.identity, secrets, host=peer.key)
             runtime = self._register(session, store)
         self._follow_through(runtime, peer, address)
-        await self.wait_for(
-            game_id,
-            lambda rt: rt.stored >= info["length"] and bool(rt.session.log.events),
-            timeout=self.timeouts.handshake,
-        )
+        await self._catch_up(runtime, max(info["length"], 1))
         # Several players may ask for the same free seat at once: the host seats one, refuses
         # the others, and a refused player asks again for the seat that is now free.
         for _ in range(runtime.session.seat_count or 1):
@@ -269,10 +265,19 @@ class Node:
         if runtime is None:
             runtime = self._register(Session.follow(game_id), self.home.game(game_id))
         self._follow_through(runtime, peer, address)
-        await self.wait_for(
-            game_id, lambda rt: rt.stored >= info["length"], timeout=self.timeouts.handshake
-        )
+        await self._catch_up(runtime, info["length"])
         return game_id
+
+    async def _catch_up(self, runtime: GameRuntime, length: int) -> None:
+        """Wait until we hold ``length`` events; a long log takes its time to check, so this
+        fails (trio.TooSlowError) only when no event arrives for a handshake timeout."""
+        while runtime.stored < length:
+            before = runtime.stored
+            with trio.move_on_after(self.timeouts.handshake):
+                while runtime.stored == before:
+                    await runtime.changed.wait()
+            if runtime.stored == before:
+                raise trio.TooSlowError(f"no event arrived for {self.timeouts.handshake}s")
 
     def _follow_through(self, runtime: GameRuntime, peer: Peer, address: str) -> None:
         runtime.dial.add(address)

@@ -229,7 +229,8 @@ async def test_kill_9_loses_nothing_acknowledged(tmp_path):
 
 async def test_a_peers_move_is_relayed_even_when_our_disk_refuses_it(tmp_path):
     """The host relays a checked move of bob's before its own disk write: its full disk does
-    not hold bob's move back from carol, and the host acknowledges only what it stored."""
+    not hold bob's move back from carol, the host acknowledges only what it stored, and says
+    so to everyone once its disk takes the move."""
     from creepnet.engine import creeper
     from creepnet.engine.creeper.bots import make_bot
 
@@ -259,3 +260,7 @@ async def test_a_peers_move_is_relayed_even_when_our_disk_refuses_it(tmp_path):
             runtime = alice.games[game]
             assert runtime.stored == played.seq  # not stored, so never acknowledged to bob
             assert bob.games[game].acked.get(alice.identity.public_key, 0) <= played.seq
+            del store.append  # the disk is back
+            assert await alice.flush(game)
+            await carol.wait_synced(game)  # carol hears that alice stored what she relayed
+            await bob.wait_synced(game)
