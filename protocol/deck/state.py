@@ -9,6 +9,8 @@ from creepnet.protocol.deck.group import CardTable
 from creepnet.protocol.deck.handlers import HANDLERS
 from creepnet.protocol.deck.model import Pool, Record, get
 
+VOUCHED_LIMIT = 16
+
 
 class DeckState:
     """Everything public about the decks of one game, identical at every seat.
@@ -33,6 +35,9 @@ class DeckState:
         self.public_cards: dict[str, set[str]] = {}  # family -> cards face up right now
         self.secrets: list[bytes | None] = [None] * self.seats
         self.last_seq: int | None = None
+        # Local only, never replicated: digests of (statement, proof) pairs this replica's own
+        # seat has just proven, so applying its own event skips re-checking what it computed.
+        self._vouched: dict[bytes, None] = {}
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -53,6 +58,19 @@ class DeckState:
             raise DeckError(seat, str(op), "the game is over (secrets are being revealed)")
         handler(self, seat, seq, message)
         self.last_seq = seq
+
+    # -- proofs the local seat computed ------------------------------------------------------
+
+    def vouch(self, digest: bytes) -> None:
+        """Record that the local seat computed a proof: `digest` must name its whole statement
+        and the proof's bytes, so a matching message can only carry that very proof."""
+        self._vouched[digest] = None
+        while len(self._vouched) > VOUCHED_LIMIT:  # authored but never applied: forget the oldest
+            del self._vouched[next(iter(self._vouched))]
+
+    def vouched(self, digest: bytes) -> bool:
+        """True once for a digest `vouch` recorded: the check it names may be skipped, here."""
+        return self._vouched.pop(digest, False) is None
 
     # -- lookups used by the operation modules ---------------------------------------------
 
