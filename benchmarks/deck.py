@@ -85,13 +85,15 @@ def shuffle_proof(cards: int) -> dict[str, float]:
 
 
 class Run:
-    """Seats authoring in turn; one replica (the verifying peer) applies every message."""
+    """Seats authoring in turn; one replica (the verifying peer, timed) applies every message.
+    The authors read a replica of their own (untimed): a seat does not re-check its own proofs
+    (DeckState.vouch), and the peer must check every one."""
 
     def __init__(self, seats: int, cards: list[str]) -> None:
-        self.state = DeckState(
-            secrets.token_bytes(16), [secrets.token_bytes(32) for _ in range(seats)], cards
-        )
-        self.players = [DeckSeat(self.state, s) for s in range(seats)]
+        game, keys = secrets.token_bytes(16), [secrets.token_bytes(32) for _ in range(seats)]
+        self.state = DeckState(game, keys, cards)
+        self.authors = DeckState(game, keys, cards)
+        self.players = [DeckSeat(self.authors, s) for s in range(seats)]
         self.seq = 0
         self.work = 0.0  # authors' CPU
         self.checks = 0.0  # the verifying peer's CPU
@@ -102,6 +104,7 @@ class Run:
         self.seq += 1
         made, msg = cpu(lambda: make(self.seq))
         checked, _ = cpu(lambda: self.state.apply(seat, self.seq, msg))  # type: ignore[arg-type]
+        self.authors.apply(seat, self.seq, msg)  # type: ignore[arg-type]
         self.work += made
         self.checks += checked
 

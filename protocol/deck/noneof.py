@@ -61,7 +61,6 @@ if TYPE_CHECKING:
 OP = "none_of"
 CHALLENGE_DOMAIN = b"creepnet/deck/none-of/v1"
 NONCE_DOMAIN = b"creepnet/deck/none-of-nonce/v1"
-VOUCH_DOMAIN = b"creepnet/deck/none-of-vouch/v1"
 HEAD_BYTES = 3 * SCALAR_BYTES  # c, s_a, s_b
 MAX_EXCLUDED = 4096  # the codec's array limit; each card costs a verifier 2 multiplications
 
@@ -157,15 +156,6 @@ def _context(state: DeckState, seq: int, seat: int, pool: str, position: int) ->
     return proof_context(state.game_id, seq, state.seat_keys[seat], OP, pool, position)
 
 
-def _vouch_digest(
-    context: bytes, commit: bytes, core: bytes, excluded: Sequence[str], proof: bytes
-) -> bytes:
-    """Names one (statement, proof) pair: equal digests, equal pairs (SHA-512, framed)."""
-    return hashlib.sha512(
-        frame(VOUCH_DOMAIN, context, commit, core, len(excluded), *excluded, proof)
-    ).digest()
-
-
 def make_none_of(
     state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str, position: int,
     excluded: Sequence[str],
@@ -179,7 +169,7 @@ def make_none_of(
     key = holder_key(keys, name, position, slot)
     commit, core = slot.holder_commit, slot.core
     proof = prove_none_of(key, card, commit, core, state.table.point_of, excluded, ctx)  # type: ignore[arg-type]
-    state.vouch(_vouch_digest(ctx, commit, core, excluded, proof))  # type: ignore[arg-type]
+    state.vouch(OP, ctx, commit, core, excluded, proof)
     message["proof"] = proof
     return message
 
@@ -190,7 +180,7 @@ def handle_none_of(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     proof = get(msg, "proof", bytes, seat, OP)
     ctx = _context(state, seq, seat, name, position)
     commit, core = slot.holder_commit, slot.core
-    if state.vouched(_vouch_digest(ctx, commit, core, excluded, proof)):  # type: ignore[arg-type]
+    if state.vouched(OP, ctx, commit, core, excluded, proof):
         return  # this replica's own seat just computed exactly this proof for this statement
     try:
         verify_none_of(proof, commit, core, state.table.point_of, excluded, ctx)  # type: ignore[arg-type]
