@@ -31,8 +31,6 @@ Cost per excluded card: 2 variable-base multiplications to prove, 2 to verify (d
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -48,10 +46,12 @@ from creepnet.protocol.deck.group import (
     combine,
     combine_base,
     frame,
+    hash_scalar,
+    hedged_scalar,
     scalar_int,
     sub,
 )
-from creepnet.protocol.deck.hidden import decode_held, held_slot, holder_key
+from creepnet.protocol.deck.hidden import check_card_ids, decode_held, held_slot, holder_key
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.model import get
 
@@ -62,7 +62,6 @@ OP = "none_of"
 CHALLENGE_DOMAIN = b"creepnet/deck/none-of/v1"
 NONCE_DOMAIN = b"creepnet/deck/none-of-nonce/v1"
 HEAD_BYTES = 3 * SCALAR_BYTES  # c, s_a, s_b
-MAX_EXCLUDED = 4096  # the codec's array limit; each card costs a verifier 2 multiplications
 
 
 class NoneOfRejected(Exception):
@@ -75,16 +74,8 @@ class NoneOfRejected(Exception):
 
 def _challenge(context: bytes, commit: bytes, core: bytes, excluded: Sequence[str],
                ts: Sequence[bytes], a0: bytes, a_m: Sequence[bytes]) -> int:  # fmt: skip
-    data = frame(CHALLENGE_DOMAIN, context, commit, core, len(excluded), *excluded, *ts, a0, *a_m)
-    return int.from_bytes(hashlib.sha512(data).digest(), "little") % L
-
-
-def _random_scalar(seed: bytes) -> int:
-    """Hedged: fresh randomness hashed with the witness and statement; never zero."""
-    while True:
-        n = int.from_bytes(hashlib.sha512(seed + secrets.token_bytes(32)).digest(), "little") % L
-        if n:
-            return n
+    parts = (CHALLENGE_DOMAIN, context, commit, core, len(excluded), *excluded, *ts, a0, *a_m)
+    return hash_scalar(*parts)
 
 
 def prove_none_of(
@@ -97,7 +88,7 @@ def prove_none_of(
     k = int.from_bytes(key, "little")
     seed = frame(NONCE_DOMAIN, key, context, commit, core, *excluded)
     while True:
-        r, alpha, beta = (_random_scalar(seed) for _ in range(3))
+        r, alpha, beta = (hedged_scalar(seed) for _ in range(3))
         rho = r * k % L
         blinded_core, beta_core = combine([(r, core)]), combine([(beta, core)])
         ts = [sub(combine([(rho, points[m])]), blinded_core) for m in excluded]
@@ -143,13 +134,7 @@ def verify_none_of(
 
 
 def check_excluded(state: DeckState, excluded: object, seat: int, position: int) -> list[str]:
-    if not isinstance(excluded, list) or len(excluded) > MAX_EXCLUDED:
-        raise DeckError(seat, OP, f"excluded must be a list of at most {MAX_EXCLUDED}", position)
-    if any(type(card) is not str or card not in state.table for card in excluded):
-        raise DeckError(seat, OP, "excluded names a card the deck does not know", position)
-    if len(set(excluded)) != len(excluded):
-        raise DeckError(seat, OP, "excluded repeats a card", position)
-    return excluded
+    return check_card_ids(state, excluded, seat, OP, position, least=0)
 
 
 def _context(state: DeckState, seq: int, seat: int, pool: str, position: int) -> bytes:
