@@ -3,9 +3,9 @@
 Every event built here is signed and then appended through the session's one commit path, the
 very checks a peer's event goes through, so a local bug can never produce an event peers reject.
 One check is not made twice: the deck proofs our private side has just computed
-(protocol/deck/state.py, ``DeckState.vouch``: only that exact message, at that seq, skips its
-proof checks; every rule and every other check still runs, and every peer checks the proofs in
-full), as they are the costliest part of an event and hold by construction.
+(protocol/deck/state.py, ``DeckState.vouch``: only the exact statement and proof it computed
+skip their check; every rule and every other check still runs, and every peer checks the proofs
+in full), as they are the costliest part of an event and hold by construction.
 Owed steps (start, onion reveals, a hidden-information game's deck steps written by its
 ``rules.PrivateSide``) are taken one seat at a time in the order the game fixes; decisions are
 the player's words parsed by the game's rules, then completed with any private proofs.

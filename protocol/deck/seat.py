@@ -2,8 +2,6 @@
 
 A DeckSeat reads the public DeckState (its own replica) and its DeckKeys; it
 never mutates the state: its messages go through `state.apply` like anybody's.
-It only vouches for the proofs it makes (`DeckState.vouch`), so its own replica
-does not check them a second time.
 `seq` is the event sequence number the message will be published at; proofs
 are bound to it.
 """
@@ -23,6 +21,7 @@ from creepnet.protocol.deck.hidden import (
     make_unblind,
 )
 from creepnet.protocol.deck.keys import DeckKeys, new_deck_secret
+from creepnet.protocol.deck.noneof import make_none_of
 from creepnet.protocol.deck.ops import make_lock, make_open, make_shuffle
 from creepnet.protocol.deck.state import DeckState
 
@@ -37,13 +36,13 @@ class DeckSeat:
         return {"op": "join", "commit": self.keys.commitment}
 
     def shuffle(self, seq: int, pool: str) -> dict:
-        return self._vouched(seq, make_shuffle(self.state, self.keys, self.seat, seq, pool))
+        return make_shuffle(self.state, self.keys, self.seat, seq, pool)
 
     def open(self, seq: int, pool: str, position: int) -> dict:
         return make_open(self.state, self.keys, self.seat, seq, pool, position)
 
     def lock(self, seq: int, pool: str) -> dict:
-        return self._vouched(seq, make_lock(self.state, self.keys, self.seat, seq, pool))
+        return make_lock(self.state, self.keys, self.seat, seq, pool)
 
     def release(self, pool: str, positions: list[int], to: int) -> dict:
         return make_release(self.state, self.keys, self.seat, pool, positions, to)
@@ -64,12 +63,12 @@ class DeckSeat:
     def prove_class(self, seq: int, pool: str, position: int, allowed: Sequence[str]) -> dict:
         """A `class` message proving the hidden card this seat holds at pool[position]
         is one of `allowed`, without saying which.  ValueError if it is not."""
-        made = make_class(self.state, self.keys, self.seat, seq, pool, position, allowed)
-        return self._vouched(seq, made)
+        return make_class(self.state, self.keys, self.seat, seq, pool, position, allowed)
 
-    def _vouched(self, seq: int, message: dict) -> dict:
-        self.state.vouch(self.seat, seq, message)
-        return message
+    def prove_none_of(self, seq: int, pool: str, position: int, excluded: Sequence[str]) -> dict:
+        """A `none_of` message proving the hidden card this seat holds at pool[position] is
+        none of `excluded`, without saying which it is.  ValueError if it is one of them."""
+        return make_none_of(self.state, self.keys, self.seat, seq, pool, position, excluded)
 
     def reveal(self) -> dict:
         return reveal_message(self.keys)

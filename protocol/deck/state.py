@@ -2,13 +2,39 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
-from creepnet.protocol import codec
 from creepnet.protocol.deck.errors import DeckError
-from creepnet.protocol.deck.group import CardTable
+from creepnet.protocol.deck.group import CardTable, frame
 from creepnet.protocol.deck.handlers import HANDLERS
 from creepnet.protocol.deck.model import Pool, Record, get
+
+VOUCHED_LIMIT = 16
+VOUCH_DOMAIN = b"creepnet/deck/vouch/v1"
+
+
+def _digest(parts: tuple[object, ...]) -> bytes:
+    """SHA-512 over an unambiguous framing of nested lists / maps of bytes, str and int."""
+    flat: list[bytes | str | int] = []
+
+    def walk(part: object) -> None:
+        if isinstance(part, list | tuple):
+            flat.extend(("list", len(part)))
+            for item in part:
+                walk(item)
+        elif isinstance(part, dict):
+            flat.extend(("map", len(part)))
+            for key in sorted(part):
+                flat.append(key)
+                walk(part[key])
+        elif isinstance(part, bytes | str | int) and not isinstance(part, bool):
+            flat.append(part)
+        else:
+            raise TypeError(f"cannot vouch for a {type(part).__name__}")
+
+    walk(parts)
+    return hashlib.sha512(frame(VOUCH_DOMAIN, *flat)).digest()
 
 
 class DeckState:
@@ -17,13 +43,6 @@ class DeckState:
     `apply(seat, seq, message)` checks a message authored by `seat` at event
     sequence number `seq` and updates the state, or raises DeckError naming the
     seat at fault (the state is left unchanged by an attributable failure).
-
-    A replica's own seat proves its messages once: ``vouch`` records the message its DeckSeat
-    just made, and applying exactly that message, by that seat at that seq, sets ``proven`` for
-    the handler, which then skips the proof checks (every other check still runs).  The proofs
-    hold by construction (made from the seat's secret for this very state), every other replica
-    checks them in full, and only this process's own prover can vouch: an honest author no
-    longer pays for its proofs twice on the critical path of its event.
     """
 
     def __init__(self, game_id: bytes, seat_keys: Sequence[bytes], card_ids: Sequence[str]) -> None:
@@ -41,14 +60,9 @@ class DeckState:
         self.public_cards: dict[str, set[str]] = {}  # family -> cards face up right now
         self.secrets: list[bytes | None] = [None] * self.seats
         self.last_seq: int | None = None
-        self._own: tuple[int, int, bytes] | None = None  # (seat, seq, encoding): see vouch()
-        self.proven = False  # while applying the vouched message: its proofs are ours
-
-    def vouch(self, seat: int, seq: int, message: dict) -> None:
-        """Record a message this replica's own seat has just made, proofs and all (DeckSeat).
-
-        Forgotten by the next apply, whatever it applies."""
-        self._own = (seat, seq, codec.encode(message))
+        # Local only, never replicated: digests of (statement, proof) pairs this replica's own
+        # seat has just proven, so applying its own event skips re-checking what it computed.
+        self._vouched: dict[bytes, None] = {}
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -67,13 +81,28 @@ class DeckState:
             raise DeckError(seat, str(op), "not every seat has joined yet")
         if op not in ("join", "reveal") and self.finished:
             raise DeckError(seat, str(op), "the game is over (secrets are being revealed)")
-        own, self._own = self._own, None
-        self.proven = own is not None and own[:2] == (seat, seq) and own[2] == codec.encode(message)
-        try:
-            handler(self, seat, seq, message)
-        finally:
-            self.proven = False
+        handler(self, seat, seq, message)
         self.last_seq = seq
+
+    # -- proofs the local seat computed ------------------------------------------------------
+
+    def vouch(self, *statement_and_proof: object) -> None:
+        """Record that the local seat has just computed a proof.  The parts must name everything
+        its check reads (context, inputs, outputs, the proof itself), so that a message matching
+        them can only carry that very proof for that very statement."""
+        self._vouched[_digest(statement_and_proof)] = None
+        while len(self._vouched) > VOUCHED_LIMIT:  # authored but never applied: forget the oldest
+            del self._vouched[next(iter(self._vouched))]
+
+    def vouched(self, *statement_and_proof: object) -> bool:
+        """True, once, for parts `vouch` recorded: the check they name may be skipped here."""
+        if not self._vouched:
+            return False  # a peer's replica, or nothing of ours in flight: no hashing
+        try:
+            digest = _digest(statement_and_proof)
+        except TypeError:  # a received part no honest proof has (None, a float...): not ours
+            return False
+        return self._vouched.pop(digest, False) is None
 
     # -- lookups used by the operation modules ---------------------------------------------
 

@@ -1,60 +1,76 @@
-"""An author checks its own proofs once (when making them); every other replica checks them in
-full, and a message that is not exactly what the author's prover made is checked everywhere."""
+"""A seat does not re-check the shuffle, lock or none-of proof it has just computed, on its own
+replica only; every peer checks every proof, and anything but the very message computed — one
+changed byte, another event position — is checked at the author's replica too."""
 
 from __future__ import annotations
 
 import pytest
 
 from creepnet.protocol.deck import DeckError, DeckTable, ops
+from creepnet.protocol.deck.state import VOUCHED_LIMIT
 
-CARDS = [f"c{i}" for i in range(8)]
-
-
-@pytest.fixture
-def shuffle_checks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The replicas (by index in the table) that ran verify_shuffle, in order."""
-    checked: list[int] = []
-    real = ops.verify_shuffle
-
-    def counting(*args: object) -> None:
-        checked.append(1)
-        real(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(ops, "verify_shuffle", counting)
-    return checked
+CARDS = [f"c{i}" for i in range(10)]
 
 
-def test_each_shuffle_is_checked_by_every_replica_but_its_authors(shuffle_checks) -> None:
+def counting(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[int]:
+    calls: list[int] = []
+    original = getattr(module, name)
+
+    def wrapped(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, wrapped)
+    return calls
+
+
+def test_a_shuffle_is_checked_by_every_replica_but_its_authors(monkeypatch) -> None:
     table = DeckTable(3, CARDS)
     table.create("deck", CARDS)
-    table.shuffle("deck")  # three shuffles, each applied to three replicas
-    assert len(shuffle_checks) == 3 * 2
-    assert all(not state.proven for state in table.states)
+    calls = counting(monkeypatch, ops, "verify_shuffle")
+    table.shuffle("deck")
+    assert len(calls) == 3 * 2  # three shuffles, each checked by the two other replicas
 
 
-def test_a_changed_message_is_checked_even_by_its_authors_replica(shuffle_checks) -> None:
-    """Seat 0's replica applies first: its own vouch does not cover a rewritten message."""
-
-    def rewrite(seat: int, seq: int, message: dict) -> dict:
-        if seat == 0 and message["op"] == "shuffle":
-            points = message["points"]
-            message = dict(message, points=[points[1], points[0], *points[2:]])
-        return message
-
-    table = DeckTable(3, CARDS, tamper=rewrite)
+def test_a_lock_is_checked_by_every_replica_but_its_authors(monkeypatch) -> None:
+    table = DeckTable(3, CARDS)
     table.create("deck", CARDS)
-    with pytest.raises(DeckError) as err:
-        table.shuffle("deck", seats=[0])
-    assert (err.value.seat, err.value.operation) == (0, "shuffle")
-    assert table.states[0].pools["deck"].shuffles == 0  # refused by the author's own replica
-    assert len(shuffle_checks) == 1  # there, by the proof check
+    table.shuffle("deck")
+    calls = counting(monkeypatch, ops, "verify")
+    table.lock("deck")
+    assert len(calls) == 3 * 2 * len(CARDS)  # per position, at the two other replicas
 
 
-def test_a_vouch_covers_one_seq_and_one_apply(shuffle_checks) -> None:
-    """A message made for one position and applied at another is checked (and refused)."""
+def test_a_changed_shuffle_is_checked_at_its_authors_replica() -> None:
     table = DeckTable(2, CARDS)
     table.create("deck", CARDS)
-    made = table.players[0].shuffle(table.seq + 5, "deck")
-    with pytest.raises(DeckError):
-        table.states[0].apply(0, table.seq + 1, made)
-    assert len(shuffle_checks) == 1
+    author, seq = table.states[0], table.seq + 1
+    message = table.players[0].shuffle(seq, "deck")
+    points = list(message["points"])
+    points[0], points[1] = points[1], points[0]  # the same points, two of them swapped
+    with pytest.raises(DeckError, match="does not verify") as err:
+        author.apply(0, seq, {**message, "points": points})
+    assert err.value.seat == 0
+    with pytest.raises(DeckError, match="does not verify"):  # the same message, another event
+        author.apply(0, seq + 1, message)
+    author.apply(0, seq + 2, table.players[0].shuffle(seq + 2, "deck"))
+
+
+def test_a_changed_lock_is_checked_at_its_authors_replica() -> None:
+    table = DeckTable(2, CARDS)
+    table.create("deck", CARDS)
+    table.shuffle("deck")
+    author, seq = table.states[0], table.seq + 1
+    message = table.players[0].lock(seq, "deck")
+    proofs = [message["proofs"][1], message["proofs"][0], *message["proofs"][2:]]
+    with pytest.raises(DeckError, match="does not verify") as err:
+        author.apply(0, seq, {**message, "proofs": proofs})
+    assert err.value.seat == 0 and err.value.position == 0
+
+
+def test_proofs_computed_but_never_sent_are_forgotten() -> None:
+    table = DeckTable(2, CARDS)
+    table.create("deck", CARDS)
+    for seq in range(100, 100 + VOUCHED_LIMIT + 5):
+        table.players[0].shuffle(seq, "deck")
+    assert len(table.states[0]._vouched) == VOUCHED_LIMIT
