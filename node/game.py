@@ -20,9 +20,6 @@ class GameRuntime:
     store: GameStore
     stored: int = 0  # events durably in the log file: only these are ever sent or acknowledged
     published: int = 0  # events announced on the update stream (may run ahead of `stored`)
-    # Events sent to the followers: may run ahead of `stored` by peers' events relayed before
-    # the disk write (node/ledger.py), never by ours.
-    sent: int = 0
     # Everything that touches the session or the file holds this lock, so the file is always
     # the session's log in order, and events are gossiped in order.
     lock: trio.Lock = field(default_factory=trio.Lock)

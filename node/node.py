@@ -333,7 +333,7 @@ class Node:
     # ----- holding games ------------------------------------------------------------------
 
     def _register(self, session: Session, store: GameStore, stored: int = 0) -> GameRuntime:
-        runtime = GameRuntime(session, store, stored=stored, published=stored, sent=stored)
+        runtime = GameRuntime(session, store, stored=stored, published=stored)
         self.games[runtime.game] = runtime
         for peer in self.peers.values():
             peer.send(messages.have(runtime.game, stored))
