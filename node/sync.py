@@ -48,15 +48,32 @@ class GameSync:
 
     def follow(self, runtime: GameRuntime, peer: Peer) -> None:
         """Start following runtime's game through peer (we joined or watch it there)."""
-        runtime.followers[peer.key] = peer
+        self.add_follower(runtime, peer)
         peer.send(messages.have(runtime.game, runtime.stored))
+
+    def add_follower(self, runtime: GameRuntime, peer: Peer) -> bool:
+        """peer follows runtime's game from now on.  True when that is news (a new follower, or
+        one back on a new connection): waiters wake and the update stream says who came."""
+        old = runtime.followers.get(peer.key)
+        if old is peer:
+            return False
+        runtime.followers[peer.key] = peer
+        back = old is not None or peer.key in runtime.departed
+        runtime.departed.discard(peer.key)
+        runtime.notify()  # e.g. wait_synced now waits for this peer too
+        text = f"{peer.label} follows the game{' again' if back else ''}"
+        self.reporter.publish(updates.FOLLOWER_ARRIVED, text, runtime.game, peer, {"back": back})
+        return True
 
     def forget(self, peer: Peer) -> None:
         """peer disconnected: it follows nothing any more."""
         for runtime in self.games.values():
             if runtime.followers.get(peer.key) is peer:
                 del runtime.followers[peer.key]
+                runtime.departed.add(peer.key)
                 runtime.notify()  # e.g. wait_synced no longer waits for this peer
+                text = f"{peer.label} stopped following the game: {peer.close_reason}"
+                self.reporter.publish(updates.FOLLOWER_LEFT, text, runtime.game, peer)
 
     # ----- incoming messages ----------------------------------------------------------------
 
@@ -73,10 +90,9 @@ class GameSync:
         runtime = self.games.get(message["game"])
         if runtime is None:
             return  # a game we do not hold: nothing to say about it
-        if kind != "join-refused" and peer.key not in runtime.followers:
-            runtime.followers[peer.key] = peer
-            if kind != "have":
-                peer.send(messages.have(runtime.game, runtime.stored))
+        # A new follower hears what we hold (a `have` is answered by _on_have instead).
+        if kind != "join-refused" and self.add_follower(runtime, peer) and kind != "have":
+            peer.send(messages.have(runtime.game, runtime.stored))
         if kind == "have":
             await self._on_have(runtime, peer, message)
         elif kind == "get":
@@ -91,10 +107,6 @@ class GameSync:
             runtime.notify()
 
     async def _on_have(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
-        newly = runtime.followers.get(peer.key) is not peer
-        runtime.followers[peer.key] = peer
-        if newly:
-            peer.send(messages.have(runtime.game, runtime.stored))
         theirs = message["length"]
         if theirs > runtime.acked.get(peer.key, -1):
             runtime.acked[peer.key] = theirs
