@@ -30,7 +30,7 @@ class GameRuntime:
     changed: trio.Event = field(default_factory=trio.Event)
     join_refused: str | None = None
     # Keys that may take the free seats (a rematch keeps them for the last game's players);
-    # empty: anyone.  Kept in memory only: a restarted host opens the seats to anyone again.
+    # empty: anyone.  Stored with the game (GameStore.save_reserved), so a restart keeps them.
     reserved_for: frozenset[bytes] = frozenset()
     storage_error: str | None = None
     retrying_storage: bool = False  # a task retries the held-back append with back-off

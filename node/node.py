@@ -201,6 +201,8 @@ class Node:
             raise NodeError(f"cannot host this game: {exc.reason}") from None
         store = self.home.game(session.game)
         store.save_secrets(secrets.to_bytes())  # before the genesis that commits to them
+        if reserved_for:
+            store.save_reserved(reserved_for)  # before anyone can see the game and ask a seat
         runtime = self._register(session, store)
         runtime.reserved_for = reserved_for
         async with runtime.lock:
@@ -340,6 +342,7 @@ class Node:
         store = self.home.game(game)
         session, stored = await load_session(store, game, self.identity, self._reporter)
         runtime = self._register(session, store, stored=stored)
+        runtime.reserved_for = store.load_reserved()
         async with runtime.lock:
             await self._ledger.settle(runtime)  # anything we owe (e.g. a reveal cut off by a crash)
         runtime.dial.update(store.load_peers())
