@@ -458,3 +458,54 @@ async def test_a_game_followed_before_its_genesis_arrives_gets_its_console_then(
                 )
                 await watcher.watch(host.address, game)
     assert any("creeper game 'early'" in text for text in output)
+
+
+async def test_play_against_a_bot_offers_a_new_game_against_the_same_bot(tmp_path, monkeypatch):
+    """`creepnet play --vs BOT` asks "play again?" as host and join do; yes: a new game, the
+    same bot joins it and plays; no: the command ends."""
+    import queue
+    from contextlib import asynccontextmanager
+
+    from creepnet.cli.commands import play
+    from creepnet.cli.main import build_parser
+    from creepnet.cli.rematch import QUESTION
+    from creepnet.cli.terminal import StdinLines
+
+    args = build_parser("play").parse_args(
+        ["play", "creeper", "--vs", "random", "--max-plies", "4", "--home", str(tmp_path),
+         "--player", "me"]
+    )  # fmt: skip
+    typed: queue.Queue[str] = queue.Queue()
+    said: list[str] = []
+    nodes: list[Node] = []
+
+    def out(text: str) -> None:
+        said.append(text)
+        if "your turn" in text:
+            node = nodes[0]
+            for session in (node.session(g) for g in node.games):
+                if session.my_turn() is not None:
+                    move = creeper.legal_moves(session.engine_state)[0]
+                    typed.put(creeper.format_move(move) + "\n")
+        if text.startswith(QUESTION.rstrip()):
+            typed.put("y\n" if sum(t.startswith("play again?") for t in said) == 1 else "n\n")
+
+    real_open_node = play.open_node
+
+    @asynccontextmanager
+    async def remembering(*a, **kw):
+        async with real_open_node(*a, **kw) as node:
+            nodes.append(node)  # our node, to read the board the screen talks about
+            yield node
+
+    monkeypatch.setattr(play, "open_node", remembering)
+    with trio.fail_after(TIMEOUT):
+        code = await play._play(args, lines=StdinLines(typed.get), out=out)
+    typed.put("")  # input ends: the reader thread finishes
+    assert code == 0
+    assert sum(t.startswith("play again?") for t in said) == 2
+    assert any("a new game against the random bot" in t for t in said)
+    async with Node.open(tmp_path / "bots" / "random") as bot:
+        games = [bot.session(g) for g in bot.games]
+    assert len(games) == 2 and all(s.finished and s.local_seat == 1 for s in games)
+    assert all(s.seats[0].player == "me" for s in games)
