@@ -80,9 +80,12 @@ class GameRuntime:
         self.changed = trio.Event()
 
     def describe(self) -> dict[str, Any]:
-        """This game's entry in a `games` reply."""
+        """This game's entry in a `games` reply.  ``nonce`` is the genesis nonce: with the
+        lister's key it rebuilds the game id, so a joiner knows the lister hosts the game."""
         session = self.session
+        events = session.log.events
         return {
+            "nonce": events[0].body.get("nonce") if events else None,
             "game": self.game,
             "kind": session.kind,
             "name": session.name,

@@ -23,7 +23,7 @@ from typing import Any
 
 import trio
 
-from creepnet.node import messages, updates
+from creepnet.node import updates
 from creepnet.node.advertiser import Advertiser
 from creepnet.node.connections import Connections
 from creepnet.node.discovery import Discovery
@@ -213,15 +213,28 @@ class Node:
         return session.game  # type: ignore[return-value]
 
     async def join(
-        self, address: str, game: bytes | str | None = None, *, player: str = "player"
+        self,
+        address: str,
+        game: bytes | str | None = None,
+        *,
+        player: str = "player",
+        host: str | None = None,
     ) -> bytes:
         """Join a lobby game at address: fetch its log, ask for the next seat, wait to be seated.
 
         ``game`` may be the id, a hex prefix (as discovery shows it) or None when the host
-        holds exactly one open lobby."""
+        holds exactly one open lobby; ``host``, the host's fingerprint where an advert named
+        it.  The node at address must prove it hosts the game before we say a word about it
+        (JoinRefused otherwise): a forged advert leads nowhere."""
         peer = await self.connect(address)
         info = await self._sync.pick_remote_game(peer, game, lobby=True)
         game_id = info["game"]
+        try:
+            self._sync.check_host(peer, info, host)
+        except JoinRefused:
+            if not self._connections.wanted(address):
+                peer.close("it does not host the game it lists")
+            raise
         if game_id in self.games:
             runtime = self.games[game_id]
             if runtime.session.local_seat is not None:
@@ -332,8 +345,7 @@ class Node:
     def _register(self, session: Session, store: GameStore, stored: int = 0) -> GameRuntime:
         runtime = GameRuntime(session, store, stored=stored, published=stored)
         self.games[runtime.game] = runtime
-        for peer in self.peers.values():
-            peer.send(messages.have(runtime.game, stored))
+        self._sync.announce(runtime, self.peers)
         self._advertiser.refresh()
         return runtime
 
