@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import trio
-from conftest import FAST, finish, seated_pair
+from conftest import FAST, Said, finish, seated_pair
 
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.terminal import CLEAR_LINE, Screen
@@ -146,19 +146,7 @@ def moving(runtime) -> bool:
 
 
 async def test_when_the_host_dies_the_guest_sees_one_line_and_an_undelivered_move(tmp_path):
-    output: list[str] = []
-    changed = trio.Event()
-
-    def out(text: str) -> None:
-        nonlocal changed
-        output.append(text)
-        changed.set()
-        changed = trio.Event()
-
-    async def until(wanted: str) -> None:
-        while not any(wanted in line for line in output):
-            await changed.wait()
-
+    said = Said()
     redials = 0
     several_redials = trio.Event()
     host_gone = trio.Event()
@@ -191,7 +179,7 @@ async def test_when_the_host_dies_the_guest_sees_one_line_and_an_undelivered_mov
             await host_gone.wait()
             runtime = await me.wait_for(game, lambda rt: rt.session.my_turn() is not None)
             yield creeper.format_move(creeper.legal_moves(runtime.session.engine_state)[0])
-            await until("not delivered yet")
+            await said.until("not delivered yet")
             await several_redials.wait()
             yield "quit"
 
@@ -201,11 +189,11 @@ async def test_when_the_host_dies_the_guest_sees_one_line_and_an_undelivered_mov
                 nursery.start_soon(host_side)
                 game, address = await hosted.receive()
                 await me.join(address, game, player="me")
-                await play_in_terminal(me, game, lines=lines(), out=out)
+                await play_in_terminal(me, game, lines=lines(), out=said.out)
                 nursery.cancel_scope.cancel()
-    text = "\n".join(output)
+    text = "\n".join(said.lines)
     assert "disconnected; the game waits" in text and "not delivered yet" in text
-    assert sum("retrying" in line for line in output) == 1 and redials >= 4
+    assert sum("retrying" in line for line in said.lines) == 1 and redials >= 4
 
 
 async def test_play_again_opens_a_new_game_of_the_same_name_with_the_same_players(tmp_path):

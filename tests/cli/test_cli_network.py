@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from conftest import FAST, seated_pair
+from conftest import FAST, Said, seated_pair
 
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.engine import creeper
@@ -410,19 +410,7 @@ async def test_browsing_sees_only_the_games_of_its_own_service_type(tmp_path, mo
 
 @pytest.mark.parametrize("kind", ["creeper", "racer"])
 async def test_the_terminal_says_when_the_opponent_leaves_and_when_they_are_back(tmp_path, kind):
-    output: list[str] = []
-    changed = trio.Event()
-
-    def out(text: str) -> None:
-        nonlocal changed
-        output.append(text)
-        changed.set()
-        changed = trio.Event()
-
-    async def until(wanted: str) -> None:
-        while not any(wanted in line for line in output):
-            await changed.wait()
-
+    said = Said()
     async with (
         Node.open(tmp_path / "me", host=LOOPBACK, timeouts=FAST) as me,
         Node.open(tmp_path / "them", host=LOOPBACK, timeouts=FAST) as them,
@@ -433,13 +421,13 @@ async def test_the_terminal_says_when_the_opponent_leaves_and_when_they_are_back
         async def lines():
             await me.wait_for(game, lambda rt: them.identity.public_key in rt.followers)
             me.peers[them.identity.public_key].close("test: cable pulled")
-            await until("disconnected; the game waits")
-            await until("is back; the game goes on")  # they redial on their own
+            await said.until("disconnected; the game waits")
+            await said.until("is back; the game goes on")  # they redial on their own
             yield "quit"
 
         with trio.fail_after(TIMEOUT):
-            await play_in_terminal(me, game, lines=lines(), out=out)
-    news = [line for line in output if "them (" in line and line.startswith("* ")]
+            await play_in_terminal(me, game, lines=lines(), out=said.out)
+    news = [line for line in said.lines if "them (" in line and line.startswith("* ")]
     assert len(news) == 2, news
     assert news[0].startswith("* ") and "disconnected; the game waits" in news[0]
     assert "is back" in news[1]
