@@ -46,14 +46,12 @@ class GameSync:
         """Announce what we hold to a peer that may hear of it: one that follows a game
         subscribes us and catches up."""
         for runtime in self.games.values():
-            if may_hear_of(runtime, peer):
-                peer.send(messages.have(runtime.game, runtime.stored))
+            _tell(runtime, peer)
 
     def announce(self, runtime: GameRuntime, peers: dict[bytes, Peer]) -> None:
         """A game we now hold, told to the connected peers that may hear of it."""
         for peer in peers.values():
-            if may_hear_of(runtime, peer):
-                peer.send(messages.have(runtime.game, runtime.stored))
+            _tell(runtime, peer)
 
     def follow(self, runtime: GameRuntime, peer: Peer) -> None:
         """Start following runtime's game through peer (we joined or watch it there)."""
@@ -292,6 +290,11 @@ class GameSync:
             what = "no" if not chosen else "more than one"
             raise NodeError(f"{what} matching game at {peer.conn.label}; it holds: {listing}")
         return chosen[0]
+
+
+def _tell(runtime: GameRuntime, peer: Peer) -> None:
+    if may_hear_of(runtime, peer):
+        peer.send(messages.have(runtime.game, runtime.stored))
 
 
 def may_hear_of(runtime: GameRuntime, peer: Peer) -> bool:
