@@ -247,11 +247,7 @@ class Node:
             session = Session.follow(game_id, self.identity, secrets, host=peer.key)
             runtime = self._register(session, store)
         self._follow_through(runtime, peer, address)
-        await self.wait_for(
-            game_id,
-            lambda rt: rt.stored >= info["length"] and bool(rt.session.log.events),
-            timeout=self.timeouts.handshake,
-        )
+        await self._catch_up(runtime, max(info["length"], 1))
         # Several players may ask for the same free seat at once: the host seats one, refuses
         # the others, and a refused player asks again for the seat that is now free.
         for _ in range(runtime.session.seat_count or 1):
@@ -284,15 +280,27 @@ class Node:
         if runtime is None:
             runtime = self._register(Session.follow(game_id), self.home.game(game_id))
         self._follow_through(runtime, peer, address)
-        await self.wait_for(
-            game_id, lambda rt: rt.stored >= info["length"], timeout=self.timeouts.handshake
-        )
+        await self._catch_up(runtime, info["length"])
         return game_id
 
     def _follow_through(self, runtime: GameRuntime, peer: Peer, address: str) -> None:
         runtime.dial.add(address)
         self._reporter.save_hint(runtime, runtime.save_dial)
         self._sync.follow(runtime, peer)
+
+    async def _catch_up(self, runtime: GameRuntime, length: int) -> None:
+        """Wait until length events of the game are stored.  A long log takes a while on a
+        slow machine, so what fails is silence (no new event for the handshake timeout), not
+        the total time."""
+        while runtime.stored < length:
+            before = runtime.stored
+            with trio.move_on_after(self.timeouts.handshake):
+                await self.wait_for(runtime.game, lambda rt, n=before: rt.stored > n)
+                continue
+            raise NodeError(
+                f"game {runtime.game.hex()[:8]}: nothing new for {self.timeouts.handshake:g}s "
+                f"while catching up ({runtime.stored} of {length} events stored)"
+            )
 
     async def play(self, game: bytes, action: str) -> Event:
         """The local player's decision; raises Rejection (not your turn, illegal) with a reason,
