@@ -283,17 +283,6 @@ class Node:
         await self._catch_up(runtime, info["length"])
         return game_id
 
-    async def _catch_up(self, runtime: GameRuntime, length: int) -> None:
-        """Wait until we hold ``length`` events; a long log takes its time to check, so this
-        fails (trio.TooSlowError) only when no event arrives for a handshake timeout."""
-        while runtime.stored < length:
-            before = runtime.stored
-            with trio.move_on_after(self.timeouts.handshake):
-                while runtime.stored == before:
-                    await runtime.changed.wait()
-            if runtime.stored == before:
-                raise trio.TooSlowError(f"no event arrived for {self.timeouts.handshake}s")
-
     def _follow_through(self, runtime: GameRuntime, peer: Peer, address: str) -> None:
         runtime.dial.add(address)
         self._reporter.save_hint(runtime, runtime.save_dial)
