@@ -28,6 +28,7 @@ EVENT_ID_SIZE = 32
 GENESIS_PREV = bytes(EVENT_ID_SIZE)
 MAX_TYPE_LENGTH = 32
 FIELDS = frozenset({"v", "game", "seq", "prev", "author", "type", "body", "sig"})
+_FIELD_ORDER = tuple(sorted(FIELDS))  # canonical map order (UTF-8 byte order of the keys)
 _BYTES_FIELDS = (
     ("game", GAME_ID_SIZE),
     ("prev", EVENT_ID_SIZE),
@@ -126,9 +127,60 @@ def sign_event(
 def parse_event(raw: bytes) -> Event:
     """Strictly decode and shape-check one event; the signature is NOT checked here."""
     try:
-        value = codec.decode(raw)
+        value = codec.unpack(raw)
+        plain = _plain_envelope(value)
+        if plain:  # every check of the envelope's level passes: judge the body's levels only
+            codec.check_shape(value["body"], depth=2)
+        else:
+            codec.check_shape(value)
+        codec.check_canonical(value, raw)
     except codec.CodecError as exc:
         raise EventError(f"undecodable event: {exc}") from None
+    if not plain:
+        _check_envelope(value)  # raises EventError naming what is wrong
+    sig = value["sig"]
+    return _new_event(
+        value["game"],
+        value["seq"],
+        value["prev"],
+        value["author"],
+        value["type"],
+        value["body"],
+        sig,
+        raw,
+        sha256(raw).digest(),
+        _unsigned_bytes(raw, sig),
+        value["v"],
+    )
+
+
+def _plain_envelope(value: Any) -> bool:
+    """The common case of ``_check_envelope`` in one expression: a map with exactly FIELDS in
+    canonical order, each of its type and size.  Then codec.check_shape of the map itself
+    could only visit ``body``, and ``_check_envelope`` would pass: both are skipped."""
+    return (
+        type(value) is dict
+        and tuple(value) == _FIELD_ORDER
+        and type(value["v"]) is int
+        and value["v"] == PROTOCOL_VERSION
+        and type(value["game"]) is bytes
+        and len(value["game"]) == GAME_ID_SIZE
+        and type(value["prev"]) is bytes
+        and len(value["prev"]) == EVENT_ID_SIZE
+        and type(value["author"]) is bytes
+        and len(value["author"]) == PUBLIC_KEY_SIZE
+        and type(value["sig"]) is bytes
+        and len(value["sig"]) == SIGNATURE_SIZE
+        and type(value["seq"]) is int
+        and value["seq"] >= 0
+        and type(value["type"]) is str
+        and 0 < len(value["type"]) <= MAX_TYPE_LENGTH
+        and type(value["body"]) is dict
+    )
+
+
+def _check_envelope(value: Any) -> None:
+    """Every rule of the envelope, one by one, so the error names the first one broken."""
     if type(value) is not dict:
         raise EventError("an event must be a map")
     if value.keys() != FIELDS:
@@ -138,39 +190,15 @@ def parse_event(raw: bytes) -> Event:
     version, seq, kind, body = value["v"], value["seq"], value["type"], value["body"]
     if type(version) is not int or version != PROTOCOL_VERSION:
         raise EventError(f"unsupported protocol version {version!r}")
-    game, prev, author, sig = value["game"], value["prev"], value["author"], value["sig"]
-    if not (  # the common case in one expression; the loop below names the culprit
-        type(game) is bytes
-        and len(game) == GAME_ID_SIZE
-        and type(prev) is bytes
-        and len(prev) == EVENT_ID_SIZE
-        and type(author) is bytes
-        and len(author) == PUBLIC_KEY_SIZE
-        and type(sig) is bytes
-        and len(sig) == SIGNATURE_SIZE
-    ):
-        for field, size in _BYTES_FIELDS:
-            if type(value[field]) is not bytes or len(value[field]) != size:
-                raise EventError(f"{field} must be {size} bytes")
+    for field, size in _BYTES_FIELDS:
+        if type(value[field]) is not bytes or len(value[field]) != size:
+            raise EventError(f"{field} must be {size} bytes")
     if type(seq) is not int or seq < 0:
         raise EventError("seq must be a non-negative integer")
     if type(kind) is not str or not 0 < len(kind) <= MAX_TYPE_LENGTH:
         raise EventError(f"type must be a short non-empty string, not {kind!r}")
     if type(body) is not dict:
         raise EventError("body must be a map")
-    return _new_event(
-        game,
-        seq,
-        prev,
-        author,
-        kind,
-        body,
-        sig,
-        raw,
-        sha256(raw).digest(),
-        _unsigned_bytes(raw, sig),
-        version,
-    )
 
 
 _EVENT_FIELDS = tuple(Event.__dataclass_fields__)
