@@ -236,12 +236,15 @@ def apply(state: State, move: Move | str) -> State:
     # Captures and new discs can never be undone, so no earlier position can recur after them.
     placed = kind == JUMP and aux and not (own | opp) & aux
     history = () if kind == CAPTURE or placed else (_position(state), state.history)
-    mine, theirs, own, opp, _ = core.play(entry, mine, theirs, own, opp)
+    mine, theirs, own, opp, gained = core.play(entry, mine, theirs, own, opp)
     if light:
         fields = (Colour.DARK, mine, theirs, own, opp)
     else:
         fields = (Colour.LIGHT, theirs, mine, opp, own)
-    return _successor(*fields, state.ply + 1, state.spec, history)
+    # A move that turns no octagon leaves both sides' discs as they were, so whether the mover
+    # has now won is whether its discs linked before the move, when that is known.
+    won = None if gained else state.__dict__.get("_mover_linked")
+    return _successor(*fields, state.ply + 1, state.spec, history, won)
 
 
 def _successor(
@@ -253,11 +256,16 @@ def _successor(
     ply: int,
     spec: BoardSpec,
     history: tuple,
+    won: bool | None,
 ) -> State:
     """A State built from a legal move of a valid one, which is valid by construction.
 
     Skips ``__post_init__``'s checks (and the frozen dataclass's per-field setattr), which
-    cost about as much as the move itself on the replay path."""
+    cost about as much as the move itself on the replay path.  Memoises what is known of the
+    connections (see ``_won_by_last_mover``): ``won`` if the caller knows it, and that the
+    side to move has not linked, which is so after every legal move: its discs were not linked
+    before it (or the game would be over) and the move can only have taken discs from it.
+    """
     state = object.__new__(State)
     state.__dict__.update(
         to_move=to_move,
@@ -268,7 +276,10 @@ def _successor(
         ply=ply,
         spec=spec,
         history=history,
+        _mover_linked=False,
     )
+    if won is not None:
+        state.__dict__["_won"] = won
     return state
 
 
