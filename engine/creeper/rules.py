@@ -15,7 +15,6 @@ from creepnet.engine.creeper.board import (
     Colour,
     Entry,
     Move,
-    MoveKind,
     Tables,
     iter_bits,
     side,
@@ -284,26 +283,30 @@ def _successor(
 
 
 def _legal_entry(t: Tables, state: State, move: Move) -> Entry:
-    for name in (move.origin, move.target):
-        if name not in t.hole_index:
-            raise IllegalMove(f"no such hole {name!r}")
     entry = t.entries.get((move.origin, move.target))
-    if entry is None:
+    if entry is None:  # every entry joins two holes, so only now can a name be no hole
+        for name in (move.origin, move.target):
+            if name not in t.hole_index:
+                raise IllegalMove(f"no such hole {name!r}")
         raise IllegalMove(f"{move.origin} to {move.target} is neither a step, a jump nor a capture")
     if entry[4].kind is not move.kind:
         raise IllegalMove(
             f"{move.origin} to {move.target} is a {entry[4].kind.value}, not a {move.kind.value}"
         )
     me = state.to_move
-    origin_bit = 1 << t.hole_index[move.origin]
-    if not state.pins(me) & origin_bit:
-        holder = f"a {me.other} pin" if state.pins(me.other) & origin_bit else "no pin"
+    if me is Colour.LIGHT:
+        mine, theirs = state.light_pins, state.dark_pins
+    else:
+        mine, theirs = state.dark_pins, state.light_pins
+    origin_bit = entry[1] ^ entry[2]  # toggle = origin | target
+    if not mine & origin_bit:
+        holder = f"a {me.other} pin" if theirs & origin_bit else "no pin"
         raise IllegalMove(f"not your pin: {move.origin} holds {holder} and {me} is to move")
-    if (state.light_pins | state.dark_pins) & entry[2]:
+    if (mine | theirs) & entry[2]:
         raise IllegalMove(f"destination {move.target} is occupied")
-    if move.kind is MoveKind.CAPTURE and not state.pins(me.other) & entry[3]:
+    if entry[0] == CAPTURE and not theirs & entry[3]:
         over = t.hole_names[entry[3].bit_length() - 1]
-        what = "your own pin, which cannot be jumped" if state.pins(me) & entry[3] else "no pin"
+        what = "your own pin, which cannot be jumped" if mine & entry[3] else "no pin"
         raise IllegalMove(f"nothing to capture: {over} holds {what}")
     return entry
 
