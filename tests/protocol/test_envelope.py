@@ -121,3 +121,10 @@ def test_any_envelope_gets_the_verdict_of_the_plain_rule(changes, dropped, shuff
     pairs = [(k, v) for k, v in envelope(**changes) if k not in dropped]
     raw = signed(pairs[::-1] if shuffle else pairs)
     assert verdict(raw) == reference(raw)
+
+
+def test_a_parsed_event_holds_every_field_of_an_event_and_equals_one_built_normally():
+    event = parse_event(GOOD.raw)
+    assert set(vars(event)) >= set(type(event).__dataclass_fields__)
+    rebuilt = type(event)(**{name: getattr(event, name) for name in event.__dataclass_fields__})
+    assert rebuilt == event and vars(rebuilt).keys() <= vars(event).keys()
