@@ -6,6 +6,9 @@ entitlement, commitments and the game's rules.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -72,12 +75,13 @@ def replay(
     if signatures is not None:
         signatures.start(raws)
     try:
-        for index, raw in enumerate(raws):
-            event = parse_or_reject(raw, index)
-            known = None if signatures is None else signatures.verdict(index)
-            if known is not None:
-                event.vouch_signature(known)
-            session.accept_event(event)
+        with _collector_paused():
+            for index, raw in enumerate(raws):
+                event = parse_or_reject(raw, index)
+                known = None if signatures is None else signatures.verdict(index)
+                if known is not None:
+                    event.vouch_signature(known)
+                session.accept_event(event)
     except Rejection as rejection:
         return session, rejection
     if framing is not None:
@@ -85,6 +89,24 @@ def replay(
     if not session.log.events:
         return session, Rejection(0, "empty", "the log holds no events")
     return session, audit_fault(session)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a log is replayed, then restore it.
+
+    A replay allocates a few containers per event (the decoded map, the Event, game states)
+    and keeps them all: the collector's passes over them found nothing to free and cost ~10%
+    of a long log's verification.  A replay makes no reference cycles worth waiting for, and
+    the first collection after it frees any there are.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def audit_fault(session: Session) -> Rejection | None:
