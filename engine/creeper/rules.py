@@ -22,6 +22,8 @@ from creepnet.engine.creeper.board import (
 )
 from creepnet.engine.creeper.notation import parse_move
 
+LIGHT, DARK = Colour.LIGHT, Colour.DARK  # as globals: a member lookup on the Enum costs more
+
 
 class IllegalMove(ValueError):
     """A move that the rules forbid in the given position; the message says why."""
@@ -90,10 +92,10 @@ class State:
             raise ValueError("two discs share an octagon")
 
     def pins(self, colour: Colour) -> int:
-        return self.light_pins if colour is Colour.LIGHT else self.dark_pins
+        return self.light_pins if colour is LIGHT else self.dark_pins
 
     def discs(self, colour: Colour) -> int:
-        return self.light_discs if colour is Colour.LIGHT else self.dark_discs
+        return self.light_discs if colour is LIGHT else self.dark_discs
 
     def pin_holes(self, colour: Colour) -> list[str]:
         names = tables(self.spec).hole_names
@@ -184,7 +186,7 @@ def outcome(state: State) -> Outcome | None:
     if _won_by_last_mover(t, state):
         return Outcome(state.to_move.other, Outcome.CONNECTION)
     pins = (state.light_pins, state.dark_pins)
-    if state.to_move is Colour.DARK:
+    if state.to_move is DARK:
         pins = pins[::-1]
     if not core.has_move(t, *pins):
         return Outcome(None, Outcome.NO_MOVES)
@@ -217,7 +219,7 @@ def apply(state: State, move: Move | str) -> State:
             raise IllegalMove(f"game is over ({over})") from None
         raise
     kind, _, _, aux, _ = entry
-    light = state.to_move is Colour.LIGHT
+    light = state.to_move is LIGHT
     if light:
         mine, theirs, own, opp = (
             state.light_pins,
@@ -236,10 +238,7 @@ def apply(state: State, move: Move | str) -> State:
     placed = kind == JUMP and aux and not (own | opp) & aux
     history = () if kind == CAPTURE or placed else (_position(state), state.history)
     mine, theirs, own, opp, gained = core.play(entry, mine, theirs, own, opp)
-    if light:
-        fields = (Colour.DARK, mine, theirs, own, opp)
-    else:
-        fields = (Colour.LIGHT, theirs, mine, opp, own)
+    fields = (DARK, mine, theirs, own, opp) if light else (LIGHT, theirs, mine, opp, own)
     # A move that turns no octagon leaves both sides' discs as they were, so whether the mover
     # has now won is whether its discs linked before the move, when that is known.
     won = None if gained else state.__dict__.get("_mover_linked")
@@ -294,7 +293,7 @@ def _legal_entry(t: Tables, state: State, move: Move) -> Entry:
             f"{move.origin} to {move.target} is a {entry[4].kind.value}, not a {move.kind.value}"
         )
     me = state.to_move
-    if me is Colour.LIGHT:
+    if me is LIGHT:
         mine, theirs = state.light_pins, state.dark_pins
     else:
         mine, theirs = state.dark_pins, state.light_pins
