@@ -136,7 +136,7 @@ def action_json(obs: Observation, action: SeatAction) -> dict[str, Any]:
         "typed": " ".join(words),
         "text": sentence(obs, action, labels),
         "group": group,
-        "card": slot,
+        "slot": slot,  # the hand card it shows, if any
         "creep": creep,
         "seat": seat,
         "name": obs.catalogue[card].name if card is not None else None,

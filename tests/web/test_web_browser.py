@@ -75,6 +75,11 @@ def at_ply(page: Page, ply: int) -> None:
     expect(page.locator("#summary")).to_contain_text(f"ply {ply} of {PLIES}")
 
 
+def octagon_y(page: Page, name: str) -> float:
+    """Where the page draws an octagon, from the top (in the board's own units)."""
+    return float(page.locator(f'[data-octagon="{name}"]').get_attribute("data-cy"))
+
+
 def click_a_move(page: Page) -> str:
     """Click a pin that can move, then the first hole it may go to; returns 'origin target'."""
     pin = page.locator(".pin.movable").first
@@ -109,11 +114,20 @@ def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(bro
         expect(page.locator("#seats")).to_contain_text("alice")
         expect(page.locator("#seats")).to_contain_text("bob")
         expect(page.locator(".seat .you")).to_have_count(1)
+    # The dark player's board is mirrored: their home base A6 at the bottom, under A1.
+    sides = {page.locator(".seat:has(.you) .side").inner_text(): page for page in (host, guest)}
+    assert set(sides) == {"light", "dark"}
+    for side, page in sides.items():
+        expect(page.locator("svg.board")).to_have_class(
+            re.compile("flipped") if side == "dark" else re.compile(r"^board$")
+        )
+        assert (octagon_y(page, "A6") > octagon_y(page, "A1")) == (side == "dark")
 
     spectator = open_page(browser, carol.url, width=390, height=844)  # phone-sized
     lan_row(spectator, name).locator("button.watch").click()
     expect(spectator.locator("#watching")).to_be_visible()
     at_ply(spectator, 0)
+    expect(spectator.locator("svg.board")).to_have_class("board")  # as the engine numbers it
     # Measured in one step: the live stream may redraw the board between two calls.
     width = spectator.evaluate("document.querySelector('svg.board').getBoundingClientRect().width")
     assert 0 < width <= 390

@@ -4,11 +4,10 @@ the terminal's grammar, hosting from the lobby, and a replay that shows every ha
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 import trio
 from conftest import FAST
+from web_support import card_ids
 
 from creepnet.cli.web.face import WebError, WebFace
 from creepnet.cli.web.racer_view import story, typed_actions
@@ -18,16 +17,6 @@ from creepnet.engine import racer
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol.games.racer import seat_view
-
-
-def card_ids(value: Any) -> set[int]:
-    """Every card id anywhere in a view (under a "card" key)."""
-    if isinstance(value, dict):
-        found = {value["card"]} if isinstance(value.get("card"), int) else set()
-        return found.union(*(card_ids(v) for k, v in value.items() if k != "actions"))
-    if isinstance(value, list):
-        return set().union(*(card_ids(v) for v in value))
-    return set()
 
 
 async def deciding(nodes: list[Node], game: bytes) -> Node:

@@ -163,7 +163,7 @@ function drawChoices(board, actions, picked, send) {
   } else {
     const groups = new Map();
     for (const action of actions) {
-      if (action.card !== null) continue;
+      if (action.slot !== null) continue;
       if (!groups.has(action.group)) groups.set(action.group, []);
       groups.get(action.group).push(action);
     }
