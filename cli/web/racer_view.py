@@ -153,35 +153,26 @@ def sentence(obs: Observation, action: SeatAction, labels: dict[int, str]) -> st
         seat, name = creeps.get(slot, (None, "?"))
         return f"seat {seat}'s {name} ({labels.get(slot, '?')})"
 
-    if isinstance(action, racer.PlayCalamity):
-        return f"{card(action.card)} on {creep(action.target)}"
-    if isinstance(action, racer.PlayGoodFortune):
-        return f"{card(action.card)} heals {creep(action.target)}"
-    if isinstance(action, racer.PlayMonster):
-        return f"answer with the Monster {card(action.card)}"
-    if isinstance(action, racer.PlayHero):
-        return f"play the Hero {card(action.card)}"
-    if isinstance(action, racer.Discard):
-        return f"discard {card(action.card)}"
-    if isinstance(action, racer.DeclareAttack):
-        return f"attack {creep(action.target)}"
-    if isinstance(action, racer.AddAttacker):
-        return f"enlist {creep(action.creep)}"
-    if isinstance(action, racer.Launch):
-        return "go" if action.card is None else f"go, opening with {card(action.card)}"
-    if isinstance(action, racer.AskHostage):
-        return f"ask seat {action.seat} for a Hostage Exchange"
-    if isinstance(action, racer.ForceHostage):
-        return f"force a Hostage Exchange on seat {action.seat} (once a game)"
-    simple = {
-        racer.Pass: "pass: end your turn",
-        racer.Withdraw: "withdraw: call the attack off",
-        racer.StopHeroes: "stop: play no more Heroes",
-        racer.DeclineMonster: "no Monster",
-        racer.AcceptHostage: "accept the exchange",
-        racer.RefuseHostage: "refuse the exchange",
+    said: dict[type, Callable[[Any], str]] = {
+        racer.PlayCalamity: lambda a: f"{card(a.card)} on {creep(a.target)}",
+        racer.PlayGoodFortune: lambda a: f"{card(a.card)} heals {creep(a.target)}",
+        racer.PlayMonster: lambda a: f"answer with the Monster {card(a.card)}",
+        racer.PlayHero: lambda a: f"play the Hero {card(a.card)}",
+        racer.Discard: lambda a: f"discard {card(a.card)}",
+        racer.DeclareAttack: lambda a: f"attack {creep(a.target)}",
+        racer.AddAttacker: lambda a: f"enlist {creep(a.creep)}",
+        racer.Launch: lambda a: "go" if a.card is None else f"go, opening with {card(a.card)}",
+        racer.AskHostage: lambda a: f"ask seat {a.seat} for a Hostage Exchange",
+        racer.ForceHostage: lambda a: f"force a Hostage Exchange on seat {a.seat} (once a game)",
+        racer.Pass: lambda a: "pass: end your turn",
+        racer.Withdraw: lambda a: "withdraw: call the attack off",
+        racer.StopHeroes: lambda a: "stop: play no more Heroes",
+        racer.DeclineMonster: lambda a: "no Monster",
+        racer.AcceptHostage: lambda a: "accept the exchange",
+        racer.RefuseHostage: lambda a: "refuse the exchange",
     }
-    return simple.get(type(action), racer.format_action(action))
+    say = said.get(type(action))
+    return say(action) if say is not None else racer.format_action(action)
 
 
 def view(session: Session) -> dict[str, Any] | None:

@@ -67,6 +67,15 @@ def open_page(browser, url: str, **viewport: int) -> Page:
     return page
 
 
+def host_in_lobby(page: Page, name: str, limit: int) -> None:
+    """Fill the lobby's host form (the game and players chosen before) and host."""
+    page.fill("#host-name", name)
+    page.fill("#host-limit", str(limit))
+    page.click("#host-button")
+    expect(page).to_have_url(re.compile(r"/game/[0-9a-f]{32}\?token="))
+    expect(page.locator("#status")).to_have_text("waiting for 1 more player to join")
+
+
 def lan_row(page: Page, name: str):
     return page.locator(f'#lan tr[data-name="{name}"]')
 
@@ -93,16 +102,12 @@ def click_a_move(page: Page) -> str:
 
 def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(browser, creepnet):
     name = f"web {secrets.token_hex(3)}"
-    alice = creepnet("alice", "ui", "--no-browser", "--player", "alice", *LOOPBACK)
-    bob = creepnet("bob", "ui", "--no-browser", "--player", "bob", *LOOPBACK)
-    carol = creepnet("carol", "ui", "--no-browser", "--player", "carol", *LOOPBACK)
-
+    alice, bob, carol = (
+        creepnet(who, "ui", "--no-browser", "--player", who, *LOOPBACK)
+        for who in ("alice", "bob", "carol")
+    )
     host = open_page(browser, alice.url)
-    host.fill("#host-name", name)
-    host.fill("#host-limit", str(PLIES))
-    host.click("#host-button")
-    expect(host).to_have_url(re.compile(r"/game/[0-9a-f]{32}\?token="))
-    expect(host.locator("#status")).to_have_text("waiting for 1 more player to join")
+    host_in_lobby(host, name, PLIES)
 
     guest = open_page(browser, bob.url)
     expect(lan_row(guest, name)).to_contain_text("1/2")

@@ -8,7 +8,14 @@ import re
 import secrets
 
 from playwright.sync_api import Page, expect
-from test_web_browser import LOOPBACK, browser, creepnet, lan_row, open_page  # noqa: F401
+from test_web_browser import (  # noqa: F401 (the fixtures)
+    LOOPBACK,
+    browser,
+    creepnet,
+    host_in_lobby,
+    lan_row,
+    open_page,
+)
 from web_support import card_ids
 
 TURNS = 4  # the turn limit: the game ends in a draw after it, unless someone wins first
@@ -64,20 +71,16 @@ def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_
     creepnet,  # noqa: F811
 ):
     name = f"race {secrets.token_hex(3)}"
-    alice = creepnet("alice", "ui", "--no-browser", "--player", "alice", *LOOPBACK)
-    bob = creepnet("bob", "ui", "--no-browser", "--player", "bob", *LOOPBACK)
-    carol = creepnet("carol", "ui", "--no-browser", "--player", "carol", *LOOPBACK)
-
+    alice, bob, carol = (
+        creepnet(who, "ui", "--no-browser", "--player", who, *LOOPBACK)
+        for who in ("alice", "bob", "carol")
+    )
     host = open_page(browser, alice.url)
     host.select_option("#host-kind", "racer")
     expect(host.locator("#host-seats option")).to_have_count(3)  # 2, 3 or 4 players
     expect(host.locator("#host-limit-label")).to_have_text("Turn limit")
     host.select_option("#host-seats", "2")
-    host.fill("#host-name", name)
-    host.fill("#host-limit", str(TURNS))
-    host.click("#host-button")
-    expect(host).to_have_url(re.compile(r"/game/[0-9a-f]{32}\?token="))
-    expect(host.locator("#status")).to_have_text("waiting for 1 more player to join")
+    host_in_lobby(host, name, TURNS)
 
     guest = open_page(browser, bob.url)
     expect(lan_row(guest, name)).to_contain_text("racer")
@@ -115,7 +118,15 @@ def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_
                 played.append(card)
                 expect(spectator.locator("#feed")).to_contain_text(card)
                 expect(mover.locator("#turn")).to_contain_text("1 move left")
-        pass_the_turn(mover)
+        if number == 3:  # by keyboard: the terminal's words, checked by its grammar
+            expect(mover.locator("#prompt")).to_contain_text("Your move", timeout=TURN_TIMEOUT)
+            mover.fill("#notation", "fly away")
+            mover.press("#notation", "Enter")
+            expect(mover.locator("#error")).to_contain_text("'fly' is not a command")
+            mover.fill("#notation", "pass")
+            mover.press("#notation", "Enter")
+        else:
+            pass_the_turn(mover)
 
         # The spectator's page and what its node tells it: no card of any hand, ever.
         hidden = hand_of(host) | hand_of(guest)

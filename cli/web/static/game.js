@@ -89,7 +89,7 @@ function render(next) {
   const after = document.getElementById("after");
   after.hidden = !(view.finished || view.halted);
   if (!after.hidden) {
-    after.replaceChildren("The log is signed by both players: ",
+    after.replaceChildren("The log is signed by every player: ",
       el("a", { href: withToken("/replay/" + view.game), id: "replay-link" }, "replay and verify it"), ".");
   }
   document.getElementById("news-title").hidden = !view.news.length;

@@ -187,5 +187,5 @@ function actionButton(action, send) {
 }
 
 function racerSummary(board) {
-  return board.players.map((p) => `seat ${p.seat}: ${p.line.length} Creeps`).join(" · ");
+  return board.players.map((p) => `seat ${p.seat}: ${p.line.length} Creep${p.line.length === 1 ? "" : "s"}`).join(" · ");
 }
