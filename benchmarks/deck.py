@@ -6,7 +6,8 @@ measured in the same run:
   the Creep and Play piles, splits and merges into four Draw Decks, each owner's
   proven re-shuffle of its deck, every seat's lock of every pool — all seats' work
   plus one peer's checks of every step (goal <= 2 s);
-* a class proof over 95 cards ("not a Creep"), prove + verify;
+* "not a Creep" for a kept card: the OR-proof over the 95 play cards and the none-of proof
+  over the hidden Creeps, side by side on the same slot, prove and verify;
 * a private draw end to end, and the audit.
 
     python benchmarks/deck.py [--rounds R]
@@ -30,8 +31,11 @@ from creepnet.protocol.deck import (
     merge_message,
     split_message,
 )
+from creepnet.protocol.deck.classproof import prove_class, verify_class
 from creepnet.protocol.deck.group import BASE, ONE, mul
+from creepnet.protocol.deck.hidden import holder_key
 from creepnet.protocol.deck.keys import DeckKeys
+from creepnet.protocol.deck.noneof import prove_none_of, verify_none_of
 from creepnet.protocol.deck.shuffleproof import prove_shuffle, verify_shuffle
 
 
@@ -81,13 +85,15 @@ def shuffle_proof(cards: int) -> dict[str, float]:
 
 
 class Run:
-    """Seats authoring in turn; one replica (the verifying peer) applies every message."""
+    """Seats authoring in turn; one replica (the verifying peer, timed) applies every message.
+    The authors read a replica of their own (untimed): a seat does not re-check its own proofs
+    (DeckState.vouch), and the peer must check every one."""
 
     def __init__(self, seats: int, cards: list[str]) -> None:
-        self.state = DeckState(
-            secrets.token_bytes(16), [secrets.token_bytes(32) for _ in range(seats)], cards
-        )
-        self.players = [DeckSeat(self.state, s) for s in range(seats)]
+        game, keys = secrets.token_bytes(16), [secrets.token_bytes(32) for _ in range(seats)]
+        self.state = DeckState(game, keys, cards)
+        self.authors = DeckState(game, keys, cards)
+        self.players = [DeckSeat(self.authors, s) for s in range(seats)]
         self.seq = 0
         self.work = 0.0  # authors' CPU
         self.checks = 0.0  # the verifying peer's CPU
@@ -98,6 +104,7 @@ class Run:
         self.seq += 1
         made, msg = cpu(lambda: make(self.seq))
         checked, _ = cpu(lambda: self.state.apply(seat, self.seq, msg))  # type: ignore[arg-type]
+        self.authors.apply(seat, self.seq, msg)  # type: ignore[arg-type]
         self.work += made
         self.checks += checked
 
@@ -148,21 +155,42 @@ def racer_setup(seats: int = 4) -> tuple[Run, dict[str, float]]:
     return run, times
 
 
-def class_proof(size: int = 95) -> dict[str, float]:
-    """A hidden card of the 95 non-Creeps proven to be 'not a Creep'."""
-    cards = [f"card-{i}" for i in range(size)] + [f"creep-{i}" for i in range(40)]
+def not_a_creep_proofs(creeps: int = 40, plays: int = 95) -> dict[str, float]:
+    """A hidden non-Creep proven to be "not a Creep" both ways, on the same slot in the same
+    moment: the OR-proof that it is one of the `plays` play cards (``class``), and the none-of
+    proof that it is none of the hidden Creeps (``none_of``), for 34 of them (2 players: 40
+    minus 6 face up) and 28 (4 players: 40 minus 12).  CPU seconds per proof."""
+    cards = [f"card-{i}" for i in range(plays)] + [f"creep-{i}" for i in range(creeps)]
     run = Run(2, cards)
     run.post(0, lambda q: create_message("deck", cards))
     run.shuffle("deck")
     run.lock("deck")
     run.post(1, lambda q: run.players[1].release("deck", list(range(41)), 0))
     held = next(j for j in range(41) if not run.players[0].decode("deck", j).startswith("creep"))
-    allowed = cards[:size]
+    slot, points = run.state.pools["deck"].slots[held], run.state.table.point_of
+    key = holder_key(run.players[0].keys, "deck", held, slot)
+    card, commit, core = run.players[0].decode("deck", held), slot.holder_commit, slot.core
+    ctx = b"benchmark context"
     before = scalar_mult_cost(200, 3)
-    run.work = run.checks = 0.0
-    run.post(0, lambda q: run.players[0].prove_class(q, "deck", held, allowed))
-    mult = (before + scalar_mult_cost(200, 3)) / 2
-    return {"prove": run.work, "verify": run.checks, "set": len(allowed), "mult": mult}
+    out: dict[str, float] = {}
+    allowed = cards[:plays]
+    out["class prove"], proof = cpu(
+        lambda: prove_class(key, card, commit, core, points, allowed, ctx)  # type: ignore[arg-type]
+    )
+    out["class verify"], ok = cpu(
+        lambda: verify_class(proof, commit, core, points, allowed, ctx)  # type: ignore[arg-type]
+    )
+    assert ok
+    for hidden in (34, 28):
+        excluded = cards[plays : plays + hidden]
+        out[f"none_of {hidden} prove"], proof = cpu(
+            lambda ex=excluded: prove_none_of(key, card, commit, core, points, ex, ctx)  # type: ignore[arg-type]
+        )
+        out[f"none_of {hidden} verify"], _ = cpu(
+            lambda ex=excluded, p=proof: verify_none_of(p, commit, core, points, ex, ctx)  # type: ignore[arg-type]
+        )
+    out["mult"] = (before + scalar_mult_cost(200, 3)) / 2
+    return out
 
 
 def draw_and_audit(run: Run) -> dict[str, float]:
@@ -228,14 +256,18 @@ def main() -> None:
     print(f"  one private draw end to end:         {extra['draw'] * 1e3:7.2f} ms")
     print(f"  full audit (reveals + recompute):    {extra['audit'] * 1e3:7.1f} ms")
 
-    best = min((class_proof() for _ in range(args.rounds)), key=lambda r: r["prove"] / r["mult"])
-    size, unit = int(best["set"]), best["mult"]
-    print(f"\nclass proof over {size} cards (best of {args.rounds}, CPU)")
-    for name in ("prove", "verify"):
-        t = best[name]
-        print(
-            f"  {name + ':':8} {t * 1e3:6.1f} ms = {t / size / unit:4.2f} mults per card of the set"
-        )
+    rounds = [not_a_creep_proofs() for _ in range(args.rounds)]
+    best = {key: min(r[key] for r in rounds) for key in rounds[0]}
+    unit = best["mult"]
+    print(f"\n'not a Creep' for a kept card, same slot, same run (best of {args.rounds}, CPU)")
+    print("  proof                            prove ms  verify ms  mults/card  verify vs OR")
+    rows = [("OR-proof over 95 play cards", "class", 95)]
+    rows += [(f"none-of {n} hidden Creeps", f"none_of {n}", n) for n in (34, 28)]
+    for label, key, size in rows:
+        prove, verify = best[f"{key} prove"] * 1e3, best[f"{key} verify"] * 1e3
+        per_card = (best[f"{key} prove"] + best[f"{key} verify"]) / size / unit
+        ratio = best["class verify"] / best[f"{key} verify"]
+        print(f"  {label:31} {prove:9.2f} {verify:10.2f} {per_card:11.2f} {ratio:12.1f}x")
 
 
 if __name__ == "__main__":

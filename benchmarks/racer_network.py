@@ -3,7 +3,7 @@
 For 2, 3 and 4 players: the whole game's wall time, the median and p99 time per turn (seen by a
 spectator node in this process), and the share of that time the cryptography needs, measured on
 the very same game's log in this process: every seat's deck work as its author (shuffles, locks,
-releases, class proofs, transfers, plays, from the secrets in its home) plus one peer's checks of
+releases, none-of proofs, transfers, plays, from the secrets in its home) plus one peer's checks of
 every deck message.  Those are on the critical path of every event (the next author must check
 an event before it can answer), so ``wall / crypto - 1`` is the network and session overhead.
 Goals: overhead <= 50%; a 4-player turn's median under 250 ms.

@@ -26,8 +26,6 @@ each verifier (docs/DECKS.md).
 
 from __future__ import annotations
 
-import hashlib
-import secrets
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -41,10 +39,12 @@ from creepnet.protocol.deck.group import (
     combine,
     combine_base,
     frame,
+    hash_scalar,
+    hedged_scalar,
     scalar_int,
     sub,
 )
-from creepnet.protocol.deck.hidden import decode_held, held_slot, holder_key
+from creepnet.protocol.deck.hidden import check_card_ids, decode_held, held_slot, holder_key
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.model import get_list
 
@@ -53,20 +53,10 @@ if TYPE_CHECKING:
 
 CHALLENGE_DOMAIN = b"creepnet/deck/class/v1"
 NONCE_DOMAIN = b"creepnet/deck/class-nonce/v1"
-MAX_CLASS = 4096  # the codec's array limit; the proof costs 3 multiplications per card
 
 
 def _challenge(context: bytes, commit: bytes, core: bytes, allowed: Sequence[str], rs: list) -> int:
-    data = frame(CHALLENGE_DOMAIN, context, commit, core, len(allowed), *allowed, *rs)
-    return int.from_bytes(hashlib.sha512(data).digest(), "little") % L
-
-
-def _random_scalar(seed: bytes) -> int:
-    """Hedged: fresh randomness hashed with the witness and statement."""
-    while True:
-        n = int.from_bytes(hashlib.sha512(seed + secrets.token_bytes(32)).digest(), "little") % L
-        if n:
-            return n
+    return hash_scalar(CHALLENGE_DOMAIN, context, commit, core, len(allowed), *allowed, *rs)
 
 
 def _announce(c: int, s: int, point: bytes, commit: bytes, core: bytes) -> tuple[bytes, bytes]:
@@ -84,12 +74,12 @@ def prove_class(
     seed = frame(NONCE_DOMAIN, key, context, commit, core, *allowed)
     while True:
         cs, ss, rs = [0] * len(allowed), [0] * len(allowed), []
-        r = _random_scalar(seed)
+        r = hedged_scalar(seed)
         for m, name in enumerate(allowed):
             if m == real:
                 rs += [combine_base(r), combine([(r, points[name])])]
                 continue
-            cs[m], ss[m] = _random_scalar(seed), _random_scalar(seed)
+            cs[m], ss[m] = hedged_scalar(seed), hedged_scalar(seed)
             # what a verifier recomputes (_announce), through K = k·G and core = k·M_card:
             # one fixed-base and two variable-base multiplications instead of three
             ck = cs[m] * k
@@ -128,13 +118,7 @@ def verify_class(
 
 
 def check_allowed(state: DeckState, allowed: object, seat: int, position: int) -> list[str]:
-    if not isinstance(allowed, list) or not 0 < len(allowed) <= MAX_CLASS:
-        raise DeckError(seat, "class", f"allowed must be a list of 1-{MAX_CLASS} cards", position)
-    if any(type(card) is not str or card not in state.table for card in allowed):
-        raise DeckError(seat, "class", "allowed names a card the deck does not know", position)
-    if len(set(allowed)) != len(allowed):
-        raise DeckError(seat, "class", "allowed repeats a card", position)
-    return allowed
+    return check_card_ids(state, allowed, seat, "class", position, least=1)
 
 
 def make_class(

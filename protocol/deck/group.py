@@ -8,6 +8,7 @@ turn library failures into DeckError with the seat at fault.
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Iterable, Sequence
 
 import nacl.bindings as nb
@@ -157,6 +158,20 @@ def scalar_int(value: object) -> int | None:
         return None
     n = int.from_bytes(value, "little")
     return n if 0 < n < L else None
+
+
+def hash_scalar(*parts: bytes | str | int) -> int:
+    """A Fiat-Shamir challenge: SHA-512 of the framed parts, reduced mod L."""
+    return int.from_bytes(hashlib.sha512(frame(*parts)).digest(), "little") % L
+
+
+def hedged_scalar(seed: bytes) -> int:
+    """A non-zero nonce: fresh randomness hashed with `seed` (the witness and statement), so a
+    weak RNG alone does not leak the witness."""
+    while True:
+        n = int.from_bytes(hashlib.sha512(seed + secrets.token_bytes(32)).digest(), "little") % L
+        if n:
+            return n
 
 
 class BadPoint(Exception):

@@ -20,6 +20,7 @@ from creepnet.protocol.deck.hidden import (
     handle_unblind,
 )
 from creepnet.protocol.deck.model import get
+from creepnet.protocol.deck.noneof import handle_none_of
 from creepnet.protocol.deck.ops import handle_lock, handle_open, handle_shuffle
 from creepnet.protocol.deck.pools import handle_create, handle_merge, handle_split
 
@@ -53,5 +54,6 @@ HANDLERS: dict[str, Handler] = {
     "unblind": handle_unblind,
     "cancel": handle_cancel,
     "class": handle_class,
+    "none_of": handle_none_of,
     "reveal": handle_reveal,
 }

@@ -61,6 +61,22 @@ def held_slot(state: DeckState, msg: dict, seat: int, op: str) -> tuple[str, int
     return name, position, slot
 
 
+def check_card_ids(
+    state: DeckState, value: object, seat: int, op: str, position: int, least: int
+) -> list[str]:
+    """A received list of distinct card ids the deck knows, `least`..MAX_CARD_IDS long."""
+    if not isinstance(value, list) or not least <= len(value) <= MAX_CARD_IDS:
+        raise DeckError(seat, op, f"expected a list of {least}-{MAX_CARD_IDS} card ids", position)
+    if any(type(card) is not str or card not in state.table for card in value):
+        raise DeckError(seat, op, "names a card the deck does not know", position)
+    if len(set(value)) != len(value):
+        raise DeckError(seat, op, "repeats a card", position)
+    return value
+
+
+MAX_CARD_IDS = 4096  # the codec's array limit; proofs over card sets cost per card
+
+
 def holder_key(keys: DeckKeys, pool: str, position: int, slot: Slot) -> bytes:
     """The holder's private key for a slot: its b_j, or its latest blinding t."""
     if slot.transfers == 0:

@@ -21,6 +21,7 @@ from creepnet.protocol.deck.hidden import (
     make_unblind,
 )
 from creepnet.protocol.deck.keys import DeckKeys, new_deck_secret
+from creepnet.protocol.deck.noneof import make_none_of
 from creepnet.protocol.deck.ops import make_lock, make_open, make_shuffle
 from creepnet.protocol.deck.state import DeckState
 
@@ -63,6 +64,11 @@ class DeckSeat:
         """A `class` message proving the hidden card this seat holds at pool[position]
         is one of `allowed`, without saying which.  ValueError if it is not."""
         return make_class(self.state, self.keys, self.seat, seq, pool, position, allowed)
+
+    def prove_none_of(self, seq: int, pool: str, position: int, excluded: Sequence[str]) -> dict:
+        """A `none_of` message proving the hidden card this seat holds at pool[position] is
+        none of `excluded`, without saying which it is.  ValueError if it is one of them."""
+        return make_none_of(self.state, self.keys, self.seat, seq, pool, position, excluded)
 
     def reveal(self) -> dict:
         return reveal_message(self.keys)

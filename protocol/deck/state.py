@@ -2,12 +2,39 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from creepnet.protocol.deck.errors import DeckError
-from creepnet.protocol.deck.group import CardTable
+from creepnet.protocol.deck.group import CardTable, frame
 from creepnet.protocol.deck.handlers import HANDLERS
 from creepnet.protocol.deck.model import Pool, Record, get
+
+VOUCHED_LIMIT = 16
+VOUCH_DOMAIN = b"creepnet/deck/vouch/v1"
+
+
+def _digest(parts: tuple[object, ...]) -> bytes:
+    """SHA-512 over an unambiguous framing of nested lists / maps of bytes, str and int."""
+    flat: list[bytes | str | int] = []
+
+    def walk(part: object) -> None:
+        if isinstance(part, list | tuple):
+            flat.extend(("list", len(part)))
+            for item in part:
+                walk(item)
+        elif isinstance(part, dict):
+            flat.extend(("map", len(part)))
+            for key in sorted(part):
+                flat.append(key)
+                walk(part[key])
+        elif isinstance(part, bytes | str | int) and not isinstance(part, bool):
+            flat.append(part)
+        else:
+            raise TypeError(f"cannot vouch for a {type(part).__name__}")
+
+    walk(parts)
+    return hashlib.sha512(frame(VOUCH_DOMAIN, *flat)).digest()
 
 
 class DeckState:
@@ -33,6 +60,9 @@ class DeckState:
         self.public_cards: dict[str, set[str]] = {}  # family -> cards face up right now
         self.secrets: list[bytes | None] = [None] * self.seats
         self.last_seq: int | None = None
+        # Local only, never replicated: digests of (statement, proof) pairs this replica's own
+        # seat has just proven, so applying its own event skips re-checking what it computed.
+        self._vouched: dict[bytes, None] = {}
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -53,6 +83,26 @@ class DeckState:
             raise DeckError(seat, str(op), "the game is over (secrets are being revealed)")
         handler(self, seat, seq, message)
         self.last_seq = seq
+
+    # -- proofs the local seat computed ------------------------------------------------------
+
+    def vouch(self, *statement_and_proof: object) -> None:
+        """Record that the local seat has just computed a proof.  The parts must name everything
+        its check reads (context, inputs, outputs, the proof itself), so that a message matching
+        them can only carry that very proof for that very statement."""
+        self._vouched[_digest(statement_and_proof)] = None
+        while len(self._vouched) > VOUCHED_LIMIT:  # authored but never applied: forget the oldest
+            del self._vouched[next(iter(self._vouched))]
+
+    def vouched(self, *statement_and_proof: object) -> bool:
+        """True, once, for parts `vouch` recorded: the check they name may be skipped here."""
+        if not self._vouched:
+            return False  # a peer's replica, or nothing of ours in flight: no hashing
+        try:
+            digest = _digest(statement_and_proof)
+        except TypeError:  # a received part no honest proof has (None, a float...): not ours
+            return False
+        return self._vouched.pop(digest, False) is None
 
     # -- lookups used by the operation modules ---------------------------------------------
 

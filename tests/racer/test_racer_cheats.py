@@ -11,9 +11,15 @@ import pytest
 
 from creepnet.engine import racer
 from creepnet.protocol import onion
-from creepnet.protocol.deck import card_point
+from creepnet.protocol.deck import DeckSeat, card_point
 from creepnet.protocol.event import Event, sign_event
-from creepnet.protocol.games.racer.table import DeckStep, ShowDrawn, next_step
+from creepnet.protocol.games.racer.table import (
+    DeckStep,
+    ShowDrawn,
+    may_be,
+    next_step,
+    not_a_creep,
+)
 from creepnet.protocol.table import Table, seat_bot
 
 SEATS = 2
@@ -191,7 +197,7 @@ def test_a_played_card_with_a_wrong_key_is_rejected():
 
 
 def test_a_drawn_creep_kept_in_hand_is_rejected_at_once():
-    """Keeping a drawn card needs a class proof that it is no Creep: with none, or with a proof
+    """Keeping a drawn card needs a none-of proof that it is no Creep: with none, or with a proof
     replayed from an earlier kept card, the event is rejected and its author named."""
     table = racer_table(seed=3)
 
@@ -213,6 +219,55 @@ def test_a_drawn_creep_kept_in_hand_is_rejected_at_once():
     ]
     replayed = {**keep, "proof": earlier[-1]}
     assert_rejected_at_once(table, seat, "act", replayed, "not proven to be no Creep")
+
+
+def kept_draw(creep: bool) -> tuple[Table, int, DeckSeat, int, str]:
+    """Play until a seat must show a card drawn from the dealt family that is (or is not) a
+    Creep: the table, that seat, its deck side, the drawn slot and its card."""
+    table = racer_table(seed=3)
+
+    def predicate(game) -> bool:
+        step = next_step(game)
+        if not isinstance(step, ShowDrawn) or not_a_creep(game, step.slot) is None:
+            return False
+        card = table.sessions[step.seat].private.card(game, step.slot)
+        return (racer.STANDARD_CATALOGUE[card].kind is racer.Kind.CREEP) == creep
+
+    seat = drive(table, predicate)
+    slot = next_step(table.spectator.game_state).slot
+    session = table.sessions[seat]
+    me = DeckSeat(session.game_state.deck, seat, session.secrets.deck_secret)
+    return table, seat, me, slot, str(session.private.card(session.game_state, slot))
+
+
+def test_a_drawn_creep_proven_against_a_set_of_its_own_choosing_is_rejected():
+    """The Creeps to exclude are the table's, from public state: a valid proof that the card is
+    none of the *other* Creeps proves nothing, and the body has no field to name a set."""
+    table, seat, me, slot, card = kept_draw(creep=True)
+    game, seq = table.spectator.game_state, len(table.spectator.log)
+    pool, position, excluded = not_a_creep(game, slot)
+    assert card in excluded
+    others = [c for c in excluded if c != card]
+    proof = me.prove_none_of(seq, pool, position, others)["proof"]
+    keep = {"action": racer.format_action(racer.KeepDrawn(slot)), "proof": proof}
+    assert_rejected_at_once(table, seat, "act", keep, "not proven to be no Creep")
+    assert_rejected_at_once(table, seat, "act", {**keep, "excluded": others}, "excluded")
+
+
+def test_a_kept_card_from_a_log_before_none_of_proofs_still_verifies():
+    """Old logs carry the OR-proof over the play cards the family may hide (a list): accepted
+    where the rule asks for a proof, checked against the set the table computes."""
+    table, seat, me, slot, card = kept_draw(creep=False)
+    game, seq = table.spectator.game_state, len(table.spectator.log)
+    pool, position, _ = not_a_creep(game, slot)
+    keep = {"action": racer.format_action(racer.KeepDrawn(slot))}
+    legacy = me.prove_class(seq, pool, position, may_be(game))["proof"]
+    assert isinstance(legacy, list)
+    narrower = [c for c in may_be(game) if c != next(c for c in may_be(game) if c != card)]
+    short = me.prove_class(seq, pool, position, narrower)["proof"]
+    assert_rejected_at_once(table, seat, "act", {**keep, "proof": short}, "class")
+    receipts = deliver(table, sign(table, seat, "act", {**keep, "proof": legacy}))
+    assert all(r.status == "accepted" for r in receipts), receipts
 
 
 # --- dice ---------------------------------------------------------------------------------------

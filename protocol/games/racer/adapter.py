@@ -4,7 +4,7 @@
   its op, pool, positions and recipient must match, then ``DeckState.apply`` checks its proofs.
 * ``act`` — ``{"action": TEXT}`` in ``racer.format_action`` notation, plus ``"key"`` (the deck
   play proof: the holder's key for the slot) when the action shows a card from the hand, or
-  ``"proof"`` (a deck class proof that the card is not a Creep) when it keeps a drawn card.  The
+  ``"proof"`` (a deck none-of proof that the card is not a Creep) when it keeps a drawn card.  The
   engine checks the rule, the deck checks the card: a card the seat does not hold, or that is not
   the card it names, is rejected at once.
 
@@ -25,6 +25,7 @@ from creepnet.protocol.games.racer.table import (
     DeckStep,
     RacerGame,
     ShowDrawn,
+    may_be,
     new_table,
     next_step,
     not_a_creep,
@@ -195,7 +196,7 @@ class RacerRules:
     def _not_a_creep(
         game: RacerGame, seat: int, action: KeepDrawn, body: dict[str, Any], seq: int
     ) -> None:
-        """A kept drawn card must be proven, now, to be no Creep (a class proof)."""
+        """A kept drawn card must be proven, now, to be no Creep (a none-of proof)."""
         needed = not_a_creep(game, action.slot)
         if needed is None:
             if "proof" in body:
@@ -203,14 +204,16 @@ class RacerRules:
             return
         if "proof" not in body:
             raise GameRuleError("keeping a drawn card needs the proof that it is not a Creep")
-        pool, position, allowed = needed
-        message = {
-            "op": "class",
-            "pool": pool,
-            "position": position,
-            "allowed": allowed,
-            "proof": body["proof"],
-        }
+        pool, position, excluded = needed
+        proof = body["proof"]
+        # The set is the table's, never the sender's.  A list is the OR-proof over the play cards
+        # that logs written before none-of proofs carry: still checked, at its old cost.
+        message = (
+            {"op": "class", "pool": pool, "position": position, "allowed": may_be(game)}
+            if isinstance(proof, list)
+            else {"op": "none_of", "pool": pool, "position": position, "excluded": excluded}
+        )
+        message["proof"] = proof
         try:
             game.deck.apply(seat, seq, message)
         except DeckError as exc:

@@ -64,7 +64,7 @@ class RacerPrivate:
             body: dict[str, Any] = {"action": racer.format_action(KeepDrawn(step.slot))}
             needed = not_a_creep(game, step.slot)
             if needed is not None:
-                body["proof"] = self._me(game).prove_class(seq, *needed)["proof"]
+                body["proof"] = self._me(game).prove_none_of(seq, *needed)["proof"]
             return "act", body
         assert isinstance(step, DeckStep) and step.seat == self.seat
         return "deck", self._deck_message(game, step, seq)

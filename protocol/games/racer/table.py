@@ -22,8 +22,8 @@ pool positions as the deck work settles them:
   every position publicly, once.  ``NeedCard`` for one seat: every other seat releases that
   position to it (a private draw); a card already held by another seat moves by the transfer
   protocol (``blind`` by the taker, ``unblind`` by the giver): the Hostage Exchange.
-* A drawn card kept in hand (``keep-drawn``) comes with a class proof (docs/DECKS.md) that it is
-  one of the play cards the dealt family may still hide: never a Creep, checked at once.
+* A drawn card kept in hand (``keep-drawn``) comes with a none-of proof (docs/DECKS.md) that it is
+  none of the Creeps the dealt family may still hide: never a Creep, checked at once.
 * ``GameOver``: every seat reveals its deck secret, the audit decodes every card and checks every
   claim, and only then does the game have a result.
 
@@ -162,23 +162,36 @@ def _card_step(game: RacerGame, request: NeedCard) -> DeckStep:
 
 
 def not_a_creep(game: RacerGame, slot: Slot) -> tuple[str, int, list[str]] | None:
-    """What a seat keeping the drawn ``slot`` must prove: (pool, position, the cards it may be).
+    """What a seat keeping the drawn ``slot`` must prove: (pool, position, the Creeps it may be).
 
-    Only the dealt family ``cards`` holds Creeps; the cards it may still hide are its play cards
-    not yet shown (every card is once per family, checked at each shuffle).  A reshuffled discard
-    pile holds no Creep, so keeping one of its cards needs no proof (None).
+    Only the dealt family ``cards`` holds Creeps; the card is none of those face up (every card is
+    once per family, checked at each shuffle), so it must be proven none of the others (a deck
+    ``none_of`` proof).  A reshuffled discard pile holds no Creep, so keeping one of its cards
+    needs no proof (None).
     """
     name, position = game.where[slot]
     if game.deck.pools[name].family != DEALT:
         return None
-    shown = {
+    shown = _shown(game)
+    creeps = [str(card) for card in game.state.catalogue.creep_ids]
+    return name, position, [card for card in creeps if card not in shown]
+
+
+def may_be(game: RacerGame) -> list[str]:
+    """The play cards the dealt family may still hide: the set of the ``class`` proofs that
+    logs written before ``none_of`` carry for a kept card (docs/PROTOCOL.md)."""
+    shown = _shown(game)
+    return [str(card) for card in game.state.catalogue.play_ids if str(card) not in shown]
+
+
+def _shown(game: RacerGame) -> set[str]:
+    """Cards of the dealt family face up now, each at a position other than any hidden one."""
+    return {
         card
         for pool in game.deck.pools.values()
         if pool.family == DEALT
         for card in (*pool.public.values(), *(s.card for s in pool.slots if s.card is not None))
     }
-    plays = [str(card) for card in game.state.catalogue.play_ids]
-    return name, position, [card for card in plays if card not in shown]
 
 
 def draw_pool_name(game: RacerGame, request: NeedShuffle) -> str:
