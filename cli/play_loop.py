@@ -21,7 +21,8 @@ from creepnet.node.updates import Update
 from creepnet.protocol.event import Event
 from creepnet.protocol.log import Rejection
 
-PEER_NEWS = {updates.PEER_CONNECTED: True, updates.PEER_DISCONNECTED: False}
+# Who follows this game, in the game's words (a connection that is not about it says nothing).
+PEER_NEWS = {updates.FOLLOWER_ARRIVED: True, updates.FOLLOWER_LEFT: False}
 SHOWN = {
     updates.HOST_MOVED,
     updates.ADVERT_REFUSED,
@@ -115,7 +116,8 @@ async def play_in_terminal(
                 if item.game not in (None, game):
                     continue
                 if item.kind in PEER_NEWS:
-                    say(console.peer_news(PEER_NEWS[item.kind], item.peer, item.text))
+                    back = item.data.get("back") is True
+                    say(console.peer_news(PEER_NEWS[item.kind], item.peer, item.text, back=back))
                 elif item.kind == updates.ERROR and item.game is None:
                     screen.note(f"* {printable(item.text)}", "redial")  # one status line
                 elif item.kind in SHOWN or item.kind == updates.ERROR:

@@ -15,6 +15,7 @@ from creepnet.cli.terminal import Screen, StdinLines
 from creepnet.cli.text import printable
 from creepnet.node.node import Node, NodeError
 from creepnet.node.transport import TransportError
+from creepnet.protocol.identity import fingerprint
 
 QUESTION = "play again? same opponent, colours drawn again [y/N] "
 YES = {"y", "yes"}
@@ -49,6 +50,7 @@ async def rematch(node: Node, game: bytes, player: str, screen: Screen) -> bytes
     address = sorted(runtime.dial)[0] if runtime.dial else None
     if address is None:
         return None
+    host = fingerprint(runtime.host_key) if runtime.host_key else None  # the same host again
     screen.say("waiting for the host to open the rematch…")
     with trio.move_on_after(GUEST_PATIENCE):
         while True:
@@ -65,7 +67,7 @@ async def rematch(node: Node, game: bytes, player: str, screen: Screen) -> bytes
                     and item["taken"] < item["seats"]
                     and item["game"] not in node.games
                 ):
-                    new = await node.join(address, item["game"], player=player)
+                    new = await node.join(address, item["game"], player=player, host=host)
                     screen.say(f"joined the rematch ({new.hex()[:8]})")
                     return new
             await trio.sleep(POLL)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -74,6 +75,11 @@ def ask_name_once(
     print("saved; change it any time with: creepnet id --name NAME")
 
 
+# Opens the next game after "play again?" was answered yes: (last game, screen) -> the new
+# game once we hold a seat in it, or None when there is none.
+PlayAgain = Callable[[bytes, Screen], Awaitable[bytes | None]]
+
+
 def over(node: Node, game: bytes) -> bool:
     session = node.session(game)
     return session.finished or session.halted is not None
@@ -88,10 +94,12 @@ async def run_seat(
     out: Out | None = None,
     resume_hint: str = "",
     player: str | None = None,
+    play_again: PlayAgain | None = None,
 ) -> int:
     """Play until the game ends or the player leaves; then make sure our last event reached
     the others, or say how to come back (``resume_hint``: the command that resumes it).
-    With ``player`` (the name to play under), a human is asked to play again after a game."""
+    With ``player`` (the name to play under), a human is asked to play again after a game;
+    ``play_again`` opens that game (default: a rematch with the same players on the LAN)."""
     say = out or print
     if args.bot:
         await node.wait_for(game, lambda rt: rt.session.started)
@@ -100,15 +108,21 @@ async def run_seat(
         return await wrap_up(node, game, say, resume_hint)
     screen = Screen(out) if out is not None else Screen.for_stdout()
     lines = lines or StdinLines()
+    if play_again is None and player is not None:
+        play_again = functools.partial(_lan_rematch, node, player)
     next_game: bytes | None = game
     while next_game is not None:
         game = next_game
         await play_in_terminal(node, game, lines=lines, screen=screen, colour=args.colour)
         await wrap_up(node, game, screen.say, resume_hint)
         next_game = None
-        if player is not None and node.session(game).finished and await ask(lines, screen):
-            next_game = await rematch(node, game, player, screen)
+        if play_again is not None and node.session(game).finished and await ask(lines, screen):
+            next_game = await play_again(game, screen)
     return 0
+
+
+async def _lan_rematch(node: Node, player: str, last: bytes, screen: Screen) -> bytes | None:
+    return await rematch(node, last, player, screen)
 
 
 async def wrap_up(node: Node, game: bytes, say: Out, resume_hint: str) -> int:

@@ -24,12 +24,13 @@ class GameRuntime:
     # the session's log in order, and events are gossiped in order.
     lock: trio.Lock = field(default_factory=trio.Lock)
     followers: dict[bytes, Peer] = field(default_factory=dict)  # peers of this game, by key
+    departed: set[bytes] = field(default_factory=set)  # followers gone: one that comes is back
     acked: dict[bytes, int] = field(default_factory=dict)  # events each peer says it has stored
     dial: set[str] = field(default_factory=set)  # addresses to stay connected to for this game
     changed: trio.Event = field(default_factory=trio.Event)
     join_refused: str | None = None
     # Keys that may take the free seats (a rematch keeps them for the last game's players);
-    # empty: anyone.  Kept in memory only: a restarted host opens the seats to anyone again.
+    # empty: anyone.  Stored with the game (GameStore.save_reserved), so a restart keeps them.
     reserved_for: frozenset[bytes] = frozenset()
     storage_error: str | None = None
     retrying_storage: bool = False  # a task retries the held-back append with back-off
@@ -79,9 +80,12 @@ class GameRuntime:
         self.changed = trio.Event()
 
     def describe(self) -> dict[str, Any]:
-        """This game's entry in a `games` reply."""
+        """This game's entry in a `games` reply.  ``nonce`` is the genesis nonce: with the
+        lister's key it rebuilds the game id, so a joiner knows the lister hosts the game."""
         session = self.session
+        events = session.log.events
         return {
+            "nonce": events[0].body.get("nonce") if events else None,
             "game": self.game,
             "kind": session.kind,
             "name": session.name,

@@ -23,7 +23,7 @@ from typing import Any
 
 import trio
 
-from creepnet.node import messages, updates
+from creepnet.node import updates
 from creepnet.node.advertiser import Advertiser
 from creepnet.node.connections import Connections
 from creepnet.node.discovery import Discovery
@@ -201,6 +201,8 @@ class Node:
             raise NodeError(f"cannot host this game: {exc.reason}") from None
         store = self.home.game(session.game)
         store.save_secrets(secrets.to_bytes())  # before the genesis that commits to them
+        if reserved_for:
+            store.save_reserved(reserved_for)  # before anyone can see the game and ask a seat
         runtime = self._register(session, store)
         runtime.reserved_for = reserved_for
         async with runtime.lock:
@@ -211,15 +213,28 @@ class Node:
         return session.game  # type: ignore[return-value]
 
     async def join(
-        self, address: str, game: bytes | str | None = None, *, player: str = "player"
+        self,
+        address: str,
+        game: bytes | str | None = None,
+        *,
+        player: str = "player",
+        host: str | None = None,
     ) -> bytes:
         """Join a lobby game at address: fetch its log, ask for the next seat, wait to be seated.
 
         ``game`` may be the id, a hex prefix (as discovery shows it) or None when the host
-        holds exactly one open lobby."""
+        holds exactly one open lobby; ``host``, the host's fingerprint where an advert named
+        it.  The node at address must prove it hosts the game before we say a word about it
+        (JoinRefused otherwise): a forged advert leads nowhere."""
         peer = await self.connect(address)
         info = await self._sync.pick_remote_game(peer, game, lobby=True)
         game_id = info["game"]
+        try:
+            self._sync.check_host(peer, info, host)
+        except JoinRefused:
+            if not self._connections.wanted(address):
+                peer.close("it does not host the game it lists")
+            raise
         if game_id in self.games:
             runtime = self.games[game_id]
             if runtime.session.local_seat is not None:
@@ -232,11 +247,7 @@ class Node:
             session = Session.follow(game_id, self.identity, secrets, host=peer.key)
             runtime = self._register(session, store)
         self._follow_through(runtime, peer, address)
-        await self.wait_for(
-            game_id,
-            lambda rt: rt.stored >= info["length"] and bool(rt.session.log.events),
-            timeout=self.timeouts.handshake,
-        )
+        await self._catch_up(runtime, max(info["length"], 1))
         # Several players may ask for the same free seat at once: the host seats one, refuses
         # the others, and a refused player asks again for the seat that is now free.
         for _ in range(runtime.session.seat_count or 1):
@@ -269,15 +280,27 @@ class Node:
         if runtime is None:
             runtime = self._register(Session.follow(game_id), self.home.game(game_id))
         self._follow_through(runtime, peer, address)
-        await self.wait_for(
-            game_id, lambda rt: rt.stored >= info["length"], timeout=self.timeouts.handshake
-        )
+        await self._catch_up(runtime, info["length"])
         return game_id
 
     def _follow_through(self, runtime: GameRuntime, peer: Peer, address: str) -> None:
         runtime.dial.add(address)
         self._reporter.save_hint(runtime, runtime.save_dial)
         self._sync.follow(runtime, peer)
+
+    async def _catch_up(self, runtime: GameRuntime, length: int) -> None:
+        """Wait until length events of the game are stored.  A long log takes a while on a
+        slow machine, so what fails is silence (no new event for the handshake timeout), not
+        the total time."""
+        while runtime.stored < length:
+            before = runtime.stored
+            with trio.move_on_after(self.timeouts.handshake):
+                await self.wait_for(runtime.game, lambda rt, n=before: rt.stored > n)
+                continue
+            raise NodeError(
+                f"game {runtime.game.hex()[:8]}: nothing new for {self.timeouts.handshake:g}s "
+                f"while catching up ({runtime.stored} of {length} events stored)"
+            )
 
     async def play(self, game: bytes, action: str) -> Event:
         """The local player's decision; raises Rejection (not your turn, illegal) with a reason,
@@ -330,8 +353,7 @@ class Node:
     def _register(self, session: Session, store: GameStore, stored: int = 0) -> GameRuntime:
         runtime = GameRuntime(session, store, stored=stored, published=stored)
         self.games[runtime.game] = runtime
-        for peer in self.peers.values():
-            peer.send(messages.have(runtime.game, stored))
+        self._sync.announce(runtime, self.peers)
         self._advertiser.refresh()
         return runtime
 
@@ -340,6 +362,7 @@ class Node:
         store = self.home.game(game)
         session, stored = await load_session(store, game, self.identity, self._reporter)
         runtime = self._register(session, store, stored=stored)
+        runtime.reserved_for = store.load_reserved()
         async with runtime.lock:
             await self._ledger.settle(runtime)  # anything we owe (e.g. a reveal cut off by a crash)
         runtime.dial.update(store.load_peers())

@@ -7,6 +7,8 @@ Layout::
     <home>/games/<game-id-hex>/secrets    this seat's SeatSecrets, 0600
     <home>/games/<game-id-hex>/peers      addresses to redial on restart, one per line
     <home>/games/<game-id-hex>/port       the TCP port we last served this game on (host only)
+    <home>/games/<game-id-hex>/reserved   keys its free seats are kept for (a rematch; host only),
+                                          one hex key per line
 
 An event counts as stored (and may be gossiped or acknowledged) only after write + flush +
 fsync returned.  A failed append cuts the file back to its previous length, so a full disk
@@ -27,6 +29,8 @@ LOG = "log"
 SECRETS = "secrets"
 PEERS = "peers"
 PORT = "port"
+RESERVED = "reserved"
+KEY_BYTES = 32  # an Ed25519 public key
 
 
 class StorageError(Exception):
@@ -50,6 +54,7 @@ class GameStore:
         self.secrets_path = folder / SECRETS
         self.peers_path = folder / PEERS
         self.port_path = folder / PORT
+        self.reserved_path = folder / RESERVED
         self._size: int | None = None  # bytes of valid, stored events
         self.dropped_tail = 0
 
@@ -152,6 +157,31 @@ class GameStore:
         except (FileNotFoundError, UnicodeDecodeError):
             return None
         return int(text) if text.isdigit() and 0 < int(text) < 65536 else None
+
+    def save_reserved(self, keys: frozenset[bytes]) -> None:
+        """Keep this hosted game's free seats for keys (a rematch) across restarts."""
+        text = "".join(f"{key.hex()}\n" for key in sorted(keys))
+        try:
+            write_private_file(self.reserved_path, text.encode())
+        except OSError as exc:
+            raise StorageError(_describe(exc, self.reserved_path)) from exc
+
+    def load_reserved(self) -> frozenset[bytes]:
+        """The keys saved by save_reserved (empty: the seats are open to anyone).  A line that
+        is not a key is skipped; the file is written atomically, so that takes a hand edit."""
+        try:
+            lines = self.reserved_path.read_text().split()
+        except (FileNotFoundError, UnicodeDecodeError):
+            return frozenset()
+        keys = set()
+        for line in lines:
+            try:
+                key = bytes.fromhex(line)
+            except ValueError:
+                continue
+            if len(key) == KEY_BYTES:
+                keys.add(key)
+        return frozenset(keys)
 
 
 def _describe(exc: OSError, path: Path) -> str:

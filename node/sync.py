@@ -16,13 +16,14 @@ from typing import Any
 import trio
 
 from creepnet.node import messages, updates
-from creepnet.node.errors import NodeError
+from creepnet.node.errors import JoinRefused, NodeError
 from creepnet.node.game import GameRuntime
 from creepnet.node.ledger import Ledger
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
 from creepnet.node.transport import TransportError
 from creepnet.protocol.identity import fingerprint
+from creepnet.protocol.lobby import GAME_NONCE_SIZE, derive_game_id
 from creepnet.protocol.log import EquivocationProof, Rejection
 
 MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
@@ -42,21 +43,44 @@ class GameSync:
         self.reply_timeout = reply_timeout
 
     def greet(self, peer: Peer) -> None:
-        """Announce what we hold: a peer that follows a game subscribes us and catches up."""
+        """Announce what we hold to a peer that may hear of it: one that follows a game
+        subscribes us and catches up."""
         for runtime in self.games.values():
-            peer.send(messages.have(runtime.game, runtime.stored))
+            _tell(runtime, peer)
+
+    def announce(self, runtime: GameRuntime, peers: dict[bytes, Peer]) -> None:
+        """A game we now hold, told to the connected peers that may hear of it."""
+        for peer in peers.values():
+            _tell(runtime, peer)
 
     def follow(self, runtime: GameRuntime, peer: Peer) -> None:
         """Start following runtime's game through peer (we joined or watch it there)."""
-        runtime.followers[peer.key] = peer
+        self.add_follower(runtime, peer)
         peer.send(messages.have(runtime.game, runtime.stored))
+
+    def add_follower(self, runtime: GameRuntime, peer: Peer) -> bool:
+        """peer follows runtime's game from now on.  True when that is news (a new follower, or
+        one back on a new connection): waiters wake and the update stream says who came."""
+        old = runtime.followers.get(peer.key)
+        if old is peer:
+            return False
+        runtime.followers[peer.key] = peer
+        back = old is not None or peer.key in runtime.departed
+        runtime.departed.discard(peer.key)
+        runtime.notify()  # e.g. wait_synced now waits for this peer too
+        text = f"{peer.label} follows the game{' again' if back else ''}"
+        self.reporter.publish(updates.FOLLOWER_ARRIVED, text, runtime.game, peer, {"back": back})
+        return True
 
     def forget(self, peer: Peer) -> None:
         """peer disconnected: it follows nothing any more."""
         for runtime in self.games.values():
             if runtime.followers.get(peer.key) is peer:
                 del runtime.followers[peer.key]
+                runtime.departed.add(peer.key)
                 runtime.notify()  # e.g. wait_synced no longer waits for this peer
+                text = f"{peer.label} stopped following the game: {peer.close_reason}"
+                self.reporter.publish(updates.FOLLOWER_LEFT, text, runtime.game, peer)
 
     # ----- incoming messages ----------------------------------------------------------------
 
@@ -73,10 +97,9 @@ class GameSync:
         runtime = self.games.get(message["game"])
         if runtime is None:
             return  # a game we do not hold: nothing to say about it
-        if kind != "join-refused" and peer.key not in runtime.followers:
-            runtime.followers[peer.key] = peer
-            if kind != "have":
-                peer.send(messages.have(runtime.game, runtime.stored))
+        # A new follower hears what we hold (a `have` is answered by _on_have instead).
+        if kind != "join-refused" and self.add_follower(runtime, peer) and kind != "have":
+            peer.send(messages.have(runtime.game, runtime.stored))
         if kind == "have":
             await self._on_have(runtime, peer, message)
         elif kind == "get":
@@ -91,10 +114,6 @@ class GameSync:
             runtime.notify()
 
     async def _on_have(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
-        newly = runtime.followers.get(peer.key) is not peer
-        runtime.followers[peer.key] = peer
-        if newly:
-            peer.send(messages.have(runtime.game, runtime.stored))
         theirs = message["length"]
         if theirs > runtime.acked.get(peer.key, -1):
             runtime.acked[peer.key] = theirs
@@ -198,6 +217,33 @@ class GameSync:
 
     # ----- remote game lists ------------------------------------------------------------------
 
+    def check_host(self, peer: Peer, item: dict[str, Any], advertised: str | None) -> None:
+        """Raise JoinRefused unless peer proves it hosts the listed game: its key is the one
+        the advert names (``advertised``, a fingerprint), and the game id commits to its key
+        (id = H(key, genesis nonce), PROTOCOL.md 5.1).  Called before anything about the game
+        is sent to peer, so a forged advert learns nothing from us but a `list`."""
+        game, nonce = item["game"], item.get("nonce")
+        address = peer.dialed or peer.conn.label
+        where = f"the node at {address} ({peer.fingerprint})"
+        if advertised is not None and peer.fingerprint != advertised:
+            reason = f"{where} is not {advertised}, the host its advert names"
+        elif not (
+            isinstance(nonce, bytes)
+            and len(nonce) == GAME_NONCE_SIZE
+            and derive_game_id(peer.key, nonce) == game
+        ):
+            reason = f"{where} lists game {game.hex()[:8]} but does not prove it hosts it"
+        else:
+            return
+        self.reporter.publish(
+            updates.ADVERT_REFUSED,
+            f"not joining: {reason}",
+            game,
+            peer,
+            data={"address": address, "key": peer.key},
+        )
+        raise JoinRefused(f"not joining: {reason}")
+
     async def list_remote(self, peer: Peer) -> list[dict[str, Any]]:
         """The games peer holds (its `games` reply, entries of the wrong shape left out)."""
         peer.send({"type": "list"})
@@ -244,3 +290,22 @@ class GameSync:
             what = "no" if not chosen else "more than one"
             raise NodeError(f"{what} matching game at {peer.conn.label}; it holds: {listing}")
         return chosen[0]
+
+
+def _tell(runtime: GameRuntime, peer: Peer) -> None:
+    if may_hear_of(runtime, peer):
+        peer.send(messages.have(runtime.game, runtime.stored))
+
+
+def may_hear_of(runtime: GameRuntime, peer: Peer) -> bool:
+    """Whether we tell peer unasked that we hold runtime's game.  A host's games are public
+    (it lists them to anyone); a follower speaks of a game only to the key that hosts it or
+    to its players, never to whoever answers at an address.  A game whose host we do not
+    know yet is told only to the address we dialled for it."""
+    session = runtime.session
+    if runtime.hosted or peer.key in session.seat_keys:
+        return True
+    host = runtime.host_key or session.pinned_host
+    if host is not None:
+        return peer.key == host
+    return peer.dialed is not None and peer.dialed in runtime.dial

@@ -21,6 +21,10 @@ log = logging.getLogger("creepnet.node")
 LISTENING = "listening"
 PEER_CONNECTED = "peer-connected"
 PEER_DISCONNECTED = "peer-disconnected"
+# A peer started following one game (data["back"]: it had followed before and left), or a
+# follower's connection ended; both name the game, so a face tells its players who is there.
+FOLLOWER_ARRIVED = "follower-arrived"
+FOLLOWER_LEFT = "follower-left"
 HANDSHAKE_FAILED = "handshake-failed"
 EVENT = "event"  # an event was applied (ours or a peer's); storing it follows at once
 WAITING = "waiting"  # whom the game waits for changed

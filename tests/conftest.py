@@ -97,13 +97,14 @@ async def seated_pair(
     guest_home: Path,
     name: str,
     players: tuple[str, str] = ("a", "b"),
+    timeouts: Timeouts | None = None,
     **options: int,
 ) -> AsyncIterator[tuple[Node, Node, bytes]]:
     """Two loopback nodes: the first hosts a Creeper game (with these options), the second has
     joined it."""
     async with (
-        Node.open(host_home, host=LOOPBACK) as host,
-        Node.open(guest_home, host=LOOPBACK) as guest,
+        Node.open(host_home, host=LOOPBACK, timeouts=timeouts) as host,
+        Node.open(guest_home, host=LOOPBACK, timeouts=timeouts) as guest,
     ):
         game = await host.host_game("creeper", name, player=players[0], options=options)
         await guest.join(host.address, game, player=players[1])
@@ -125,6 +126,23 @@ def same_finished_log(host_home: Path, guest_home: Path, game_prefix: str) -> tu
     verdict = verify_log_bytes(data)
     assert verdict.valid and verdict.finished, verdict.error
     return host_log, guest_log
+
+
+class Said:
+    """What an in-process console printed (pass ``out``), and a wait for a line of it."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._changed = trio.Event()
+
+    def out(self, text: str) -> None:
+        self.lines.append(text)
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def until(self, wanted: str) -> None:
+        while not any(wanted in line for line in self.lines):
+            await self._changed.wait()
 
 
 # --- real creepnet processes -----------------------------------------------------------------

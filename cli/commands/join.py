@@ -68,10 +68,11 @@ def stored_game(node: Node, target: str | None) -> bytes | None:
     return (by_name or by_id or [None])[0]
 
 
-async def locate(args: argparse.Namespace) -> tuple[str, str | None]:
-    """The host's address, and the id prefix to ask it for (None: match by name there)."""
+async def locate(args: argparse.Namespace) -> tuple[str, str | None, str | None]:
+    """The host's address, the id prefix to ask it for (None: match by name there), and the
+    host's fingerprint as the advert names it (None with --addr: no advert)."""
     if args.addr:
-        return check_address(args.addr), None
+        return check_address(args.addr), None, None
     if args.game is None:
         found = await find_open_game(interfaces(args), args.wait)
         print(
@@ -79,7 +80,8 @@ async def locate(args: argparse.Namespace) -> tuple[str, str | None]:
         )
     else:
         found = await find_game(args.game, interfaces(args), args.wait)
-    return found.address, found.game
+    parts = found.title.rsplit(" ", 2)
+    return found.address, found.game, parts[1] if len(parts) == 3 else None
 
 
 OPEN_FIRST = {"lobby": 0, "playing": 1}  # a game still open wins over a finished one
@@ -139,12 +141,12 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
         game = stored_game(node, args.game)
         if game is not None:
             return await resume(node, game, args)
-        address, prefix = await locate(args)
+        address, prefix, host = await locate(args)
         target = await pick(node, address, args.game, prefix, to_play=True)
         known = set(node.games)
         player = player_name(args, saved_player_name(home_dir(args)))
         try:
-            game = await node.join(address, target, player=player)
+            game = await node.join(address, target, player=player, host=host)
         except BaseException:
             ghosts.extend(
                 g

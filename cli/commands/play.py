@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -17,6 +18,7 @@ from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seat
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
 from creepnet.cli.options import fail, home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
+from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
@@ -80,7 +82,10 @@ def unfinished_bot_game(node: Node, bot_node: Node) -> bytes | None:
     return None
 
 
-async def _play(args: argparse.Namespace) -> int:
+async def _play(
+    args: argparse.Namespace, *, lines: StdinLines | None = None, out: Out | None = None
+) -> int:
+    """``lines``/``out``: typed lines and the screen (tests drive them; default the terminal)."""
     setup_logging(args)
     args.iface = ["127.0.0.1"]  # the bot lives on this machine: nothing leaves loopback
     seats, options = seats_and_options(args)
@@ -91,28 +96,69 @@ async def _play(args: argparse.Namespace) -> int:
             for k in range(1, seats)
         ]
         game = unfinished_bot_game(node, bot_nodes[0])
+        player = player_name(args, saved_player_name(home))
         async with trio.open_nursery() as nursery:
+            table = BotTable(node, bot_nodes, args, nursery)
             if game is not None:
                 print(f"resuming your game against the {args.vs} bot ({game.hex()[:8]})")
-                for bot_node in bot_nodes:
-                    await bot_node.join(node.address, game)  # seated already: it just follows
+                await table.resume(game)
             else:
-                player = player_name(args, saved_player_name(home))
-                game = await node.host_game(
-                    args.kind, f"vs {args.vs}", seats=seats, player=player, options=options
-                )
-                for k, bot_node in enumerate(bot_nodes, start=1):
-                    name = f"{args.vs}-bot" if seats == 2 else f"{args.vs}-bot-{k}"
-                    await bot_node.join(node.address, game, player=name)
-            for k, bot_node in enumerate(bot_nodes, start=1):
-                nursery.start_soon(run_bot, bot_node, game, args.vs, args.seed + k - 1)
-            await node.wait_for(game, lambda rt: rt.session.started)
+                game = await table.new_game(player, seats, options)
             again = f"creepnet play {args.kind} --vs {args.vs}"
             if seats > 2:
                 again += f" --players {seats}"
             if args.web:
                 code = await serve_game(node, game, args)
             else:
-                code = await run_seat(node, game, args, resume_hint=again)
+
+                async def play_again(last: bytes, screen: Screen) -> bytes:
+                    session = node.session(last)
+                    new = await table.new_game(player, session.seat_count, dict(session.options))
+                    screen.say(f"a new game against the {args.vs} bot ({new.hex()[:8]})")
+                    return new
+
+                code = await run_seat(
+                    node,
+                    game,
+                    args,
+                    lines=lines,
+                    out=out,
+                    resume_hint=again,
+                    player=player,
+                    play_again=play_again,
+                )
             nursery.cancel_scope.cancel()
         return code
+
+
+class BotTable:
+    """Our node hosting games that the bot nodes join and play, their bots in our nursery."""
+
+    def __init__(
+        self, node: Node, bot_nodes: list[Node], args: argparse.Namespace, nursery: trio.Nursery
+    ) -> None:
+        self.node, self.bot_nodes, self.args, self.nursery = node, bot_nodes, args, nursery
+        self.games = 0  # started here: each game's bots draw from other seeds
+
+    async def resume(self, game: bytes) -> None:
+        for bot_node in self.bot_nodes:
+            await bot_node.join(self.node.address, game)  # seated already: it just follows
+        await self._start_bots(game)
+
+    async def new_game(self, player: str, seats: int, options: dict[str, Any]) -> bytes:
+        vs = self.args.vs
+        game = await self.node.host_game(
+            self.args.kind, f"vs {vs}", seats=seats, player=player, options=options
+        )
+        for k, bot_node in enumerate(self.bot_nodes, start=1):
+            name = f"{vs}-bot" if seats == 2 else f"{vs}-bot-{k}"
+            await bot_node.join(self.node.address, game, player=name)
+        await self._start_bots(game)
+        return game
+
+    async def _start_bots(self, game: bytes) -> None:
+        seed = self.args.seed + len(self.bot_nodes) * self.games
+        self.games += 1
+        for k, bot_node in enumerate(self.bot_nodes):
+            self.nursery.start_soon(run_bot, bot_node, game, self.args.vs, seed + k)
+        await self.node.wait_for(game, lambda rt: rt.session.started)

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
 async def _watch(args: argparse.Namespace) -> int:
     async with open_node(args, discovery=False) as node:
-        address, prefix = await locate(args)
+        address, prefix, _host = await locate(args)  # a spectator may watch through anyone
         game = await node.watch(address, await pick(node, address, args.game, prefix))
         print(f"watching at {address}")
         if args.web:

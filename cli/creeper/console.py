@@ -146,7 +146,9 @@ class CreeperConsole:
             return f"seat {offerer} offers a draw; "
         return ""  # the offer is to us: said after "your turn"
 
-    def peer_news(self, connected: bool, fingerprint: str | None, text: str) -> str:
+    def peer_news(
+        self, connected: bool, fingerprint: str | None, text: str, back: bool = False
+    ) -> str:
         """A connection change in words about the game: who it is and what it means."""
         s = self.session
         seat = next((i for i, seat in enumerate(s.seats) if fp_of(seat.key) == fingerprint), None)
@@ -155,7 +157,7 @@ class CreeperConsole:
         who = "your opponent" if s.local_seat is not None else f"seat {seat}"
         name = printable(f"{who} {s.seats[seat].player} ({fingerprint})")
         if connected:
-            return fit(f"* {name} is connected")
+            return fit(f"* {name} is back; the game goes on" if back else f"* {name} is connected")
         return fit(f"* {name} disconnected; the game waits, and nothing played is lost")
 
     def prompt(self) -> str:

@@ -25,6 +25,7 @@ from creepnet.cli.racer.grammar import (
     split_words,
 )
 from creepnet.cli.reply import Reply
+from creepnet.cli.text import printable
 from creepnet.engine import racer
 from creepnet.engine.racer import Observation, SeatAction
 from creepnet.engine.racer.view import CreepView, PlayerView
@@ -131,13 +132,16 @@ class RacerConsole:
     def prompt(self) -> str:
         return "> " if self.table.legal() else ""
 
-    def peer_news(self, connected: bool, fingerprint: str | None, text: str) -> str:
+    def peer_news(
+        self, connected: bool, fingerprint: str | None, text: str, back: bool = False
+    ) -> str:
+        """A connection change in words about the game (peer text made printable)."""
         seat = self.table.seat_of_peer(fingerprint)
         if seat is None or self.table.outcome() is not None:
-            return f"* {text}"
-        name = f"{self._label(seat)} ({fingerprint})"
+            return printable(f"* {text}")
+        name = printable(f"{self._label(seat)} ({fingerprint})")
         if connected:
-            return f"* {name} is connected"
+            return f"* {name} is back; the game goes on" if back else f"* {name} is connected"
         return f"* {name} disconnected; the game waits, and nothing played is lost"
 
     # ----- what a line means -----------------------------------------------------------------

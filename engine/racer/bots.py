@@ -80,6 +80,9 @@ class HeuristicBot:
         self.name = "heuristic"
         self._rng = random.Random(seed)
         self._withdrawn: set[tuple[int, Slot]] = set()  # never re-declare a dropped attack
+        # (turn, seat) asked for a Hostage Exchange: refused, it would refuse again this turn
+        # (the hands did not change); accepted, its hand was just drawn from.
+        self._asked: set[tuple[int, int]] = set()
 
     def choose(self, obs: Observation, legal: Sequence[Action]) -> Action:
         topic = getattr(obs.request, "topic", "")
@@ -134,8 +137,8 @@ class HeuristicBot:
 
     def _swap_hand(self, obs: Observation, legal: Sequence[Action]) -> Action | None:
         """A Hostage Exchange when this hand is worse than a card taken blind: forced on a
-        rich hand (once a game), else asked of the richest hand (a refusal costs the move,
-        which would otherwise be a pass)."""
+        rich hand (once a game), else asked of the richest hand not asked yet this turn (a
+        refusal costs the move, which would otherwise be a pass)."""
         if _hand_worth(obs) >= _AVERAGE_CARD:
             return None
         forces = [a for a in legal if isinstance(a, ForceHostage)]
@@ -143,9 +146,15 @@ class HeuristicBot:
             richest = _best(self._rng, forces, lambda a: obs.players[a.seat].hand_count)
             if obs.players[richest.seat].hand_count >= 6:
                 return richest
-        asks = [a for a in legal if isinstance(a, AskHostage)]
+        asks = [
+            a
+            for a in legal
+            if isinstance(a, AskHostage) and (obs.turn_number, a.seat) not in self._asked
+        ]
         if asks:
-            return _best(self._rng, asks, lambda a: obs.players[a.seat].hand_count)
+            ask = _best(self._rng, asks, lambda a: obs.players[a.seat].hand_count)
+            self._asked.add((obs.turn_number, ask.seat))
+            return ask
         return None
 
     def _declare(self, obs: Observation, legal: Sequence[Action]) -> Action:

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import trio
-from conftest import FAST, finish, seated_pair
+from conftest import FAST, Said, finish, seated_pair
 
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.terminal import CLEAR_LINE, Screen
@@ -146,19 +146,7 @@ def moving(runtime) -> bool:
 
 
 async def test_when_the_host_dies_the_guest_sees_one_line_and_an_undelivered_move(tmp_path):
-    output: list[str] = []
-    changed = trio.Event()
-
-    def out(text: str) -> None:
-        nonlocal changed
-        output.append(text)
-        changed.set()
-        changed = trio.Event()
-
-    async def until(wanted: str) -> None:
-        while not any(wanted in line for line in output):
-            await changed.wait()
-
+    said = Said()
     redials = 0
     several_redials = trio.Event()
     host_gone = trio.Event()
@@ -191,7 +179,7 @@ async def test_when_the_host_dies_the_guest_sees_one_line_and_an_undelivered_mov
             await host_gone.wait()
             runtime = await me.wait_for(game, lambda rt: rt.session.my_turn() is not None)
             yield creeper.format_move(creeper.legal_moves(runtime.session.engine_state)[0])
-            await until("not delivered yet")
+            await said.until("not delivered yet")
             await several_redials.wait()
             yield "quit"
 
@@ -201,11 +189,11 @@ async def test_when_the_host_dies_the_guest_sees_one_line_and_an_undelivered_mov
                 nursery.start_soon(host_side)
                 game, address = await hosted.receive()
                 await me.join(address, game, player="me")
-                await play_in_terminal(me, game, lines=lines(), out=out)
+                await play_in_terminal(me, game, lines=lines(), out=said.out)
                 nursery.cancel_scope.cancel()
-    text = "\n".join(output)
+    text = "\n".join(said.lines)
     assert "disconnected; the game waits" in text and "not delivered yet" in text
-    assert sum("retrying" in line for line in output) == 1 and redials >= 4
+    assert sum("retrying" in line for line in said.lines) == 1 and redials >= 4
 
 
 async def test_play_again_opens_a_new_game_of_the_same_name_with_the_same_players(tmp_path):
@@ -458,3 +446,54 @@ async def test_a_game_followed_before_its_genesis_arrives_gets_its_console_then(
                 )
                 await watcher.watch(host.address, game)
     assert any("creeper game 'early'" in text for text in output)
+
+
+async def test_play_against_a_bot_offers_a_new_game_against_the_same_bot(tmp_path, monkeypatch):
+    """`creepnet play --vs BOT` asks "play again?" as host and join do; yes: a new game, the
+    same bot joins it and plays; no: the command ends."""
+    import queue
+    from contextlib import asynccontextmanager
+
+    from creepnet.cli.commands import play
+    from creepnet.cli.main import build_parser
+    from creepnet.cli.rematch import QUESTION
+    from creepnet.cli.terminal import StdinLines
+
+    args = build_parser("play").parse_args(
+        ["play", "creeper", "--vs", "random", "--max-plies", "4", "--home", str(tmp_path),
+         "--player", "me"]
+    )  # fmt: skip
+    typed: queue.Queue[str] = queue.Queue()
+    said: list[str] = []
+    nodes: list[Node] = []
+
+    def out(text: str) -> None:
+        said.append(text)
+        if "your turn" in text:
+            node = nodes[0]
+            for session in (node.session(g) for g in node.games):
+                if session.my_turn() is not None:
+                    move = creeper.legal_moves(session.engine_state)[0]
+                    typed.put(creeper.format_move(move) + "\n")
+        if text.startswith(QUESTION.rstrip()):
+            typed.put("y\n" if sum(t.startswith("play again?") for t in said) == 1 else "n\n")
+
+    real_open_node = play.open_node
+
+    @asynccontextmanager
+    async def remembering(*a, **kw):
+        async with real_open_node(*a, **kw) as node:
+            nodes.append(node)  # our node, to read the board the screen talks about
+            yield node
+
+    monkeypatch.setattr(play, "open_node", remembering)
+    with trio.fail_after(TIMEOUT):
+        code = await play._play(args, lines=StdinLines(typed.get), out=out)
+    typed.put("")  # input ends: the reader thread finishes
+    assert code == 0
+    assert sum(t.startswith("play again?") for t in said) == 2
+    assert any("a new game against the random bot" in t for t in said)
+    async with Node.open(tmp_path / "bots" / "random") as bot:
+        games = [bot.session(g) for g in bot.games]
+    assert len(games) == 2 and all(s.finished and s.local_seat == 1 for s in games)
+    assert all(s.seats[0].player == "me" for s in games)

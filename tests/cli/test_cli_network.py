@@ -8,8 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import trio
-from conftest import seated_pair
+from conftest import FAST, Said, seated_pair
 
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.engine import creeper
@@ -405,3 +406,28 @@ async def test_browsing_sees_only_the_games_of_its_own_service_type(tmp_path, mo
             seen_by_them = await games_json(stranger_type)
     assert game.hex()[:8] in seen_by_us and stranger.short_game not in seen_by_us
     assert stranger.short_game in seen_by_them and game.hex()[:8] not in seen_by_them
+
+
+@pytest.mark.parametrize("kind", ["creeper", "racer"])
+async def test_the_terminal_says_when_the_opponent_leaves_and_when_they_are_back(tmp_path, kind):
+    said = Said()
+    async with (
+        Node.open(tmp_path / "me", host=LOOPBACK, timeouts=FAST) as me,
+        Node.open(tmp_path / "them", host=LOOPBACK, timeouts=FAST) as them,
+    ):
+        game = await me.host_game(kind, "flaky", player="me")
+        await them.join(me.address, game, player="them")
+
+        async def lines():
+            await me.wait_for(game, lambda rt: them.identity.public_key in rt.followers)
+            me.peers[them.identity.public_key].close("test: cable pulled")
+            await said.until("disconnected; the game waits")
+            await said.until("is back; the game goes on")  # they redial on their own
+            yield "quit"
+
+        with trio.fail_after(TIMEOUT):
+            await play_in_terminal(me, game, lines=lines(), out=said.out)
+    news = [line for line in said.lines if "them (" in line and line.startswith("* ")]
+    assert len(news) == 2, news
+    assert news[0].startswith("* ") and "disconnected; the game waits" in news[0]
+    assert "is back" in news[1]

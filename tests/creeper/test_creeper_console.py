@@ -177,6 +177,7 @@ def test_connection_news_names_the_opponent_and_says_what_it_means():
     gone = me.peer_news(False, fp, "raw text")
     assert f"your opponent {opponent.player} ({fp}) disconnected" in gone and "waits" in gone
     assert "is connected" in me.peer_news(True, fp, "raw text")
+    assert f"{opponent.player} ({fp}) is back" in me.peer_news(True, fp, "raw", back=True)
     watcher = CreeperConsole(table.spectator)
     assert f"seat {other.session.local_seat} {opponent.player}" in watcher.peer_news(False, fp, "x")
     assert me.peer_news(False, "zzzz-zzzz", "a stranger left") == "* a stranger left"

@@ -1,5 +1,6 @@
 """Hostile bytes and hostile peers: bounded memory, clean rejection, the honest node goes on."""
 
+import functools
 import struct
 from contextlib import asynccontextmanager
 
@@ -281,3 +282,56 @@ async def test_an_outsider_cannot_halt_a_running_game(tmp_path):
                     break
             assert updates.GAME_OVER in kinds and updates.HALTED not in kinds
             await outsider.aclose()
+
+
+@asynccontextmanager
+async def impostor(listing):
+    """Mallory's node, driven by hand: it answers `list` with ``listing(mallory_key)`` and
+    keeps every message a peer sends it.  Yields (its address, the messages)."""
+    received: list[dict] = []
+
+    async def serve(stream: trio.SocketStream) -> None:
+        from creepnet.node.handshake import handshake
+
+        conn = Connection(stream, FAST)
+        await handshake(conn, MALLORY)
+        while True:
+            try:
+                message = await conn.receive()
+            except FrameError:
+                return
+            received.append(message)
+            if message["type"] == "list":
+                await conn.send({"type": "games", "items": listing()})
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(functools.partial(trio.serve_tcp, serve, 0, host=LOOPBACK))
+        port = listeners[0].socket.getsockname()[1]
+        yield f"{LOOPBACK}:{port}", received
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.parametrize("advert", ["names the host", "no advert"])
+async def test_a_joiner_says_nothing_about_a_game_to_a_node_that_does_not_host_it(tmp_path, advert):
+    """A forged advert: Mallory copies alice's advert (name, fingerprint, game id — and the
+    genesis nonce, public to every spectator) at her own address.  Bob, who also follows
+    another game, dials her: he lists her games, finds she cannot be the host, and refuses —
+    no `have`, no join, nothing about either game reaches her, and no ghost game is left."""
+    from creepnet.node.node import JoinRefused
+    from creepnet.protocol.identity import fingerprint
+
+    async with two_players(tmp_path, 50) as (alice, bob, _, other_game):
+        game = await alice.host_game("creeper", "friday", player="alice")
+        genesis = alice.session(game).log.events[0]
+        copied = {**alice.games[game].describe(), "nonce": genesis.body["nonce"]}
+        async with impostor(lambda: [copied]) as (address, received), bob.updates() as news:
+            claimed = fingerprint(genesis.author) if advert == "names the host" else None
+            with trio.fail_after(10):
+                with pytest.raises(JoinRefused, match="not joining: the node at"):
+                    await bob.join(address, game.hex()[:8], player="bob", host=claimed)
+            refused = await next_update(news, lambda u: u.kind == updates.ADVERT_REFUSED)
+            assert refused.data == {"address": address, "key": MALLORY.public_key}
+        assert [m["type"] for m in received if m["type"] != "ping"] == ["list"]
+        assert not any("game" in message for message in received)
+        assert set(bob.games) == {other_game}  # no ghost of the game he did not join
+        assert game.hex() not in {p.name for p in (bob.home.path / "games").iterdir()}

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 import trio
-from conftest import FAST, finish, next_update
+from conftest import FAST, finish, next_update, seated_pair
 
-from creepnet.node import storage, updates
+from creepnet.node import messages, storage, updates
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.node.storage import StorageError
@@ -225,3 +225,27 @@ async def test_kill_9_loses_nothing_acknowledged(tmp_path):
                 assert sent[-1].seq < len(on_disk.items)
                 await finish(game, alice, bob)
                 assert alice.session(game).log.to_bytes() == bob.session(game).log.to_bytes()
+
+
+async def test_a_long_catch_up_on_a_slow_disk_is_not_cut_off_while_it_progresses(
+    tmp_path, monkeypatch
+):
+    """`watch` of a long game: every event stored takes a while (a slow disk), so the whole
+    catch-up takes far longer than the handshake timeout; it goes on because each event comes
+    within it."""
+    quick = replace(FAST, handshake=0.5)
+    async with seated_pair(tmp_path / "a", tmp_path / "b", "long", max_plies=12) as (a, b, game):
+        with trio.fail_after(60):
+            await finish(game, a, b)
+        monkeypatch.setattr(messages, "MAX_BATCH", 1)  # one event per batch: many steps
+        async with Node.open(tmp_path / "late", timeouts=quick) as late:
+            settle = late._ledger.settle
+
+            async def slow_settle(*args, **kwargs):
+                await trio.sleep(quick.handshake / 5)  # the slow disk, not synchronisation
+                await settle(*args, **kwargs)
+
+            monkeypatch.setattr(late._ledger, "settle", slow_settle)
+            with trio.fail_after(60):
+                await late.watch(a.address, game)
+            assert late.games[game].stored == len(a.session(game).log) > 10

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 import trio
 from conftest import FAST, finish, next_update
 
@@ -128,3 +129,22 @@ async def test_a_forged_host_moved_advert_does_not_move_the_game(tmp_path):
             async with open_node(tmp_path / "alice") as alice:  # back where bob still looks
                 assert alice.port == port
                 await finished_identically(alice, bob, game)
+
+
+async def test_a_restarted_host_still_keeps_the_rematch_seat_for_the_last_opponent(tmp_path):
+    from creepnet.node.node import JoinRefused
+
+    async with (
+        Node.open(tmp_path / "guest", timeouts=FAST) as guest,
+        Node.open(tmp_path / "stranger", timeouts=FAST) as stranger,
+    ):
+        async with Node.open(tmp_path / "host", timeouts=FAST) as host:
+            rematch = await host.host_game(
+                "creeper", "series", player="a", reserved_for=frozenset({guest.identity.public_key})
+            )
+        async with Node.open(tmp_path / "host", timeouts=FAST) as host:  # restarted
+            with trio.fail_after(30):
+                with pytest.raises(JoinRefused, match="kept for the players of the last game"):
+                    await stranger.join(host.address, rematch, player="mallory")
+                await guest.join(host.address, rematch, player="b")
+            assert host.session(rematch).seats[1].key == guest.identity.public_key

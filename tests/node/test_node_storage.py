@@ -85,3 +85,16 @@ def test_secrets_are_private(tmp_path):
 def test_identity_is_created_once(tmp_path):
     first = Home(tmp_path / "h").identity()
     assert Home(tmp_path / "h").identity().public_key == first.public_key
+
+
+def test_seats_kept_for_a_rematch_are_stored_privately_and_read_back(tmp_path):
+    store = Home(tmp_path).game(GAME)
+    assert store.load_reserved() == frozenset()  # none stored: open to anyone
+    keys = frozenset({ALICE.public_key, b"\x07" * 32})
+    store.save_reserved(keys)
+    assert store.load_reserved() == keys
+    assert stat.S_IMODE(os.stat(store.reserved_path).st_mode) == 0o600
+    assert not store.reserved_path.with_name("reserved.tmp").exists()  # written atomically
+    with open(store.reserved_path, "a") as handle:
+        handle.write("not-a-key\nabcd\n")  # a hand edit: what is not a key is skipped
+    assert store.load_reserved() == keys

@@ -11,6 +11,7 @@ from creepnet.engine.racer import (
     HeuristicBot,
     Launch,
     Options,
+    Pass,
     PlayCalamity,
     RefuseHostage,
     crafted_position,
@@ -68,6 +69,29 @@ def test_a_weak_hand_asks_for_a_hostage_exchange_and_a_strong_one_refuses():
         forced_used=[0],
     )
     assert choice(racer.apply(poor, AskHostage(1)), 1) == AcceptHostage()
+
+
+def test_a_refused_hostage_exchange_is_not_asked_again_in_the_same_turn():
+    state = crafted_position(
+        lines={0: ["Grimy Gus"], 1: ["Nitro Nosferatu"]},
+        hands={0: ["Extra Gas"], 1: ["Spare Wheel", "2X", "3X"]},
+        forced_used=[0],
+    )
+    bot = HeuristicBot(1)  # one bot for the whole game: it remembers
+
+    def bot_move(state):
+        assert pending(state) == Decide(0, "move")
+        return bot.choose(observation(state, 0), legal_actions(state))
+
+    assert bot_move(state) == AskHostage(1)
+    state = racer.apply(racer.apply(state, AskHostage(1)), RefuseHostage())
+    assert observation(state, 0).moves_left == 1  # the same turn, one move left
+    assert AskHostage(1) in legal_actions(state)  # asking again would be legal, and refused
+    assert bot_move(state) != AskHostage(1)
+    state = racer.apply(state, bot_move(state))
+    while pending(state).actor != 0:  # seat 1's turn passes
+        state = racer.apply(state, Pass())
+    assert bot_move(state) == AskHostage(1)  # a new turn: worth asking again
 
 
 def test_a_modifier_opens_an_attack_when_most_faces_win():

@@ -1,5 +1,7 @@
 """Creepy Racer over real loopback nodes: 2-4 bot seats and a spectator, identical valid logs."""
 
+from dataclasses import replace
+
 import pytest
 import trio
 from conftest import FAST
@@ -78,7 +80,10 @@ async def test_a_late_spectator_catches_up_and_holds_no_hidden_card(tmp_path):
                 nursery.start_soon(run_bot, host, game, "heuristic", 1)
                 nursery.start_soon(run_bot, guest, game, "heuristic", 2)
                 await host.wait_for(game, lambda rt: deciding_in_turn(rt.session, 3))
-                async with Node.open(tmp_path / "late", timeouts=FAST) as late:
+                # One batch of shuffle-proved events takes ~2 s to verify here under load;
+                # the catch-up waits for progress, so allow one batch that long.
+                patient = replace(FAST, handshake=10.0)
+                async with Node.open(tmp_path / "late", timeouts=patient) as late:
                     await late.watch(host.address, game)
                     # While the game runs, what it holds is public: lines, discards, counts.
                     watched = late.session(game)

@@ -136,6 +136,9 @@ def test_a_seat_plays_through_the_console_and_a_spectator_sees_no_hand():
     assert reply.text.startswith("you can type:")
     assert table.seat_of_peer(fingerprint(game.seats[1].key)) == 1
     assert "seat 1 p1 (you)" in console.peer_news(False, fingerprint(game.seats[1].key), "x")
+    assert "is back" in console.peer_news(True, fingerprint(game.seats[0].key), "x", back=True)
+    shown = console.peer_news(True, "zzzz-zzzz", "mallory\x1b[2J follows the game")
+    assert "\x1b" not in shown and shown.startswith("* mallory?[2J")
     game.step()  # our seat decides (the bot plays for the test), the turn moves on
     while not game.over() and game.my_turn() is None:
         game.step()
