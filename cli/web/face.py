@@ -14,7 +14,8 @@ from typing import Any
 
 import trio
 
-from creepnet.cli.web.views import game_summary
+from creepnet.cli.game_options import CHOICES
+from creepnet.cli.web.views import STORY_TELLERS, Story, game_summary
 from creepnet.node import updates
 from creepnet.node.discovery import Found
 from creepnet.node.node import Node, NodeError
@@ -36,6 +37,8 @@ NEWS = {
     updates.JOIN_REFUSED,
 }
 MAX_NAME = 64
+# What the lobby calls each game's draw limit (the option itself is the game's CHOICES line).
+LIMIT_WORDS = {"creeper": "Move limit (plies)", "racer": "Turn limit"}
 
 
 class WebError(Exception):
@@ -46,11 +49,12 @@ class WebError(Exception):
 class WebFace:
     node: Node
     player: str
-    hostable: tuple[str, ...] = ("creeper",)
+    hostable: tuple[str, ...] = ("creeper", "racer")
     replay_files: dict[str, Path] = field(default_factory=dict)  # name -> a log named on the CLI
     found: dict[str, Found] = field(default_factory=dict)  # LAN games by zeroconf instance
     news: dict[bytes, deque[str]] = field(default_factory=dict)
     changed: trio.Event = field(default_factory=trio.Event)
+    stories: dict[bytes, tuple[object, Story]] = field(default_factory=dict)
 
     def _bump(self) -> None:
         self.changed.set()
@@ -64,6 +68,8 @@ class WebFace:
             task_status.started()
             async for update in stream:
                 self._record(update)
+                if update.game in self.node.games:
+                    self.story_for(update.game)  # told event by event, not batch by batch
                 self._bump()
 
     def _record(self, update: Update) -> None:
@@ -126,7 +132,16 @@ class WebFace:
             "fingerprint": self.node.fingerprint,
             "address": self.node.address,
             "discovery": self.node.discovery is not None,
-            "hostable": [kind for kind in self.hostable if kind in GAMES],
+            "hostable": [
+                {
+                    "kind": kind,
+                    "min_seats": GAMES[kind].rules.min_seats,
+                    "max_seats": GAMES[kind].rules.max_seats,
+                    "limit": LIMIT_WORDS.get(kind, "limit"),
+                }
+                for kind in self.hostable
+                if kind in GAMES
+            ],
             "lan": lan,
             "mine": [game_summary(rt) for rt in self.node.games.values()],
             "replays": sorted(self.replay_files),
@@ -135,15 +150,36 @@ class WebFace:
     def news_for(self, game: bytes) -> list[str]:
         return list(self.news.get(game, ()))
 
+    def story_for(self, game: bytes) -> Story | None:
+        """The game's teller, when its kind has one, caught up with the log (one per session:
+        a teller remembers what it has told)."""
+        session = self.node.session(game)
+        teller = STORY_TELLERS.get(session.kind)
+        if teller is None:
+            return None
+        held = self.stories.get(game)
+        if held is None or held[0] is not session:
+            held = self.stories[game] = (session, teller(session))
+        held[1]()
+        return held[1]
+
     # ----- what the page may ask -------------------------------------------------------------
 
-    async def host(self, kind: str, name: str, max_plies: int | None) -> bytes:
+    async def host(self, kind: str, name: str, seats: int | None, limit: int | None) -> bytes:
+        """Host ``kind`` for ``seats`` (the game's least when None), ending in a draw after
+        ``limit`` (the game's own limit option: Creeper's plies, Racer's turns)."""
         if kind not in self.hostable or kind not in GAMES:
             raise WebError(f"this page cannot host {kind!r} games")
+        rules = GAMES[kind].rules
+        seats = seats or rules.min_seats
+        if not rules.min_seats <= seats <= rules.max_seats:
+            raise WebError(f"{kind} takes {rules.min_seats} to {rules.max_seats} players")
         name = name.strip()[:MAX_NAME] or f"{self.player}'s game"
-        options = {"max_plies": max_plies} if max_plies else {}
+        options = {CHOICES[kind].limit_option: limit} if limit and kind in CHOICES else {}
         try:
-            return await self.node.host_game(kind, name, player=self.player, options=options)
+            return await self.node.host_game(
+                kind, name, seats=seats, player=self.player, options=options
+            )
         except (NodeError, ValueError) as exc:
             raise WebError(str(exc)) from None
 
