@@ -28,7 +28,6 @@ from creepnet.node.storage import StorageError
 from creepnet.protocol.log import Rejection
 
 STATIC = Path(__file__).parent / "static"
-RECHECK_SECONDS = 1.0
 MAX_BODY = 4096  # every request the page sends is a few words
 
 
@@ -181,11 +180,9 @@ def build_app(face: WebFace) -> Starlette:
                 if text != last:
                     await websocket.send_text(text)
                     last = text
-                # The node announces events and connections, but not every change a view
-                # shows (a reconnected peer following the game again is silent): look again
-                # after a while anyway; an unchanged view is not sent.
-                with trio.move_on_after(RECHECK_SECONDS):
-                    await changed.wait()
+                # Every change a view shows is an update of the node (events, followers
+                # arriving and leaving, halts); an unchanged view is not sent.
+                await changed.wait()
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(pump)

@@ -73,14 +73,16 @@ class WebFace:
                 self._bump()
 
     def _record(self, update: Update) -> None:
-        if update.kind in (updates.PEER_CONNECTED, updates.PEER_DISCONNECTED):
-            # A connection is not about one game: tell each game the peer holds a seat in.
-            for game, runtime in self.node.games.items():
-                seat = next(
-                    (s for s in runtime.session.seats if fingerprint(s.key) == update.peer), None
-                )
-                if seat is not None and runtime.state in ("lobby", "playing"):
-                    self._add_news(game, self._peer_news(update, seat.player))
+        if update.kind in (updates.FOLLOWER_ARRIVED, updates.FOLLOWER_LEFT):
+            # Who follows a game, told in its words where the peer holds a seat in it.
+            runtime = self.node.games.get(update.game) if update.game else None
+            if runtime is None or runtime.state not in ("lobby", "playing"):
+                return
+            seat = next(
+                (s for s in runtime.session.seats if fingerprint(s.key) == update.peer), None
+            )
+            if seat is not None:
+                self._add_news(update.game, self._peer_news(update, seat.player))
         elif update.kind in NEWS and update.game is not None:
             self._add_news(update.game, update.text)
 
@@ -90,7 +92,9 @@ class WebFace:
     @staticmethod
     def _peer_news(update: Update, player: str) -> str:
         who = f"{player} ({update.peer})"
-        if update.kind == updates.PEER_CONNECTED:
+        if update.kind == updates.FOLLOWER_ARRIVED and update.data.get("back"):
+            return f"{who} is back; the game goes on"
+        if update.kind == updates.FOLLOWER_ARRIVED:
             return f"{who} is connected"
         return f"{who} disconnected; the game waits, and nothing played is lost"
 
@@ -110,12 +114,11 @@ class WebFace:
         mine = {game.hex()[:8] for game in self.node.games}
         lan = []
         for item in sorted(self.found.values(), key=lambda f: f.title):
-            parts = item.title.rsplit(" ", 2)
             lan.append(
                 {
                     "instance": item.instance,
-                    "name": parts[0] if len(parts) == 3 else item.title,
-                    "host": parts[1] if len(parts) == 3 else "",
+                    "name": item.name,
+                    "host": item.host or "",
                     "host_player": item.player,  # what the advert says: a hint, unchecked
                     "kind": item.kind,
                     "game": item.game,
@@ -195,7 +198,11 @@ class WebFace:
     async def join(self, instance: str) -> bytes:
         found = self._found(instance)
         try:
-            return await self.node.join(found.address, found.game, player=self.player)
+            # The advert's host fingerprint must match the node that answers (else a forged
+            # advert would hear about the game we want).
+            return await self.node.join(
+                found.address, found.game, player=self.player, host=found.host
+            )
         except (NodeError, OSError, trio.TooSlowError) as exc:
             raise WebError(f"could not join: {exc or 'the host did not answer'}") from None
 

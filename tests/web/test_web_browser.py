@@ -149,8 +149,10 @@ def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(bro
             guest.close()
             guest = open_page(browser, bob.url)
             guest.locator(f'#mine tr[data-name="{name}"] a', has_text="Open").click()
+            # No page polls: the node's follower news alone redraws the seat.
             expect(bob_row.locator(".offline")).to_have_count(0)
             expect(host.locator("#news")).to_contain_text("bob")
+            expect(host.locator("#news")).to_contain_text("is back; the game goes on")
         for page in (host, guest, spectator):
             at_ply(page, ply)
         mover, other = (host, guest) if host.locator("#status.mine").count() else (guest, host)
