@@ -102,9 +102,9 @@ def port_note(node: Node) -> str | None:
 
 def matches(found: Found, target: str) -> bool:
     """A game seen on the LAN matches its name, its title or a prefix of its id."""
-    name = found.title.rsplit(" ", 2)[0] if found.title.count(" ") >= 2 else found.title
     lowered = target.lower()
-    return target in (name, found.title) or (len(lowered) >= 4 and found.game.startswith(lowered))
+    by_id = len(lowered) >= 4 and found.game.startswith(lowered)
+    return target in (found.name, found.title) or by_id
 
 
 async def find_game(target: str, iface: list[str] | None, wait: float) -> Found:
@@ -151,9 +151,7 @@ async def find_open_game(iface: list[str] | None, wait: float, settle: float = 2
             f"no open game found on the LAN within {wait:g}s; "
             "host one with `creepnet host creeper`, or join one with --addr HOST:PORT"
         )
-    listing = ", ".join(
-        sorted(f"{f.title.rsplit(' ', 2)[0]!r} ({f.game})" for f in open_games.values())
-    )
+    listing = ", ".join(sorted(f"{f.name!r} ({f.game})" for f in open_games.values()))
     raise LookupError(f"several open games: {listing}; say which: creepnet join NAME-OR-ID")
 
 

@@ -16,12 +16,14 @@ on two it is up to twice as fast.  Small logs are checked serially (start-up is 
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
-from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from creepnet.protocol.event import EventError, parse_event
+
+if TYPE_CHECKING:  # imported when a worker starts: ~20 ms a short or --serial run never needs
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 CHUNK = 1000  # events per task: long enough to amortise pickling, short enough to balance
 MIN_EVENTS = 4000  # below this a worker's start-up (~50 ms) outweighs what it saves
@@ -56,6 +58,9 @@ class SignaturePool:
         if len(raws) < self.min_events:
             return
         if self._executor is None:  # one worker for every log of this pool
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             # fork on Linux (quickest; the first fork happens before the executor's thread
             # starts), spawn elsewhere.
             method = "fork" if sys.platform == "linux" else "spawn"

@@ -118,6 +118,18 @@ class Found:
     def title(self) -> str:
         return self.instance.removesuffix("." + service_type())
 
+    @property
+    def name(self) -> str:
+        """The game's name: the title is "NAME HOST-FINGERPRINT ID-PREFIX"."""
+        parts = self.title.rsplit(" ", 2)
+        return parts[0] if len(parts) == 3 else self.title
+
+    @property
+    def host(self) -> str | None:
+        """The host's fingerprint as the advert names it: a claim that only a handshake checks."""
+        parts = self.title.rsplit(" ", 2)
+        return parts[1] if len(parts) == 3 else None
+
 
 @dataclass(frozen=True)
 class Lost:

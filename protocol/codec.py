@@ -94,12 +94,22 @@ def _ext_hook(code: int, data: bytes) -> Any:
     raise CodecError(f"ext type {code} not allowed")
 
 
-def _check_shape(container: Any, depth: int, max_depth: int) -> None:
-    """Reject what msgpack can decode but we never encode: floats, keys that are not str or
-    not in order (duplicates are caught by the re-encoding), and over-deep nesting.
-
-    Only containers are visited: this runs on every received event, so it stays lean.
+def check_shape(value: Any, limits: Limits = DEFAULT_LIMITS, depth: int = 1) -> None:
+    """Step 2 of ``decode``: reject what msgpack can decode but we never encode: floats, keys
+    that are not str or not in order (duplicates are caught by ``check_canonical``), and
+    over-deep nesting.  ``depth`` is value's own level (1 at the top), for a caller that has
+    already judged the levels above it (protocol/event.py does for the envelope).
     """
+    kind = type(value)
+    if kind is float:
+        raise CodecError("floats are not allowed")
+    if kind is dict or kind is list:
+        _check_container(value, depth, limits.max_depth)
+
+
+def _check_container(container: Any, depth: int, max_depth: int) -> None:
+    """check_shape of a map or array; only containers are visited, as this runs on every
+    received event."""
     if depth > max_depth:
         raise CodecError(f"nesting deeper than {max_depth}")
     if type(container) is dict:
@@ -117,7 +127,20 @@ def _check_shape(container: Any, depth: int, max_depth: int) -> None:
         if kind is float:
             raise CodecError("floats are not allowed")
         if kind is dict or kind is list:
-            _check_shape(item, depth + 1, max_depth)
+            _check_container(item, depth + 1, max_depth)
+
+
+def check_canonical(value: Any, data: bytes) -> None:
+    """Step 3 of ``decode``: data must be exactly what we encode value to.
+
+    This one comparison rejects every non-minimal form msgpack allows (see the module
+    docstring); it relies on check_shape for key order, which a re-encoding keeps as found.
+    """
+    if _REPACKER.pack(value) != data:
+        raise CodecError(
+            "not the canonical encoding (a non-minimal int or length, another type, "
+            "or a duplicate map key)"
+        )
 
 
 @lru_cache(maxsize=8)
@@ -125,7 +148,7 @@ def _unpacker_options(limits: Limits) -> dict[str, Any]:
     return dict(
         raw=False,
         use_list=True,
-        strict_map_key=False,  # _check_shape gives the clearer error for non-str keys
+        strict_map_key=False,  # check_shape gives the clearer error for non-str keys
         ext_hook=_ext_hook,
         max_str_len=limits.max_str,
         max_bin_len=limits.max_bin,
@@ -133,6 +156,9 @@ def _unpacker_options(limits: Limits) -> dict[str, Any]:
         max_map_len=limits.max_map,
         max_ext_len=0,
     )
+
+
+_DEFAULT_OPTIONS = _unpacker_options(DEFAULT_LIMITS)
 
 
 def _item_budget(limits: Limits) -> dict[str, Any]:
@@ -158,13 +184,24 @@ def _item_budget(limits: Limits) -> dict[str, Any]:
 
 def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Decode exactly one canonical value occupying all of data, or raise CodecError."""
+    value = unpack(data, limits)
+    check_shape(value, limits)
+    check_canonical(value, data)
+    return value
+
+
+def unpack(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """Step 1 of ``decode``: exactly one msgpack value within the limits, not yet judged
+    canonical: a caller must go on with ``check_shape`` and ``check_canonical``."""
     if len(data) > limits.max_size:
         raise CodecError(f"input of {len(data)} bytes exceeds the limit of {limits.max_size}")
     try:
-        options = _unpacker_options(limits)  # shared: copied before adding the budget
+        # Shared options, copied before adding the budget; the default's looked up without
+        # hashing the Limits dataclass (a Python-level hash, paid on every event).
+        options = _DEFAULT_OPTIONS if limits is DEFAULT_LIMITS else _unpacker_options(limits)
         if len(data) > limits.max_items:  # every item takes a byte, so smaller input is safe
             options = {**options, **_item_budget(limits)}
-        value = msgpack.unpackb(data, **options)
+        return msgpack.unpackb(data, **options)
     except CodecError:
         raise
     except msgpack.ExtraData:
@@ -173,16 +210,6 @@ def decode(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Any:
         raise CodecError("invalid UTF-8 in a string") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
         raise CodecError(f"malformed msgpack: {str(exc) or type(exc).__name__}") from None
-    if type(value) is float:
-        raise CodecError("floats are not allowed")
-    if type(value) in (dict, list):
-        _check_shape(value, 1, limits.max_depth)
-    if _REPACKER.pack(value) != data:
-        raise CodecError(
-            "not the canonical encoding (a non-minimal int or length, another type, "
-            "or a duplicate map key)"
-        )
-    return value
 
 
 @dataclass(frozen=True)

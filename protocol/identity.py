@@ -22,10 +22,13 @@ import hashlib
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nacl.bindings import crypto_core_ed25519_is_valid_point, crypto_sign_open
 from nacl.exceptions import BadSignatureError
+
+if TYPE_CHECKING:  # imported where keys are made: a verifier only checks signatures
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 PUBLIC_KEY_SIZE = 32
 SIGNATURE_SIZE = 64
@@ -72,11 +75,15 @@ class Identity:
 
     @classmethod
     def generate(cls) -> Identity:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         return cls(Ed25519PrivateKey.generate())
 
     @classmethod
     def from_seed(cls, seed: bytes) -> Identity:
         """The identity of a 32-byte RFC 8032 secret key (deterministic: tests and bots)."""
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
         return cls(Ed25519PrivateKey.from_private_bytes(seed))
 
     @property

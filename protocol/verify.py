@@ -6,11 +6,14 @@ entitlement, commitments and the game's rules.
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from creepnet.protocol import codec
-from creepnet.protocol.event import EventError
+from creepnet.protocol.event import Event, EventError
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.log import EquivocationProof, Rejection, iter_log, parse_or_reject
 from creepnet.protocol.session import Session
@@ -72,12 +75,9 @@ def replay(
     if signatures is not None:
         signatures.start(raws)
     try:
-        for index, raw in enumerate(raws):
-            event = parse_or_reject(raw, index)
-            known = None if signatures is None else signatures.verdict(index)
-            if known is not None:
-                event.vouch_signature(known)
-            session.accept_event(event)
+        with _collector_paused():
+            for start in range(0, len(raws), BATCH):
+                _replay_batch(session, raws, start, signatures)
     except Rejection as rejection:
         return session, rejection
     if framing is not None:
@@ -85,6 +85,59 @@ def replay(
     if not session.log.events:
         return session, Rejection(0, "empty", "the log holds no events")
     return session, audit_fault(session)
+
+
+BATCH = 256  # events whose signatures are checked back to back before their rules
+
+
+def _replay_batch(
+    session: Session, raws: list[bytes], start: int, signatures: SignatureVerdicts | None
+) -> None:
+    """Judge events ``start``.. of a batch in file order, their signatures checked first.
+
+    A signature's verdict depends on the event's bytes alone, so checking a batch's before
+    their rules changes no verdict and no order: ``accept_event`` still meets every check of
+    every event in file order (the signature first) and raises at the first fault.  Checking
+    them back to back keeps libsodium's code and tables in the CPU caches, which the replay
+    between two verifies otherwise evicts: interleaved, a verify cost ~15-25% more than in a
+    bare loop.  Parsing stops at a malformed event, raised once the events before it pass.
+    """
+    batch: list[Event] = []
+    malformed: Rejection | None = None
+    for index in range(start, min(start + BATCH, len(raws))):
+        try:
+            batch.append(parse_or_reject(raws[index], index))
+        except Rejection as rejection:
+            malformed = rejection
+            break
+    for index, event in enumerate(batch, start):
+        known = None if signatures is None else signatures.verdict(index)
+        if known is None:
+            event.signature_valid()  # memoised on the event for accept_event
+        else:
+            event.vouch_signature(known)
+    for event in batch:
+        session.accept_event(event)
+    if malformed is not None:
+        raise malformed
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a log is replayed, then restore it.
+
+    A replay allocates a few containers per event (the decoded map, the Event, game states)
+    and keeps them all: the collector's passes over them found nothing to free and cost ~10%
+    of a long log's verification.  A replay makes no reference cycles worth waiting for, and
+    the first collection after it frees any there are.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def audit_fault(session: Session) -> Rejection | None:

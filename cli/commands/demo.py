@@ -178,7 +178,7 @@ async def _watch(name: str, home: Path) -> None:
         except (LookupError, NodeError) as exc:
             print(f"(live view unavailable: {exc})")
             return
-        title = printable(found.title.rsplit(" ", 2)[0])
+        title = printable(found.name)
         print(f"watching {title!r} ({found.game}) at {found.address} as a spectator node")
         # The spectator reads what you type ('board', 'help', 'quit' ends the live view only);
         # without a terminal it simply watches to the end.

@@ -57,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
     # Fits 80 columns: names are cut, an IPv4 address and port (21) always fit.
     print(f"{'NAME':<16} {'HOST':<10} {'KIND':<7} {'ID':<8} {'SEATS':<5} {'STATE':<7} ADDRESS")
     for f in found:
-        name, host_fp = _split_title(f.title)
-        host = f.player or host_fp
+        name = f.name
+        host = f.player or f.host or ""
         seats = f"{f.seats_taken}/{f.seats_total}"
         row = (
             f"{name[:16]:<16} {host[:10]:<10} {f.kind[:7]:<7} {f.game[:8]:<8} {seats:<5} "
@@ -66,11 +66,6 @@ def run(args: argparse.Namespace) -> int:
         )
         print(printable(row))
     return 0
-
-
-def _split_title(title: str) -> tuple[str, str]:
-    parts = title.rsplit(" ", 2)
-    return (parts[0], parts[1]) if len(parts) == 3 else (title, "")
 
 
 async def _browse(iface: list[str] | None, wait: float):

@@ -75,13 +75,10 @@ async def locate(args: argparse.Namespace) -> tuple[str, str | None, str | None]
         return check_address(args.addr), None, None
     if args.game is None:
         found = await find_open_game(interfaces(args), args.wait)
-        print(
-            f"found {printable(found.title.rsplit(' ', 2)[0])!r} ({found.game}) at {found.address}"
-        )
+        print(f"found {printable(found.name)!r} ({found.game}) at {found.address}")
     else:
         found = await find_game(args.game, interfaces(args), args.wait)
-    parts = found.title.rsplit(" ", 2)
-    return found.address, found.game, parts[1] if len(parts) == 3 else None
+    return found.address, found.game, found.host
 
 
 OPEN_FIRST = {"lobby": 0, "playing": 1}  # a game still open wins over a finished one

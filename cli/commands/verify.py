@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 from creepnet.cli.options import UsageError, fail, read_file
 from creepnet.cli.signature_pool import SignaturePool
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--serial",
         action="store_true",
         help="check every signature in this process (by default a long log's are shared "
-        "with one worker process)",
+        "with one worker process when a core looks free)",
     )
     parser.set_defaults(func=run)
 
@@ -54,7 +55,19 @@ def compare(contents: dict[str, bytes]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     with SignaturePool() as pool:
-        return _verify_all(args, None if args.serial else pool)
+        return _verify_all(args, None if args.serial or not core_free() else pool)
+
+
+def core_free() -> bool:
+    """Whether a core looks idle: a 1-minute load average at least one below the core count.
+
+    The worker only pays off on a free core; competing for a busy one, its parse and the
+    hand-overs make a run slower than --serial (docs/PERFORMANCE.md, "Logs")."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this system: assume a free core
+        return True
+    return load <= (os.cpu_count() or 1) - 1
 
 
 def _verify_all(args: argparse.Namespace, pool: SignaturePool | None) -> int:

@@ -47,7 +47,7 @@ class Story:
         if self.over:
             return
         if before.turn is None:
-            self._setup(before, action, after)
+            self._setup(before, actor, action, after)
         else:
             if (before.turn.number, before.turn.seat) != self.turn:
                 self._write_turn(final=True)
@@ -83,7 +83,7 @@ class Story:
         story = "; ".join(self.parts) if self.parts else ("passes" if final else "…")
         self.lines[self._turn_line] = f"Turn {number:3d} - seat {seat}: {story}"
 
-    def _setup(self, before: State, action: racer.Action | None, after: State) -> None:
+    def _setup(self, before: State, actor: int, action: racer.Action | None, after: State) -> None:
         request = racer.pending(before)
         if isinstance(before.stage, RevealFaceUp) and not isinstance(after.stage, RevealFaceUp):
             self.lines.append(
@@ -105,8 +105,10 @@ class Story:
                     rolls = ", ".join(self._start_rolls)
                     self.lines.append(f"Roll to start: {rolls} -> seat {after.start_seat} starts.")
         elif isinstance(action, racer.PlaceCreep):
+            # The placing seat, not the request's actor: a networked story is told in batches,
+            # against the state before the batch, whose request may be a chance step.
             self.lines.append(
-                f"Opening hand: seat {request.actor} draws the Creep {_name(after, action.slot)}."
+                f"Opening hand: seat {actor} draws the Creep {_name(after, action.slot)}."
             )
 
     def _consequences(self, before: State, after: State) -> None:

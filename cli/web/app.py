@@ -22,12 +22,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from creepnet.cli.web.face import WebError, WebFace
 from creepnet.cli.web.replay_view import replay_view
-from creepnet.cli.web.views import game_view
+from creepnet.cli.web.views import TYPED_ACTIONS, game_view
+from creepnet.engine.racer import IllegalAction
 from creepnet.node.storage import StorageError
 from creepnet.protocol.log import Rejection
 
 STATIC = Path(__file__).parent / "static"
-RECHECK_SECONDS = 1.0
 MAX_BODY = 4096  # every request the page sends is a few words
 
 
@@ -36,6 +36,10 @@ def page(name: str):
         return FileResponse(STATIC / name, headers={"cache-control": "no-store"})
 
     return endpoint
+
+
+def whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def error(text: str, status: int = 400) -> JSONResponse:
@@ -102,7 +106,7 @@ def build_app(face: WebFace) -> Starlette:
         return node.home.game(face.game_id(which)).log_path
 
     def view_of(game: bytes) -> dict[str, Any]:
-        view = game_view(node.session(game), node.games.get(game))
+        view = game_view(node.session(game), node.games.get(game), face.story_for(game))
         view["news"] = face.news_for(game)
         return view
 
@@ -112,10 +116,13 @@ def build_app(face: WebFace) -> Starlette:
     async def host(request: Request) -> Response:
         try:
             body = await body_of(request)
-            plies = body.get("max_plies")
-            if plies is not None and (not isinstance(plies, int) or not 0 < plies < 10_000):
-                raise WebError("the move limit must be a whole number of plies, 1 to 9999")
-            game = await face.host(str(body.get("kind", "")), str(body.get("name", "")), plies)
+            limit, seats = body.get("limit"), body.get("seats")
+            if limit is not None and (not whole(limit) or not 0 < limit < 10_000):
+                raise WebError("the limit must be a whole number, 1 to 9999")
+            if seats is not None and not whole(seats):
+                raise WebError("the number of players must be a whole number")
+            kind, name = str(body.get("kind", "")), str(body.get("name", ""))
+            game = await face.host(kind, name, seats, limit)
         except WebError as exc:
             return error(str(exc))
         return JSONResponse({"game": game.hex()})
@@ -144,9 +151,13 @@ def build_app(face: WebFace) -> Starlette:
             action = str((await body_of(request)).get("action", "")).strip()
             if not action:
                 raise WebError("no move given")
-            await node.play(game_id, action)
+            typed = TYPED_ACTIONS.get(node.session(game_id).kind)
+            for text in typed(node.session(game_id), action) if typed else [action]:
+                await node.play(game_id, text)
         except WebError as exc:
             return error(str(exc))
+        except IllegalAction as exc:
+            return error(f"not sent: {exc.reason}")
         except Rejection as exc:
             return error(f"not sent: {exc.reason}")
         except StorageError as exc:
@@ -169,11 +180,9 @@ def build_app(face: WebFace) -> Starlette:
                 if text != last:
                     await websocket.send_text(text)
                     last = text
-                # The node announces events and connections, but not every change a view
-                # shows (a reconnected peer following the game again is silent): look again
-                # after a while anyway; an unchanged view is not sent.
-                with trio.move_on_after(RECHECK_SECONDS):
-                    await changed.wait()
+                # Every change a view shows is an update of the node (events, followers
+                # arriving and leaving, halts); an unchanged view is not sent.
+                await changed.wait()
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(pump)

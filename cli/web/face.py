@@ -14,7 +14,8 @@ from typing import Any
 
 import trio
 
-from creepnet.cli.web.views import game_summary
+from creepnet.cli.game_options import CHOICES
+from creepnet.cli.web.views import STORY_TELLERS, Story, game_summary
 from creepnet.node import updates
 from creepnet.node.discovery import Found
 from creepnet.node.node import Node, NodeError
@@ -36,6 +37,8 @@ NEWS = {
     updates.JOIN_REFUSED,
 }
 MAX_NAME = 64
+# What the lobby calls each game's draw limit (the option itself is the game's CHOICES line).
+LIMIT_WORDS = {"creeper": "Move limit (plies)", "racer": "Turn limit"}
 
 
 class WebError(Exception):
@@ -46,11 +49,12 @@ class WebError(Exception):
 class WebFace:
     node: Node
     player: str
-    hostable: tuple[str, ...] = ("creeper",)
+    hostable: tuple[str, ...] = ("creeper", "racer")
     replay_files: dict[str, Path] = field(default_factory=dict)  # name -> a log named on the CLI
     found: dict[str, Found] = field(default_factory=dict)  # LAN games by zeroconf instance
     news: dict[bytes, deque[str]] = field(default_factory=dict)
     changed: trio.Event = field(default_factory=trio.Event)
+    stories: dict[bytes, tuple[object, Story]] = field(default_factory=dict)
 
     def _bump(self) -> None:
         self.changed.set()
@@ -64,17 +68,21 @@ class WebFace:
             task_status.started()
             async for update in stream:
                 self._record(update)
+                if update.game in self.node.games:
+                    self.story_for(update.game)  # told event by event, not batch by batch
                 self._bump()
 
     def _record(self, update: Update) -> None:
-        if update.kind in (updates.PEER_CONNECTED, updates.PEER_DISCONNECTED):
-            # A connection is not about one game: tell each game the peer holds a seat in.
-            for game, runtime in self.node.games.items():
-                seat = next(
-                    (s for s in runtime.session.seats if fingerprint(s.key) == update.peer), None
-                )
-                if seat is not None and runtime.state in ("lobby", "playing"):
-                    self._add_news(game, self._peer_news(update, seat.player))
+        if update.kind in (updates.FOLLOWER_ARRIVED, updates.FOLLOWER_LEFT):
+            # Who follows a game, told in its words where the peer holds a seat in it.
+            runtime = self.node.games.get(update.game) if update.game else None
+            if runtime is None or runtime.state not in ("lobby", "playing"):
+                return
+            seat = next(
+                (s for s in runtime.session.seats if fingerprint(s.key) == update.peer), None
+            )
+            if seat is not None:
+                self._add_news(update.game, self._peer_news(update, seat.player))
         elif update.kind in NEWS and update.game is not None:
             self._add_news(update.game, update.text)
 
@@ -84,7 +92,9 @@ class WebFace:
     @staticmethod
     def _peer_news(update: Update, player: str) -> str:
         who = f"{player} ({update.peer})"
-        if update.kind == updates.PEER_CONNECTED:
+        if update.kind == updates.FOLLOWER_ARRIVED and update.data.get("back"):
+            return f"{who} is back; the game goes on"
+        if update.kind == updates.FOLLOWER_ARRIVED:
             return f"{who} is connected"
         return f"{who} disconnected; the game waits, and nothing played is lost"
 
@@ -104,12 +114,11 @@ class WebFace:
         mine = {game.hex()[:8] for game in self.node.games}
         lan = []
         for item in sorted(self.found.values(), key=lambda f: f.title):
-            parts = item.title.rsplit(" ", 2)
             lan.append(
                 {
                     "instance": item.instance,
-                    "name": parts[0] if len(parts) == 3 else item.title,
-                    "host": parts[1] if len(parts) == 3 else "",
+                    "name": item.name,
+                    "host": item.host or "",
                     "host_player": item.player,  # what the advert says: a hint, unchecked
                     "kind": item.kind,
                     "game": item.game,
@@ -126,7 +135,16 @@ class WebFace:
             "fingerprint": self.node.fingerprint,
             "address": self.node.address,
             "discovery": self.node.discovery is not None,
-            "hostable": [kind for kind in self.hostable if kind in GAMES],
+            "hostable": [
+                {
+                    "kind": kind,
+                    "min_seats": GAMES[kind].rules.min_seats,
+                    "max_seats": GAMES[kind].rules.max_seats,
+                    "limit": LIMIT_WORDS.get(kind, "limit"),
+                }
+                for kind in self.hostable
+                if kind in GAMES
+            ],
             "lan": lan,
             "mine": [game_summary(rt) for rt in self.node.games.values()],
             "replays": sorted(self.replay_files),
@@ -135,15 +153,36 @@ class WebFace:
     def news_for(self, game: bytes) -> list[str]:
         return list(self.news.get(game, ()))
 
+    def story_for(self, game: bytes) -> Story | None:
+        """The game's teller, when its kind has one, caught up with the log (one per session:
+        a teller remembers what it has told)."""
+        session = self.node.session(game)
+        teller = STORY_TELLERS.get(session.kind)
+        if teller is None:
+            return None
+        held = self.stories.get(game)
+        if held is None or held[0] is not session:
+            held = self.stories[game] = (session, teller(session))
+        held[1]()
+        return held[1]
+
     # ----- what the page may ask -------------------------------------------------------------
 
-    async def host(self, kind: str, name: str, max_plies: int | None) -> bytes:
+    async def host(self, kind: str, name: str, seats: int | None, limit: int | None) -> bytes:
+        """Host ``kind`` for ``seats`` (the game's least when None), ending in a draw after
+        ``limit`` (the game's own limit option: Creeper's plies, Racer's turns)."""
         if kind not in self.hostable or kind not in GAMES:
             raise WebError(f"this page cannot host {kind!r} games")
+        rules = GAMES[kind].rules
+        seats = seats or rules.min_seats
+        if not rules.min_seats <= seats <= rules.max_seats:
+            raise WebError(f"{kind} takes {rules.min_seats} to {rules.max_seats} players")
         name = name.strip()[:MAX_NAME] or f"{self.player}'s game"
-        options = {"max_plies": max_plies} if max_plies else {}
+        options = {CHOICES[kind].limit_option: limit} if limit and kind in CHOICES else {}
         try:
-            return await self.node.host_game(kind, name, player=self.player, options=options)
+            return await self.node.host_game(
+                kind, name, seats=seats, player=self.player, options=options
+            )
         except (NodeError, ValueError) as exc:
             raise WebError(str(exc)) from None
 
@@ -159,7 +198,11 @@ class WebFace:
     async def join(self, instance: str) -> bytes:
         found = self._found(instance)
         try:
-            return await self.node.join(found.address, found.game, player=self.player)
+            # The advert's host fingerprint must match the node that answers (else a forged
+            # advert would hear about the game we want).
+            return await self.node.join(
+                found.address, found.game, player=self.player, host=found.host
+            )
         except (NodeError, OSError, trio.TooSlowError) as exc:
             raise WebError(f"could not join: {exc or 'the host did not answer'}") from None
 

@@ -4,18 +4,30 @@ words, and the game's own board view (found by the game's kind, as the terminal 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from creepnet.cli.narration import describe, status
-from creepnet.cli.web import creeper_view
+from creepnet.cli.web import creeper_view, racer_view
 from creepnet.node.game import GameRuntime
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.session import Session
 
 # Each game's board for the page, by kind; a game without one is shown as seats and feed only.
-BOARD_VIEWS: dict[str, Callable[[Session], dict[str, Any]]] = {"creeper": creeper_view.view}
+BOARD_VIEWS: dict[str, Callable[[Session], dict[str, Any] | None]] = {
+    "creeper": creeper_view.view,
+    "racer": racer_view.view,
+}
 FEED_LENGTH = 40
+
+Story = Callable[[], Sequence[str]]  # the game in words so far, asked again at each view
+# A game told by a teller that follows it as its log grows (not event by event), by kind.
+STORY_TELLERS: dict[str, Callable[[Session], Story]] = {"racer": racer_view.story}
+# A game whose typed lines are not what the session takes: the session's text for each step
+# of a line (resolved as the step before is played; the engine's IllegalAction says why not).
+TYPED_ACTIONS: dict[str, Callable[[Session, str], Iterator[str]]] = {
+    "racer": racer_view.typed_actions
+}
 
 
 def seats(session: Session, runtime: GameRuntime | None) -> list[dict[str, Any]]:
@@ -53,7 +65,9 @@ def feed(session: Session, length: int = FEED_LENGTH) -> list[str]:
     return lines[-length:]
 
 
-def game_view(session: Session, runtime: GameRuntime | None = None) -> dict[str, Any]:
+def game_view(
+    session: Session, runtime: GameRuntime | None = None, story: Story | None = None
+) -> dict[str, Any]:
     waiting = session.waiting_for()
     turn = session.my_turn()
     board_view = BOARD_VIEWS.get(session.kind)
@@ -83,7 +97,7 @@ def game_view(session: Session, runtime: GameRuntime | None = None) -> dict[str,
         ),
         "my_turn": sorted(turn.types) if turn is not None else [],
         "status": status(session),
-        "feed": feed(session),
+        "feed": list(story())[-FEED_LENGTH:] if story is not None else feed(session),
         "board": board_view(session) if ready and board_view is not None else None,
         "events": len(session.log),
     }

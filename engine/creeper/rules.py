@@ -15,13 +15,14 @@ from creepnet.engine.creeper.board import (
     Colour,
     Entry,
     Move,
-    MoveKind,
     Tables,
     iter_bits,
     side,
     tables,
 )
 from creepnet.engine.creeper.notation import parse_move
+
+LIGHT, DARK = Colour.LIGHT, Colour.DARK  # as globals: a member lookup on the Enum costs more
 
 
 class IllegalMove(ValueError):
@@ -91,10 +92,10 @@ class State:
             raise ValueError("two discs share an octagon")
 
     def pins(self, colour: Colour) -> int:
-        return self.light_pins if colour is Colour.LIGHT else self.dark_pins
+        return self.light_pins if colour is LIGHT else self.dark_pins
 
     def discs(self, colour: Colour) -> int:
-        return self.light_discs if colour is Colour.LIGHT else self.dark_discs
+        return self.light_discs if colour is LIGHT else self.dark_discs
 
     def pin_holes(self, colour: Colour) -> list[str]:
         names = tables(self.spec).hole_names
@@ -185,7 +186,7 @@ def outcome(state: State) -> Outcome | None:
     if _won_by_last_mover(t, state):
         return Outcome(state.to_move.other, Outcome.CONNECTION)
     pins = (state.light_pins, state.dark_pins)
-    if state.to_move is Colour.DARK:
+    if state.to_move is DARK:
         pins = pins[::-1]
     if not core.has_move(t, *pins):
         return Outcome(None, Outcome.NO_MOVES)
@@ -218,7 +219,7 @@ def apply(state: State, move: Move | str) -> State:
             raise IllegalMove(f"game is over ({over})") from None
         raise
     kind, _, _, aux, _ = entry
-    light = state.to_move is Colour.LIGHT
+    light = state.to_move is LIGHT
     if light:
         mine, theirs, own, opp = (
             state.light_pins,
@@ -236,12 +237,12 @@ def apply(state: State, move: Move | str) -> State:
     # Captures and new discs can never be undone, so no earlier position can recur after them.
     placed = kind == JUMP and aux and not (own | opp) & aux
     history = () if kind == CAPTURE or placed else (_position(state), state.history)
-    mine, theirs, own, opp, _ = core.play(entry, mine, theirs, own, opp)
-    if light:
-        fields = (Colour.DARK, mine, theirs, own, opp)
-    else:
-        fields = (Colour.LIGHT, theirs, mine, opp, own)
-    return _successor(*fields, state.ply + 1, state.spec, history)
+    mine, theirs, own, opp, gained = core.play(entry, mine, theirs, own, opp)
+    fields = (DARK, mine, theirs, own, opp) if light else (LIGHT, theirs, mine, opp, own)
+    # A move that turns no octagon leaves both sides' discs as they were, so whether the mover
+    # has now won is whether its discs linked before the move, when that is known.
+    won = None if gained else state.__dict__.get("_mover_linked")
+    return _successor(*fields, state.ply + 1, state.spec, history, won)
 
 
 def _successor(
@@ -253,11 +254,16 @@ def _successor(
     ply: int,
     spec: BoardSpec,
     history: tuple,
+    won: bool | None,
 ) -> State:
     """A State built from a legal move of a valid one, which is valid by construction.
 
     Skips ``__post_init__``'s checks (and the frozen dataclass's per-field setattr), which
-    cost about as much as the move itself on the replay path."""
+    cost about as much as the move itself on the replay path.  Memoises what is known of the
+    connections (see ``_won_by_last_mover``): ``won`` if the caller knows it, and that the
+    side to move has not linked, which is so after every legal move: its discs were not linked
+    before it (or the game would be over) and the move can only have taken discs from it.
+    """
     state = object.__new__(State)
     state.__dict__.update(
         to_move=to_move,
@@ -268,31 +274,38 @@ def _successor(
         ply=ply,
         spec=spec,
         history=history,
+        _mover_linked=False,
     )
+    if won is not None:
+        state.__dict__["_won"] = won
     return state
 
 
 def _legal_entry(t: Tables, state: State, move: Move) -> Entry:
-    for name in (move.origin, move.target):
-        if name not in t.hole_index:
-            raise IllegalMove(f"no such hole {name!r}")
     entry = t.entries.get((move.origin, move.target))
-    if entry is None:
+    if entry is None:  # every entry joins two holes, so only now can a name be no hole
+        for name in (move.origin, move.target):
+            if name not in t.hole_index:
+                raise IllegalMove(f"no such hole {name!r}")
         raise IllegalMove(f"{move.origin} to {move.target} is neither a step, a jump nor a capture")
     if entry[4].kind is not move.kind:
         raise IllegalMove(
             f"{move.origin} to {move.target} is a {entry[4].kind.value}, not a {move.kind.value}"
         )
     me = state.to_move
-    origin_bit = 1 << t.hole_index[move.origin]
-    if not state.pins(me) & origin_bit:
-        holder = f"a {me.other} pin" if state.pins(me.other) & origin_bit else "no pin"
+    if me is LIGHT:
+        mine, theirs = state.light_pins, state.dark_pins
+    else:
+        mine, theirs = state.dark_pins, state.light_pins
+    origin_bit = entry[1] ^ entry[2]  # toggle = origin | target
+    if not mine & origin_bit:
+        holder = f"a {me.other} pin" if theirs & origin_bit else "no pin"
         raise IllegalMove(f"not your pin: {move.origin} holds {holder} and {me} is to move")
-    if (state.light_pins | state.dark_pins) & entry[2]:
+    if (mine | theirs) & entry[2]:
         raise IllegalMove(f"destination {move.target} is occupied")
-    if move.kind is MoveKind.CAPTURE and not state.pins(me.other) & entry[3]:
+    if entry[0] == CAPTURE and not theirs & entry[3]:
         over = t.hole_names[entry[3].bit_length() - 1]
-        what = "your own pin, which cannot be jumped" if state.pins(me) & entry[3] else "no pin"
+        what = "your own pin, which cannot be jumped" if mine & entry[3] else "no pin"
         raise IllegalMove(f"nothing to capture: {over} holds {what}")
     return entry
 

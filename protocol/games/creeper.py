@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from creepnet.engine import creeper
@@ -39,8 +40,9 @@ class CreeperGame:
 
 
 # Every Turn a game can be in, built once: next() runs before every event of every log.
+# Keyed by "light to move?" rather than the Colour, whose (Enum) hash is a Python call.
 _TURNS = {
-    (colour, seat, offered): Turn(
+    (colour is creeper.Colour.LIGHT, seat, offered): Turn(
         seat,
         frozenset({"move", "resign", "accept", "decline"} if offered else {"move", "resign"}),
         f"{colour} to move",
@@ -52,6 +54,15 @@ _TURNS = {
 
 
 _MOVE_ONLY = frozenset({"move"})
+_LIGHT = creeper.Colour.LIGHT  # a global: the Enum's member lookup costs ~10 times more
+
+
+@lru_cache(maxsize=4096)
+def _read_move(text: str) -> tuple[creeper.Move, bool]:
+    """A move's text parsed, and whether it is in canonical notation: a replay reads the same
+    few hundred texts over and over (Moves are immutable; a bad text raises, is not cached)."""
+    move = creeper.parse_move(text)
+    return move, creeper.format_move(move) == text
 
 
 class CreeperRules:
@@ -75,9 +86,9 @@ class CreeperRules:
             return None
         if game.light_seat is None:
             return NeedRandom(2, "coin: which seat plays light")
-        seat = game.seat_of(game.state.to_move)
-        offered = game.draw_offered_by == 1 - seat
-        return _TURNS[game.state.to_move, seat, offered]
+        light = game.state.to_move is _LIGHT
+        seat = game.light_seat if light else 1 - game.light_seat
+        return _TURNS[light, seat, game.draw_offered_by == 1 - seat]
 
     def apply_random(self, game: CreeperGame, value: int) -> CreeperGame:
         return replace(game, light_seat=value)
@@ -104,11 +115,11 @@ class CreeperRules:
         if not isinstance(text, str):
             raise GameRuleError("move must be a string in Creeper notation")
         try:
-            move = creeper.parse_move(text)
+            move, canonical = _read_move(text)
             state = creeper.apply(game.state, move)
         except (creeper.NotationError, creeper.IllegalMove) as exc:
             raise GameRuleError(f"illegal move {text}: {exc}") from None
-        if creeper.format_move(move) != text:
+        if not canonical:
             raise GameRuleError(f"move {text!r} is not in canonical notation")
         ended = creeper.outcome(state)
         result = None
@@ -117,14 +128,18 @@ class CreeperRules:
             result = Result(winner, ended.reason)
         elif game.max_plies is not None and state.ply >= game.max_plies:
             result = Result(None, f"move limit of {game.max_plies} plies")
-        return CreeperGame(  # not dataclasses.replace: this runs for every move of every log
-            state,
-            game.light_seat,
-            seat if offer and result is None else None,
-            move,
-            result,
-            game.max_plies,
+        # Not the dataclass's __init__ (a frozen one sets each field by a call): this runs
+        # for every move of every log, and every field here is already checked.
+        after = object.__new__(CreeperGame)
+        after.__dict__.update(
+            state=state,
+            light_seat=game.light_seat,
+            draw_offered_by=seat if offer and result is None else None,
+            last_move=move,
+            result=result,
+            max_plies=game.max_plies,
         )
+        return after
 
     def result(self, game: CreeperGame) -> Result | None:
         return game.result

@@ -87,3 +87,30 @@ def test_cli_verdict_is_the_same_with_and_without_the_worker(tmp_path, capsys):
         assert main(["verify", "--json", *extra, str(path)]) == 1
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1] and '"signature"' in outputs[0]
+
+
+@pytest.mark.parametrize("load, worker", [(0.2, True), (9.0, False)])
+def test_the_cli_shares_signatures_with_a_worker_only_when_a_core_looks_free(
+    tmp_path, capsys, monkeypatch, load, worker
+):
+    import os
+
+    from creepnet.cli.commands import verify as command
+
+    offered = []
+
+    class Recording(SignaturePool):
+        def start(self, raws: list[bytes]) -> None:
+            offered.append(len(raws))
+            super().start(raws)
+
+    monkeypatch.setattr(command, "SignaturePool", Recording)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    path = tmp_path / "game.log"
+    path.write_bytes(GAME)
+    assert main(["verify", str(path)]) == 0
+    assert offered == ([len(RAWS)] if worker else [])
+    assert main(["verify", "--serial", str(path)]) == 0
+    assert offered == ([len(RAWS)] if worker else [])  # --serial never offers it
+    assert "valid" in capsys.readouterr().out

@@ -191,6 +191,17 @@ def test_flipping_the_last_disc_of_a_chain_wins():
     assert outcome(apply(state, "d6-e5")) == Outcome(Colour.LIGHT, Outcome.CONNECTION)
 
 
+def test_a_side_already_linked_when_to_move_wins_with_any_move():
+    # A crafted position: light's chain is complete but light is to move; even a step, which
+    # turns no octagon, leaves light linked and so wins (replays memoise this, never guess it).
+    state = position(light_pins="g4", dark_pins="c3", light_discs=LIGHT_PATH)
+    assert outcome(state) is None
+    after = apply(state, "g4-g5")
+    assert outcome(after) == Outcome(Colour.LIGHT, Outcome.CONNECTION)
+    with pytest.raises(IllegalMove, match="game is over"):
+        apply(after, "c3-c4")
+
+
 def test_dark_wins_from_a6_to_f1():
     # Dark: B6 (next to A6) down column B and along row 1 to E1 (next to F1).
     path = ["B6", "B5", "B4", "B3", "B2", "C2", "D2", "E2", "E1"]

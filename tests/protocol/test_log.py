@@ -188,3 +188,20 @@ def test_log_append_rejects_wrong_links():
     log.append(LOG.events[0])
     with pytest.raises(Rejection):
         log.append(LOG.events[0])
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_verifying_leaves_the_cycle_collector_as_it_found_it(enabled):
+    import gc
+
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        assert verify_log_bytes(GAME).valid
+        assert gc.isenabled() is enabled
+        tampered = bytearray(GAME)
+        tampered[len(GAME) // 2] ^= 1
+        assert not verify_log_bytes(bytes(tampered)).valid  # a rejection mid-replay
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()

@@ -104,6 +104,26 @@ def test_a_batch_of_events_is_told_too():
     assert sum(line.startswith("Turn") for line in lines) > 10
 
 
+def test_a_creep_drawn_in_a_batch_is_told_with_the_seat_that_drew_it():
+    """A networked story tells a batch's acts against the state before the batch, whose
+    request may be the chance step of the draw: the seat named is the one that placed the
+    Creep (the act's author), never the chance actor."""
+    game = LoggedGame(2, seed=5, local_seat=None)
+    while True:
+        before, actor, action = game.step()
+        if actor == racer.CHANCE and isinstance(racer.pending(game.full), racer.NeedReveal):
+            _, seat, placed = game.step()
+            if isinstance(placed, racer.PlaceCreep):
+                break
+    story = Story()
+    story.step(public_view(before), seat, placed, public_view(game.full), consequences=False)
+    assert story.lines == [f"Opening hand: seat {seat} draws the Creep {_name(game, placed)}."]
+
+
+def _name(game: LoggedGame, action: racer.PlaceCreep) -> str:
+    return game.full.catalogue[action.card].name
+
+
 def test_a_seat_plays_through_the_console_and_a_spectator_sees_no_hand():
     game = LoggedGame(2, seed=4, local_seat=1)
     table = SessionTable(game, game.seat_view, game.public_observation)

@@ -67,12 +67,26 @@ def open_page(browser, url: str, **viewport: int) -> Page:
     return page
 
 
+def host_in_lobby(page: Page, name: str, limit: int) -> None:
+    """Fill the lobby's host form (the game and players chosen before) and host."""
+    page.fill("#host-name", name)
+    page.fill("#host-limit", str(limit))
+    page.click("#host-button")
+    expect(page).to_have_url(re.compile(r"/game/[0-9a-f]{32}\?token="))
+    expect(page.locator("#status")).to_have_text("waiting for 1 more player to join")
+
+
 def lan_row(page: Page, name: str):
     return page.locator(f'#lan tr[data-name="{name}"]')
 
 
 def at_ply(page: Page, ply: int) -> None:
     expect(page.locator("#summary")).to_contain_text(f"ply {ply} of {PLIES}")
+
+
+def octagon_y(page: Page, name: str) -> float:
+    """Where the page draws an octagon, from the top (in the board's own units)."""
+    return float(page.locator(f'[data-octagon="{name}"]').get_attribute("data-cy"))
 
 
 def click_a_move(page: Page) -> str:
@@ -88,16 +102,12 @@ def click_a_move(page: Page) -> str:
 
 def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(browser, creepnet):
     name = f"web {secrets.token_hex(3)}"
-    alice = creepnet("alice", "ui", "--no-browser", "--player", "alice", *LOOPBACK)
-    bob = creepnet("bob", "ui", "--no-browser", "--player", "bob", *LOOPBACK)
-    carol = creepnet("carol", "ui", "--no-browser", "--player", "carol", *LOOPBACK)
-
+    alice, bob, carol = (
+        creepnet(who, "ui", "--no-browser", "--player", who, *LOOPBACK)
+        for who in ("alice", "bob", "carol")
+    )
     host = open_page(browser, alice.url)
-    host.fill("#host-name", name)
-    host.fill("#host-plies", str(PLIES))
-    host.click("#host-button")
-    expect(host).to_have_url(re.compile(r"/game/[0-9a-f]{32}\?token="))
-    expect(host.locator("#status")).to_have_text("waiting for 1 more player to join")
+    host_in_lobby(host, name, PLIES)
 
     guest = open_page(browser, bob.url)
     expect(lan_row(guest, name)).to_contain_text("1/2")
@@ -109,13 +119,23 @@ def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(bro
         expect(page.locator("#seats")).to_contain_text("alice")
         expect(page.locator("#seats")).to_contain_text("bob")
         expect(page.locator(".seat .you")).to_have_count(1)
+    # The dark player's board is mirrored: their home base A6 at the bottom, under A1.
+    sides = {page.locator(".seat:has(.you) .side").inner_text(): page for page in (host, guest)}
+    assert set(sides) == {"light", "dark"}
+    for side, page in sides.items():
+        expect(page.locator("svg.board")).to_have_class(
+            re.compile("flipped") if side == "dark" else re.compile(r"^board$")
+        )
+        assert (octagon_y(page, "A6") > octagon_y(page, "A1")) == (side == "dark")
 
     spectator = open_page(browser, carol.url, width=390, height=844)  # phone-sized
     lan_row(spectator, name).locator("button.watch").click()
     expect(spectator.locator("#watching")).to_be_visible()
     at_ply(spectator, 0)
-    box = spectator.locator("svg.board").bounding_box()
-    assert box is not None and box["width"] <= 390
+    expect(spectator.locator("svg.board")).to_have_class("board")  # as the engine numbers it
+    # Measured in one step: the live stream may redraw the board between two calls.
+    width = spectator.evaluate("document.querySelector('svg.board').getBoundingClientRect().width")
+    assert 0 < width <= 390
 
     moves = []
     for ply in range(PLIES):
@@ -129,8 +149,10 @@ def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(bro
             guest.close()
             guest = open_page(browser, bob.url)
             guest.locator(f'#mine tr[data-name="{name}"] a', has_text="Open").click()
+            # No page polls: the node's follower news alone redraws the seat.
             expect(bob_row.locator(".offline")).to_have_count(0)
             expect(host.locator("#news")).to_contain_text("bob")
+            expect(host.locator("#news")).to_contain_text("is back; the game goes on")
         for page in (host, guest, spectator):
             at_ply(page, ply)
         mover, other = (host, guest) if host.locator("#status.mine").count() else (guest, host)

@@ -70,7 +70,7 @@ async def test_a_players_view_lists_exactly_the_engines_legal_moves_and_a_specta
         assert replay["verdict"]["valid"] and "valid" in replay["verdict"]["text"]
         assert len(replay["frames"]) == len(alice.session(game).log)
         assert replay["frames"][0]["board"] is None
-        assert replay["frames"][-1]["board"]["last"]["text"] == listed[0]
+        assert replay["boards"][replay["frames"][-1]["board"]]["last"]["text"] == listed[0]
 
         forged = bytearray(log)
         forged[-10] ^= 1  # inside the last event's signature

@@ -80,3 +80,13 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.popen.kill()
                 self.popen.wait()
+
+
+def card_ids(value: object) -> set[int]:
+    """Every card id anywhere in a page's view (the values under "card" keys)."""
+    if isinstance(value, dict):
+        found = {value["card"]} if isinstance(value.get("card"), int) else set()
+        return found.union(*(card_ids(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(card_ids(v) for v in value))
+    return set()

@@ -16,8 +16,16 @@ function svg(tag, attrs, ...children) {
   return node;
 }
 
-function holeXY(hole) {
-  return [MARGIN + hole.col * UNIT, MARGIN + hole.row * UNIT];
+// The dark player sees the board mirrored top to bottom: their first home base (the engine's
+// row 0) at the bottom left, where the light player sees theirs.
+let flipped = false;
+
+function screenRow(row, count) {
+  return flipped ? count - 1 - row : row;
+}
+
+function holeXY(hole, lattice) {
+  return [MARGIN + hole.col * UNIT, MARGIN + screenRow(hole.row, lattice) * UNIT];
 }
 
 function octagonPoints(cx, cy) {
@@ -31,22 +39,24 @@ function octagonPoints(cx, cy) {
   return points.join(" ");
 }
 
-// board: the node's board view; ui: {selected, onPin(name), onTarget(notation)} or null.
-function drawBoard(container, board, ui) {
+// board: the node's board view; ui: {selected, onPin(name), onTarget(notation)} or null;
+// flip: draw it mirrored, for the dark player.
+function drawBoard(container, board, ui, flip) {
+  flipped = Boolean(flip);
   const geo = board.geometry;
   const side = MARGIN * 2 + (geo.lattice - 1) * UNIT;
-  const root = svg("svg", { viewBox: `0 0 ${side} ${side}`, class: "board", role: "img",
-    "aria-label": "Creeper board" });
+  const root = svg("svg", { viewBox: `0 0 ${side} ${side}`, class: "board" + (flipped ? " flipped" : ""),
+    role: "img", "aria-label": flipped ? "Creeper board, your home at the bottom" : "Creeper board" });
   root.append(svg("rect", { x: 4, y: 4, width: side - 8, height: side - 8, rx: 18, class: "frame" }));
   const holes = Object.fromEntries(geo.holes.map((h) => [h.name, h]));
   const last = board.last;
   for (const oct of geo.octagons) {
     const cx = MARGIN + (oct.col + 0.5) * UNIT;
-    const cy = MARGIN + (oct.row + 0.5) * UNIT;
+    const cy = MARGIN + (screenRow(oct.row, geo.size) + 0.5) * UNIT;
     const classes = ["octagon"];
     if (oct.home) classes.push("home", oct.home);
     if (last && last.jumped === oct.name) classes.push("jumped");
-    const group = svg("g", { "data-octagon": oct.name });
+    const group = svg("g", { "data-octagon": oct.name, "data-cy": cy });
     group.append(svg("polygon", { points: octagonPoints(cx, cy), class: classes.join(" ") }));
     const disc = board.discs[oct.name];
     if (disc) group.append(svg("circle", { cx, cy, r: UNIT * 0.27, class: "disc " + disc }));
@@ -66,7 +76,7 @@ function drawBoard(container, board, ui) {
     }
   }
   for (let r = 0; r < geo.lattice; r++) {
-    const y = MARGIN + r * UNIT + 4;
+    const y = MARGIN + screenRow(r, geo.lattice) * UNIT + 4;
     for (const x of [MARGIN / 2 - 4, side - MARGIN / 2 + 4]) {
       const label = svg("text", { x, y, class: "coord" });
       label.textContent = String(geo.lattice - r);
@@ -74,15 +84,15 @@ function drawBoard(container, board, ui) {
     }
   }
   if (last) {
-    const [x1, y1] = holeXY(holes[last.origin]);
-    const [x2, y2] = holeXY(holes[last.target]);
+    const [x1, y1] = holeXY(holes[last.origin], geo.lattice);
+    const [x2, y2] = holeXY(holes[last.target], geo.lattice);
     root.append(svg("line", { x1, y1, x2, y2, class: "last-line" }));
   }
   const legal = (ui && board.legal) || {};
   const targets = ui && ui.selected ? legal[ui.selected] || [] : [];
   const targetOf = Object.fromEntries(targets.map(([target, notation]) => [target, notation]));
   for (const hole of geo.holes) {
-    const [x, y] = holeXY(hole);
+    const [x, y] = holeXY(hole, geo.lattice);
     const pin = board.pins[hole.name];
     const group = svg("g", { "data-hole": hole.name, class: "hole-group" });
     group.append(svg("circle", { cx: x, cy: y, r: UNIT * 0.09, class: "hole" }));

@@ -22,6 +22,12 @@ async function act(action) {
   }
 }
 
+function rerender() {
+  if (view) render(view);
+}
+
+const racerUi = { act };
+
 const ui = {
   get selected() { return selected; },
   onPin(hole) {
@@ -47,18 +53,31 @@ function render(next) {
   document.getElementById("seats").replaceChildren(...view.seats.map(seatRow));
   const board = view.board;
   const box = document.getElementById("board");
-  if (board) {
+  const racer = view.kind === "racer";
+  const playing = !view.spectator && !view.finished && !view.halted;
+  if (board && racer) {
+    drawRacer(box, board, view, playing ? racerUi : null);
+    document.getElementById("summary").textContent = racerSummary(board);
+  } else if (board) {
     if (selected && !(board.legal || {})[selected]) selected = null;
-    drawBoard(box, board, view.spectator ? null : ui);
+    const dark = !view.spectator && board.colours[String(view.you)] === "dark";
+    drawBoard(box, board, view.spectator ? null : ui, dark);
     document.getElementById("summary").textContent = boardSummary(board);
   } else {
-    const text = view.started ? "this game has no board on the page yet: type your actions" : view.status;
+    const text = view.started ? (racer ? "dealing the cards…" : "this game has no board on the page yet: type your actions") : view.status;
     box.replaceChildren(el("p", { class: "note waiting" }, text));
     document.getElementById("summary").textContent = "";
   }
-  const playing = !view.spectator && !view.finished && !view.halted;
+  if (!(board && racer && playing)) {
+    document.getElementById("prompt").hidden = true;
+    document.getElementById("choices").hidden = true;
+  }
   document.getElementById("hint").hidden = !(board && Object.keys(board.legal || {}).length);
   document.getElementById("controls").hidden = !playing;
+  document.getElementById("offer-draw-label").hidden = racer;
+  document.getElementById("resign").hidden = racer; // a Racer player who leaves is waited for
+  document.getElementById("notation").placeholder = racer
+    ? "type: 3 1b, attack 1b with a go, ask 1, pass…" : "type a move: e7-d6, c3xc5, resign…";
   document.getElementById("watching").hidden = !view.spectator;
   const offer = board && board.can_answer_draw && playing;
   document.getElementById("draw-offer").hidden = !offer;
@@ -70,7 +89,7 @@ function render(next) {
   const after = document.getElementById("after");
   after.hidden = !(view.finished || view.halted);
   if (!after.hidden) {
-    after.replaceChildren("The log is signed by both players: ",
+    after.replaceChildren("The log is signed by every player: ",
       el("a", { href: withToken("/replay/" + view.game), id: "replay-link" }, "replay and verify it"), ".");
   }
   document.getElementById("news-title").hidden = !view.news.length;
@@ -119,6 +138,7 @@ document.getElementById("resign-yes").addEventListener("click", () => {
 });
 document.addEventListener("keydown", (event) => {
   if (event.key === "Escape" && selected) { selected = null; render(view); }
+  if (event.key === "Escape" && racerPick) { racerPick = null; render(view); }
 });
 
 api(`/api/game/${GAME}`).then(render).catch((exc) => showError(exc.message));

@@ -2,6 +2,7 @@
 "use strict";
 
 let busy = false;
+const GAME_NAMES = { creeper: "Creeper", racer: "Creepy Racer" };
 
 function openGame(game) {
   location.href = withToken("/game/" + game);
@@ -53,13 +54,28 @@ function mineRow(game) {
 }
 
 let kindsShown = false;
+let hostable = [];
+
+// The players and limit fields follow the chosen game (what the node says it takes).
+function showKind() {
+  const kind = hostable.find((k) => k.kind === document.getElementById("host-kind").value);
+  if (!kind) return;
+  const seats = document.getElementById("host-seats");
+  const options = [];
+  for (let n = kind.min_seats; n <= kind.max_seats; n++) options.push(el("option", { value: n }, String(n)));
+  seats.replaceChildren(...options);
+  seats.disabled = kind.min_seats === kind.max_seats;
+  document.getElementById("host-limit-label").textContent = kind.limit;
+}
 
 function render(lobby) {
   document.getElementById("me").textContent =
     `${lobby.player} · ${lobby.fingerprint} · node at ${lobby.address}`;
   if (!kindsShown) {
+    hostable = lobby.hostable;
     const select = document.getElementById("host-kind");
-    select.replaceChildren(...lobby.hostable.map((kind) => el("option", { value: kind }, kind)));
+    select.replaceChildren(...hostable.map((k) => el("option", { value: k.kind }, GAME_NAMES[k.kind] || k.kind)));
+    showKind();
     kindsShown = true;
   }
   const lan = document.querySelector("#lan tbody");
@@ -83,13 +99,15 @@ async function refresh() {
   }
 }
 
+document.getElementById("host-kind").addEventListener("change", showKind);
 document.getElementById("host-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  const plies = document.getElementById("host-plies").value;
+  const limit = document.getElementById("host-limit").value;
   run("hosting", "/api/host", {
     kind: document.getElementById("host-kind").value,
     name: document.getElementById("host-name").value,
-    max_plies: plies ? Number(plies) : null,
+    seats: Number(document.getElementById("host-seats").value),
+    limit: limit ? Number(limit) : null,
   });
 });
 

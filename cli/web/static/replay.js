@@ -15,9 +15,13 @@ function show(at) {
   document.getElementById("position").textContent = `event ${index + 1} of ${frames.length}`;
   document.getElementById("event").textContent = frame.text;
   const box = document.getElementById("board");
-  if (frame.board) {
-    drawBoard(box, frame.board, null);
-    document.getElementById("summary").textContent = boardSummary(frame.board) + " · " + frame.status;
+  const board = frame.board === null ? null : replay.boards[frame.board];
+  if (board && replay.kind === "racer") {
+    drawRacer(box, board, { seats: replay.seats, you: null }, null);
+    document.getElementById("summary").textContent = frame.status;
+  } else if (board) {
+    drawBoard(box, board, null);
+    document.getElementById("summary").textContent = boardSummary(board) + " · " + frame.status;
   } else {
     box.replaceChildren(el("p", { class: "note waiting" }, "(the game has not started yet)"));
     document.getElementById("summary").textContent = frame.status;

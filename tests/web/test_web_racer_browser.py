@@ -1,0 +1,148 @@
+"""Creepy Racer through real pages in headless Chromium: hosted and joined from the lobby,
+turns taken by clicks (a draw, a card and its target, a reaction prompt answered, a pass),
+watched by a third page that never holds a hidden card, then the replay with every hand."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from playwright.sync_api import Page, expect
+from test_web_browser import (  # noqa: F401 (the fixtures)
+    LOOPBACK,
+    browser,
+    creepnet,
+    host_in_lobby,
+    lan_row,
+    open_page,
+)
+from web_support import card_ids
+
+TURNS = 4  # the turn limit: the game ends in a draw after it, unless someone wins first
+TURN_TIMEOUT = 60_000  # a turn's draws are deck work with proofs, on a shared machine
+
+
+def whose_turn(page: Page, number: int) -> str:
+    turn = page.locator("#turn")
+    expect(turn).to_contain_text(f"Turn {number}:", timeout=TURN_TIMEOUT)
+    match = re.match(r"Turn \d+: (.+)'s turn", turn.inner_text())
+    assert match, turn.inner_text()
+    return match.group(1)
+
+
+def cards_in(page: Page, selector: str) -> set[int]:
+    """The card ids the page draws at ``selector`` (its data-card attributes)."""
+    found = page.locator(selector).evaluate_all("cs => cs.map(c => c.dataset.card)")
+    return {int(card) for card in found}
+
+
+def hand_of(page: Page) -> set[int]:
+    return cards_in(page, "#hand .card")
+
+
+def play_a_card_by_clicks(mover: Page, other: Page) -> str | None:
+    """Click a card that aims at a Creep, then the first Creep it may go to; the hit player
+    answers the Monster prompt.  The card's name, or None when no such card is held."""
+    cards = mover.locator("#hand .card.playable.calamity, #hand .card.playable.good_fortune")
+    if not cards.count():
+        return None
+    card = cards.first
+    name = card.locator(".card-name").inner_text()
+    calamity = "calamity" in (card.get_attribute("class") or "")
+    card.click()
+    expect(card).to_have_class(re.compile("selected"))
+    expect(mover.locator("#pick-hint")).to_contain_text("click a glowing Creep")
+    mover.locator(".racer .card.creep.target").first.click()
+    if calamity:  # the owner of the Creep is asked, whether or not they hold the Monster
+        expect(other.locator("#prompt")).to_contain_text("A Calamity hit your Creep")
+        expect(other.locator(".card.creep.hit")).to_have_count(1)
+        other.locator('#choices [data-action="decline-monster"]').click()
+    expect(other.locator("#feed")).to_contain_text(name)
+    return name
+
+
+def pass_the_turn(page: Page) -> None:
+    expect(page.locator("#prompt")).to_contain_text("Your move", timeout=TURN_TIMEOUT)
+    page.locator('#choices [data-action="pass"]').click()
+
+
+def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_replayed(
+    browser,  # noqa: F811
+    creepnet,  # noqa: F811
+):
+    name = f"race {secrets.token_hex(3)}"
+    alice, bob, carol = (
+        creepnet(who, "ui", "--no-browser", "--player", who, *LOOPBACK)
+        for who in ("alice", "bob", "carol")
+    )
+    host = open_page(browser, alice.url)
+    host.select_option("#host-kind", "racer")
+    expect(host.locator("#host-seats option")).to_have_count(3)  # 2, 3 or 4 players
+    expect(host.locator("#host-limit-label")).to_have_text("Turn limit")
+    host.select_option("#host-seats", "2")
+    host_in_lobby(host, name, TURNS)
+
+    guest = open_page(browser, bob.url)
+    expect(lan_row(guest, name)).to_contain_text("racer")
+    expect(lan_row(guest, name)).to_contain_text("1/2")
+    lan_row(guest, name).locator("button.join").click()
+    expect(guest).to_have_url(re.compile(r"/game/"))
+    spectator = open_page(browser, carol.url)
+    lan_row(spectator, name).locator("button.watch").click()
+    expect(spectator.locator("#watching")).to_be_visible()
+
+    pages = {"alice": host, "bob": guest}
+    first = whose_turn(host, 1)
+    second = "bob" if first == "alice" else "alice"
+    played = []
+    for number in range(1, TURNS + 1):
+        name_now = first if number % 2 else second
+        mover, other = pages[name_now], pages[second if name_now == first else first]
+        assert whose_turn(mover, number) == name_now and whose_turn(other, number) == name_now
+        expect(mover.locator("#status")).to_contain_text("your turn")
+        expect(other.locator("#status")).to_contain_text("waiting for seat")
+        expect(other.locator("#choices")).to_be_hidden()
+        expect(other.locator("#hand .card.playable")).to_have_count(0)
+        if number == 1:  # the second player holds the opening hand: five cards, not yet drawn
+            expect(other.locator("#hand .card")).to_have_count(5)
+            expect(mover.locator(".racer-seat:not(.mine) .counts")).to_contain_text("hand 5 ")
+        if number == 2:  # their turn began with a draw of two cards, seen by everyone
+            expect(mover.locator("#hand .card")).to_have_count(7)
+            expect(other.locator(".racer-seat:not(.mine) .counts")).to_contain_text("hand 7 ")
+            expect(
+                spectator.locator(f'.racer-seat:has-text("{name_now}") .counts')
+            ).to_contain_text("hand 7 ")
+        if not played:
+            card = play_a_card_by_clicks(mover, other)
+            if card is not None:
+                played.append(card)
+                expect(spectator.locator("#feed")).to_contain_text(card)
+                expect(mover.locator("#turn")).to_contain_text("1 move left")
+        if number == 3:  # by keyboard: the terminal's words, checked by its grammar
+            expect(mover.locator("#prompt")).to_contain_text("Your move", timeout=TURN_TIMEOUT)
+            mover.fill("#notation", "fly away")
+            mover.press("#notation", "Enter")
+            expect(mover.locator("#error")).to_contain_text("'fly' is not a command")
+            mover.fill("#notation", "pass")
+            mover.press("#notation", "Enter")
+        else:
+            pass_the_turn(mover)
+
+        # The spectator's page and what its node tells it: no card of any hand, ever.
+        hidden = hand_of(host) | hand_of(guest)
+        expect(spectator.locator("#hand")).to_have_count(0)
+        shown = cards_in(spectator, "[data-card]")
+        told = card_ids(spectator.evaluate("api('/api/game/' + GAME)"))
+        assert shown and told and not (shown | told) & hidden
+    assert played, "neither player held a card to play on a Creep in four turns"
+
+    for page in (host, guest, spectator):
+        expect(page.locator("#status")).to_contain_text("game over", timeout=TURN_TIMEOUT)
+    bobs_hand = hand_of(guest)
+    host.click("#replay-link")
+    expect(host.locator("#verdict")).to_contain_text("valid,")
+    expect(host.locator("#verdict")).to_contain_text("finished")
+    expect(host.locator(".racer-seat .seat-hand")).to_have_count(2)  # every hand, shown
+    assert cards_in(host, '.racer-seat:has-text("bob") .seat-hand [data-card]') == bobs_hand
+    host.click("#first")
+    expect(host.locator("#event")).to_contain_text(f"hosts racer game '{name}'")
