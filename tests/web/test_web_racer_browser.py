@@ -1,5 +1,6 @@
 """Creepy Racer through real pages in headless Chromium: hosted and joined from the lobby,
-turns taken by clicks (a draw, a card and its target, a reaction prompt answered, a pass),
+turns taken by clicks (a draw, a card and its target, a reaction prompt answered, a pass, a
+discard down to the hand limit),
 watched by a third page that never holds a hidden card, then the replay with every hand."""
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from test_web_browser import (  # noqa: F401 (the fixtures)
 )
 from web_support import card_ids
 
-TURNS = 4  # the turn limit: the game ends in a draw after it, unless someone wins first
+# The turn limit: the game ends in a draw after it.  Six turns, not four, so that a deal with
+# no card to play on a Creep in time (about one in a hundred at four) is out of reach.
+TURNS = 6
+HAND_LIMIT = 10  # the engine's default: more at the end of a turn is discarded
 TURN_TIMEOUT = 60_000  # a turn's draws are deck work with proofs, on a shared machine
 
 
@@ -34,6 +38,12 @@ def cards_in(page: Page, selector: str) -> set[int]:
     """The card ids the page draws at ``selector`` (its data-card attributes)."""
     found = page.locator(selector).evaluate_all("cs => cs.map(c => c.dataset.card)")
     return {int(card) for card in found}
+
+
+def seat_of(player: str) -> str:
+    """The selector of a player's seat box, by its name exactly: a card's name may contain a
+    player's name (alice holding Backfire Bob is not bob's seat)."""
+    return f'.racer-seat:has(.player:text-is("{player}"))'
 
 
 def hand_of(page: Page) -> set[int]:
@@ -64,6 +74,15 @@ def play_a_card_by_clicks(mover: Page, other: Page) -> str | None:
 def pass_the_turn(page: Page) -> None:
     expect(page.locator("#prompt")).to_contain_text("Your move", timeout=TURN_TIMEOUT)
     page.locator('#choices [data-action="pass"]').click()
+
+
+def discard_down_to_the_limit(page: Page, held: int) -> None:
+    """A hand over the limit at the end of a turn: one click on a card, one on its discard."""
+    for left in range(held - 1, HAND_LIMIT - 1, -1):
+        expect(page.locator("#prompt")).to_contain_text("Too many cards", timeout=TURN_TIMEOUT)
+        page.locator("#hand .card.playable").first.click()
+        page.locator('#choices button.choice[data-action^="discard "]').click()
+        expect(page.locator("#hand .card")).to_have_count(left, timeout=TURN_TIMEOUT)
 
 
 def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_replayed(
@@ -109,15 +128,15 @@ def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_
         if number == 2:  # their turn began with a draw of two cards, seen by everyone
             expect(mover.locator("#hand .card")).to_have_count(7)
             expect(other.locator(".racer-seat:not(.mine) .counts")).to_contain_text("hand 7 ")
-            expect(
-                spectator.locator(f'.racer-seat:has-text("{name_now}") .counts')
-            ).to_contain_text("hand 7 ")
+            expect(spectator.locator(f"{seat_of(name_now)} .counts")).to_contain_text("hand 7 ")
         if not played:
             card = play_a_card_by_clicks(mover, other)
             if card is not None:
                 played.append(card)
                 expect(spectator.locator("#feed")).to_contain_text(card)
                 expect(mover.locator("#turn")).to_contain_text("1 move left")
+        expect(mover.locator("#prompt")).to_contain_text("Your move", timeout=TURN_TIMEOUT)
+        held = len(hand_of(mover))  # the turn's draw is in hand once the move is asked for
         if number == 3:  # by keyboard: the terminal's words, checked by its grammar
             expect(mover.locator("#prompt")).to_contain_text("Your move", timeout=TURN_TIMEOUT)
             mover.fill("#notation", "fly away")
@@ -127,6 +146,7 @@ def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_
             mover.press("#notation", "Enter")
         else:
             pass_the_turn(mover)
+        discard_down_to_the_limit(mover, held)  # seen by the turn 6 mover: 5 + 3 draws of 2
 
         # The spectator's page and what its node tells it: no card of any hand, ever.
         hidden = hand_of(host) | hand_of(guest)
@@ -134,7 +154,7 @@ def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_
         shown = cards_in(spectator, "[data-card]")
         told = card_ids(spectator.evaluate("api('/api/game/' + GAME)"))
         assert shown and told and not (shown | told) & hidden
-    assert played, "neither player held a card to play on a Creep in four turns"
+    assert played, f"neither player held a card to play on a Creep in {TURNS} turns"
 
     for page in (host, guest, spectator):
         expect(page.locator("#status")).to_contain_text("game over", timeout=TURN_TIMEOUT)
@@ -143,6 +163,6 @@ def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_
     expect(host.locator("#verdict")).to_contain_text("valid,")
     expect(host.locator("#verdict")).to_contain_text("finished")
     expect(host.locator(".racer-seat .seat-hand")).to_have_count(2)  # every hand, shown
-    assert cards_in(host, '.racer-seat:has-text("bob") .seat-hand [data-card]') == bobs_hand
+    assert cards_in(host, f"{seat_of('bob')} .seat-hand [data-card]") == bobs_hand
     host.click("#first")
     expect(host.locator("#event")).to_contain_text(f"hosts racer game '{name}'")
