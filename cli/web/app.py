@@ -108,6 +108,7 @@ def build_app(face: WebFace) -> Starlette:
     def view_of(game: bytes) -> dict[str, Any]:
         view = game_view(node.session(game), node.games.get(game), face.story_for(game))
         view["news"] = face.news_for(game)
+        view["version"] = face.version
         return view
 
     async def lobby(request: Request) -> Response:

@@ -54,9 +54,11 @@ class WebFace:
     found: dict[str, Found] = field(default_factory=dict)  # LAN games by zeroconf instance
     news: dict[bytes, deque[str]] = field(default_factory=dict)
     changed: trio.Event = field(default_factory=trio.Event)
+    version: int = 0  # how many changes the face has seen: orders views the page receives
     stories: dict[bytes, tuple[object, Story]] = field(default_factory=dict)
 
     def _bump(self) -> None:
+        self.version += 1
         self.changed.set()
         self.changed = trio.Event()
 

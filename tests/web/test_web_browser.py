@@ -192,6 +192,23 @@ def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(bro
     )
 
 
+def test_the_page_keeps_the_newest_view_whatever_order_views_arrive_in(browser, creepnet):
+    """A reply to our own move may come after a newer view from the stream, with the same
+    events but a later change (a peer gone): the page keeps the newer.  Seen live as a page
+    that went on showing a departed opponent as connected."""
+    alice = creepnet("alice", "ui", "--no-browser", "--player", "alice", *LOOPBACK)
+    page = open_page(browser, alice.url)
+    host_in_lobby(page, f"order {secrets.token_hex(3)}", PLIES)
+    current = page.evaluate("api('/api/game/' + GAME)")
+    assert isinstance(current["version"], int) and current["version"] > 0
+    page.evaluate("v => render({...v, version: v.version + 1, status: 'newer'})", current)
+    expect(page.locator("#status")).to_have_text("newer")
+    page.evaluate("v => render({...v, status: 'an older reply'})", current)
+    expect(page.locator("#status")).to_have_text("newer")
+    page.evaluate("v => render({...v, version: v.version + 2, status: 'newest'})", current)
+    expect(page.locator("#status")).to_have_text("newest")
+
+
 def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, creepnet, tmp_path):
     solo = creepnet("dora", "play", "creeper", "--vs", "random", "--player", "dora", *WEB)
     page = open_page(browser, solo.url)

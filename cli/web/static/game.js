@@ -41,8 +41,11 @@ const ui = {
 };
 
 function render(next) {
-  // A reply to our own move may arrive after a newer view from the live stream: keep the newer.
-  if (view && next.game === view.game && next.events < view.events) next = view;
+  // A reply to our own move may arrive after a newer view from the live stream (a later event,
+  // or the same events and a later change such as a peer leaving): keep the newer.
+  const stale = view && next.game === view.game
+    && (next.events < view.events || next.version < view.version);
+  if (stale) next = view;
   view = next;
   document.title = `creepnet — ${view.name}`;
   document.getElementById("title").textContent = `${view.name} (${view.kind}, ${view.game.slice(0, 8)})`;
