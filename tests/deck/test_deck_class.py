@@ -3,9 +3,12 @@ without saying which; a card outside the set cannot be proven."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
+import deck_support
 import pytest
+from deck_support import CARDS, HOLDER, others
 
 from creepnet.protocol.deck import DeckError, DeckTable
 from creepnet.protocol.deck.classproof import _announce, _challenge
@@ -13,22 +16,7 @@ from creepnet.protocol.deck.dleq import proof_context
 from creepnet.protocol.deck.group import L, as_scalar, combine, combine_base
 from creepnet.protocol.deck.hidden import holder_key
 
-CARDS = [f"c{i}" for i in range(12)]
-HOLDER = 1
-
-
-def dealt(seats: int = 3) -> tuple[DeckTable, str]:
-    """A locked deck whose position 0 is held by HOLDER; returns the card it holds."""
-    table = DeckTable(seats, CARDS)
-    table.create("deck", CARDS)
-    table.shuffle("deck")
-    table.lock("deck")
-    table.draw("deck", [0], HOLDER)
-    return table, table.players[HOLDER].decode("deck", 0)
-
-
-def others(card: str, count: int) -> list[str]:
-    return [c for c in CARDS if c != card][:count]
+dealt = functools.partial(deck_support.dealt, held=(0,))  # position 1 is drawn by some tests
 
 
 def post_class(

@@ -8,6 +8,7 @@ import functools
 import secrets
 
 import pytest
+from deck_support import CARDS, HOLDER, dealt, others
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,23 +22,6 @@ from creepnet.protocol.deck.noneof import (
     prove_none_of,
     verify_none_of,
 )
-
-CARDS = [f"c{i}" for i in range(12)]
-HOLDER = 1
-
-
-def dealt(seats: int = 3) -> tuple[DeckTable, str]:
-    """A locked deck whose positions 0 and 1 are held by HOLDER; returns the card at 0."""
-    table = DeckTable(seats, CARDS)
-    table.create("deck", CARDS)
-    table.shuffle("deck")
-    table.lock("deck")
-    table.draw("deck", [0, 1], HOLDER)
-    return table, table.players[HOLDER].decode("deck", 0)
-
-
-def others(card: str, count: int) -> list[str]:
-    return [c for c in CARDS if c != card][:count]
 
 
 def post(table: DeckTable, excluded: list[str], seat: int = HOLDER, change: dict | None = None):
