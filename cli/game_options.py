@@ -19,6 +19,7 @@ class GameChoices:
     demo_host_bot: str
     demo_players: int
     limit_option: str  # the rule option that ends a long game in a draw; its flag is derived
+    limit_words: str  # what a form calls that option
 
     @property
     def limit_flag(self) -> str:
@@ -26,8 +27,12 @@ class GameChoices:
 
 
 CHOICES = {
-    "creeper": GameChoices("greedy", "search", demo_players=2, limit_option="max_plies"),
-    "racer": GameChoices("heuristic", "heuristic", demo_players=3, limit_option="turn_limit"),
+    "creeper": GameChoices(
+        "greedy", "search", 2, limit_option="max_plies", limit_words="Move limit (plies)"
+    ),
+    "racer": GameChoices(
+        "heuristic", "heuristic", 3, limit_option="turn_limit", limit_words="Turn limit"
+    ),
 }
 
 
@@ -47,10 +52,7 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
 
 def seats_and_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     """The seat count and rule options the arguments ask for (ValueError with the reason)."""
-    rules = get_game(args.kind).rules
-    seats = rules.min_seats if args.players is None else args.players
-    if not rules.min_seats <= seats <= rules.max_seats:
-        raise ValueError(f"{args.kind} takes {rules.min_seats}-{rules.max_seats} players")
+    seats = seat_count(args.kind, args.players)
     options: dict[str, Any] = {}
     for kind, choices in CHOICES.items():
         name, flag = choices.limit_option, choices.limit_flag
@@ -63,6 +65,16 @@ def seats_and_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
             raise ValueError(f"{flag} must be positive")
         options[name] = value
     return seats, options
+
+
+def seat_count(kind: str, players: int | None) -> int:
+    """The seats a game of ``kind`` is hosted for: ``players``, or the game's least when None
+    (ValueError when the game cannot seat that many)."""
+    rules = get_game(kind).rules
+    seats = rules.min_seats if players is None else players
+    if not rules.min_seats <= seats <= rules.max_seats:
+        raise ValueError(f"{kind} takes {rules.min_seats} to {rules.max_seats} players")
+    return seats
 
 
 def check_bot(kind: str, name: str | None) -> None:

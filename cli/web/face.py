@@ -14,7 +14,7 @@ from typing import Any
 
 import trio
 
-from creepnet.cli.game_options import CHOICES
+from creepnet.cli.game_options import CHOICES, seat_count
 from creepnet.cli.web.views import STORY_TELLERS, Story, game_summary
 from creepnet.node import updates
 from creepnet.node.discovery import Found
@@ -37,8 +37,6 @@ NEWS = {
     updates.JOIN_REFUSED,
 }
 MAX_NAME = 64
-# What the lobby calls each game's draw limit (the option itself is the game's CHOICES line).
-LIMIT_WORDS = {"creeper": "Move limit (plies)", "racer": "Turn limit"}
 
 
 class WebError(Exception):
@@ -142,7 +140,7 @@ class WebFace:
                     "kind": kind,
                     "min_seats": GAMES[kind].rules.min_seats,
                     "max_seats": GAMES[kind].rules.max_seats,
-                    "limit": LIMIT_WORDS.get(kind, "limit"),
+                    "limit": CHOICES[kind].limit_words if kind in CHOICES else "limit",
                 }
                 for kind in self.hostable
                 if kind in GAMES
@@ -175,10 +173,10 @@ class WebFace:
         ``limit`` (the game's own limit option: Creeper's plies, Racer's turns)."""
         if kind not in self.hostable or kind not in GAMES:
             raise WebError(f"this page cannot host {kind!r} games")
-        rules = GAMES[kind].rules
-        seats = seats or rules.min_seats
-        if not rules.min_seats <= seats <= rules.max_seats:
-            raise WebError(f"{kind} takes {rules.min_seats} to {rules.max_seats} players")
+        try:
+            seats = seat_count(kind, seats or None)
+        except ValueError as exc:
+            raise WebError(str(exc)) from None
         name = name.strip()[:MAX_NAME] or f"{self.player}'s game"
         options = {CHOICES[kind].limit_option: limit} if limit and kind in CHOICES else {}
         try:
