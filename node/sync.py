@@ -97,8 +97,9 @@ class GameSync:
         runtime = self.games.get(message["game"])
         if runtime is None:
             return  # a game we do not hold: nothing to say about it
-        # A new follower hears what we hold (a `have` is answered by _on_have instead).
-        if kind != "join-refused" and self.add_follower(runtime, peer) and kind != "have":
+        # A new follower hears what we hold, whatever it said first: a `have` too, so that it
+        # learns how far we are even when our lengths are equal (its wait_synced counts on it).
+        if kind != "join-refused" and self.add_follower(runtime, peer):
             peer.send(messages.have(runtime.game, runtime.stored))
         if kind == "have":
             await self._on_have(runtime, peer, message)
