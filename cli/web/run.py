@@ -8,14 +8,19 @@ import argparse
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
 from creepnet.cli.seat_runner import linger
-from creepnet.cli.web.app import build_app, build_replay_app
-from creepnet.cli.web.face import WebFace
-from creepnet.cli.web.server import WebServer, open_browser, start_web
 from creepnet.node.node import Node
+
+# The web stack (Starlette, Hypercorn, the views) is imported where a page is served: every
+# `host`, `join` and `play` process registers --web, and ~0.25 s of CPU for imports a terminal
+# or bot seat never uses is a tenth of a whole Racer game's CPU at a node.
+if TYPE_CHECKING:
+    from creepnet.cli.web.face import WebFace
+    from creepnet.cli.web.server import WebServer
 
 
 def add_web_options(parser: argparse.ArgumentParser, *, flag: bool = True) -> None:
@@ -33,6 +38,8 @@ def add_web_options(parser: argparse.ArgumentParser, *, flag: bool = True) -> No
 
 
 async def announce(server: WebServer, path: str, args: argparse.Namespace) -> None:
+    from creepnet.cli.web.server import open_browser
+
     url = server.url(path)
     print(f"your page (keep the link private: it drives your node): {url}", flush=True)
     if not args.no_browser and not await open_browser(url):
@@ -44,6 +51,10 @@ async def web_face(
     node: Node, args: argparse.Namespace, player: str
 ) -> AsyncIterator[tuple[WebFace, WebServer]]:
     """The node's page, served until the block ends."""
+    from creepnet.cli.web.app import build_app
+    from creepnet.cli.web.face import WebFace
+    from creepnet.cli.web.server import start_web
+
     async with trio.open_nursery() as nursery:
         face = WebFace(node, player)
         await nursery.start(face.run)
@@ -81,6 +92,9 @@ async def serve_ui(node: Node, args: argparse.Namespace, player: str) -> int:
 
 async def serve_replay(path: Path, args: argparse.Namespace) -> int:
     """The replay viewer for one log file, until interrupted."""
+    from creepnet.cli.web.app import build_replay_app
+    from creepnet.cli.web.server import start_web
+
     async with trio.open_nursery() as nursery:
         server = await start_web(nursery, build_replay_app({"log": path}), args.web_port)
         await announce(server, "/replay/log", args)
