@@ -8,6 +8,7 @@ import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import trio
 
@@ -30,6 +31,13 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
         help="use only this interface address (repeatable; default $CREEPNET_IFACE or all)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the node does")
+    parser.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        help="append 'unix-time game seq' to FILE for every event this node stores "
+        "(to measure latency between nodes)",
+    )
 
 
 def interfaces(args: argparse.Namespace) -> list[str] | None:
@@ -65,6 +73,7 @@ async def open_node(
         port=port,
         discovery=discovery,
         iface=chosen,
+        trace=getattr(args, "trace", None),
     ) as node:
         yield node
 

@@ -18,6 +18,7 @@ from creepnet.node.game import GameRuntime
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
 from creepnet.node.storage import StorageError
+from creepnet.node.trace import EventTrace
 from creepnet.protocol.onion import OnionExhausted
 
 MAX_RETRY = 30.0  # seconds: the longest pause between two tries of a held-back append
@@ -29,6 +30,7 @@ class Ledger:
         self.retry = retry  # the first pause before retrying a refused append
         self.on_settled = on_settled  # e.g. refresh the adverts (seats, state)
         self.nursery: trio.Nursery | None = None  # where retry tasks run; set by the node
+        self.trace: EventTrace | None = None  # `--trace`: when each event was stored
 
     async def settle(
         self, runtime: GameRuntime, source: Peer | None = None, received: set[bytes] | None = None
@@ -66,6 +68,8 @@ class Ledger:
                 runtime.notify()
                 return
             start, runtime.stored, runtime.storage_error = runtime.stored, len(session.log), None
+            if self.trace is not None:
+                self.trace.stored(runtime.game, start, len(raws))
             echo = received is None or not all(raw in received for raw in raws)
             offset = 0
             while offset < len(raws):  # frames are limited in bytes too: go by what each took

@@ -38,6 +38,7 @@ from creepnet.node.relocation import HostFinder
 from creepnet.node.reporter import Reporter
 from creepnet.node.storage import GameStore, Home, StorageError
 from creepnet.node.sync import GameSync
+from creepnet.node.trace import EventTrace
 from creepnet.node.transport import Timeouts
 from creepnet.node.updates import Broadcaster
 from creepnet.protocol.event import Event
@@ -61,6 +62,7 @@ class Node:
         discovery: bool = False,
         iface: list[str] | None = None,
         version: int = WIRE_VERSION,
+        trace: Path | None = None,
     ) -> None:
         self.home = Home(home)
         self.host = host
@@ -80,6 +82,7 @@ class Node:
         self._reporter = Reporter(self._broadcaster)
         self._advertiser = Advertiser(self.games, self.fingerprint, host, iface)
         self._ledger = Ledger(self._reporter, self.timeouts.retry, self._advertiser.refresh)
+        self._trace_path = trace
         self._sync = GameSync(self.games, self._ledger, self._reporter, self.timeouts.handshake)
         self._connections = Connections(
             self.identity, self.games, self._reporter, self.timeouts, name=name, version=version
@@ -96,12 +99,18 @@ class Node:
     @asynccontextmanager
     async def open(cls, home: Path, **options: Any) -> AsyncIterator[Node]:
         node = cls(home, **options)
-        async with trio.open_nursery() as nursery:
-            await node._start(nursery)
-            try:
-                yield node
-            finally:
-                nursery.cancel_scope.cancel()
+        trace = EventTrace(node._trace_path) if node._trace_path else None
+        node._ledger.trace = trace
+        try:
+            async with trio.open_nursery() as nursery:
+                await node._start(nursery)
+                try:
+                    yield node
+                finally:
+                    nursery.cancel_scope.cancel()
+        finally:
+            if trace is not None:
+                trace.close()
 
     async def _start(self, nursery: trio.Nursery) -> None:
         self._nursery = self._ledger.nursery = nursery

@@ -94,3 +94,31 @@ async def test_wait_synced_counts_what_a_peer_sent_as_acknowledged(tmp_path):
             await other.wait_for(game, lambda rt: rt.stored > event.seq)
             await other.wait_synced(game)  # the mover sent it: nothing more to wait for
             await mover.wait_synced(game)  # the other acknowledged it
+
+
+async def test_trace_records_when_every_stored_event_was_stored(tmp_path):
+    """`--trace`: one line per stored event, game and seq, in the order the node stored them."""
+    from creepnet.node.trace import read_trace
+
+    traces = {name: tmp_path / f"{name}.trace" for name in ("alice", "bob")}
+    with trio.fail_after(30):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST, trace=traces["alice"]) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST, trace=traces["bob"]) as bob,
+        ):
+            game = await alice.host_game("creeper", "traced", player="alice", options=OPTIONS)
+            await bob.join(alice.address, game, player="bob")
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_bot, alice, game, "random", 1)
+                nursery.start_soon(run_bot, bob, game, "random", 2)
+            length = len(alice.session(game).log)
+            await bob.wait_for(game, lambda rt: rt.stored == length)
+    for path in traces.values():
+        lines = path.read_text().splitlines()
+        assert [int(line.split()[2]) for line in lines] == list(range(length))
+        times = read_trace(path)[game]
+        assert sorted(times) == list(range(length))
+        stamps = [times[seq] for seq in range(length)]
+        assert stamps == sorted(stamps)
+    alice_times, bob_times = read_trace(traces["alice"])[game], read_trace(traces["bob"])[game]
+    assert bob_times[1] >= alice_times[0]  # bob joined (seq 1) after alice's genesis was stored
