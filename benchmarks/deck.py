@@ -16,6 +16,7 @@ measured in the same run:
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 import time
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from creepnet.protocol.deck import (
     DeckState,
     audit,
     create_message,
+    group,
     merge_message,
     split_message,
 )
@@ -82,6 +84,34 @@ def shuffle_proof(cards: int) -> dict[str, float]:
         "verify": verify / cards,
         "both": (prove + verify) / cards,
     }
+
+
+def threads_side_by_side(cards: int, rounds: int) -> dict[str, float]:
+    """Wall seconds to prove and to verify one shuffle of `cards`, on one thread and spread
+    over the group's threads (group.MAX_THREADS), alternating, best of `rounds` each."""
+    keys = DeckKeys(secrets.token_bytes(16), secrets.token_bytes(32), secrets.token_bytes(32))
+    inputs = [nb.crypto_core_ed25519_from_uniform(secrets.token_bytes(32)) for _ in range(cards)]
+    step, commit = keys.layer_step("f", 1), keys.layer_commit("f", 1)
+    perm = keys.permutation("p", 0, cards)
+    outputs = [mul(step, inputs[i]) for i in perm]
+    ctx = b"benchmark context"
+    best: dict[str, float] = {}
+    default = group.MAX_THREADS
+    try:
+        for _ in range(rounds):
+            for threads in (1, default):
+                group.MAX_THREADS = threads
+                start = time.perf_counter()
+                proof = prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx)  # type: ignore[arg-type]
+                middle = time.perf_counter()
+                verify_shuffle(proof, inputs, outputs, BASE, commit, ctx)  # type: ignore[arg-type]
+                end = time.perf_counter()
+                timed = {f"prove {threads}": middle - start, f"verify {threads}": end - middle}
+                for key, value in timed.items():
+                    best[key] = min(best.get(key, value), value)
+    finally:
+        group.MAX_THREADS = default
+    return best
 
 
 class Run:
@@ -241,6 +271,13 @@ def main() -> None:
                 f"  {name + ':':28} {t * 1e3:6.3f} ms = {t / mid['mult']:5.2f} mults "
                 f"({t / mid['encrypt']:5.2f} re-encryption mults)"
             )
+
+    threads = min(group.MAX_THREADS, len(os.sched_getaffinity(0)))
+    best = threads_side_by_side(95, args.rounds)
+    print(f"\nproof of shuffle, 95 cards, wall ms: one thread vs {threads} (best of {args.rounds})")
+    for step in ("prove", "verify"):
+        one, many = best[f"{step} 1"] * 1e3, best[f"{step} {group.MAX_THREADS}"] * 1e3
+        print(f"  {step:7} {one:6.1f} ms vs {many:6.1f} ms: {one / many:.2f}x")
 
     results = [racer_setup() for _ in range(args.rounds)]
     run, phases = min(results, key=lambda r: r[0].work + r[0].checks)

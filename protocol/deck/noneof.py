@@ -49,6 +49,7 @@ from creepnet.protocol.deck.group import (
     hash_scalar,
     hedged_scalar,
     scalar_int,
+    spread,
     sub,
 )
 from creepnet.protocol.deck.hidden import check_card_ids, decode_held, held_slot, holder_key
@@ -91,13 +92,18 @@ def prove_none_of(
         r, alpha, beta = (hedged_scalar(seed) for _ in range(3))
         rho = r * k % L
         blinded_core, beta_core = combine([(r, core)]), combine([(beta, core)])
-        ts = [sub(combine([(rho, points[m])]), blinded_core) for m in excluded]
-        a_m = [sub(combine([(alpha, points[m])]), beta_core) for m in excluded]
+        ts = _each_times(rho, points, excluded, blinded_core)
+        a_m = _each_times(alpha, points, excluded, beta_core)
         a0 = combine_base(alpha - beta * k)  # alpha·G - beta·K, through log_G K = k
         c = _challenge(context, commit, core, excluded, ts, a0, a_m)
         s_a, s_b = (alpha + c * rho) % L, (beta + c * r) % L
         if c and s_a and s_b:  # zero is not a valid encoding; probability ~2^-250
             return as_scalar(c) + as_scalar(s_a) + as_scalar(s_b) + b"".join(ts)
+
+
+def _each_times(k: int, points: dict[str, bytes], names: Sequence[str], less: bytes) -> list[bytes]:
+    """k·M_m − less for every card m of `names`."""
+    return spread(lambda m: sub(combine([(k, points[m])]), less), names)
 
 
 def verify_none_of(
@@ -120,12 +126,14 @@ def verify_none_of(
             raise NoneOfRejected("T is the identity: the card may be the excluded one", i)
     beta_core = combine([(s_b, core)])
     a0 = sub(combine_base(s_a), combine([(s_b, commit)]))
-    a_m = []
-    for i, (m, t) in enumerate(zip(excluded, ts, strict=True)):
+
+    def announcement(i: int) -> bytes:
         try:  # libsodium validates T_m here (canonical, prime order, not small order)
-            a_m.append(sub(combine([(s_a, points[m]), (-c, t)]), beta_core))
+            return sub(combine([(s_a, points[excluded[i]]), (-c, ts[i])]), beta_core)
         except BadPoint:
             raise NoneOfRejected("T is not a valid point", i) from None
+
+    a_m = spread(announcement, range(n))
     if _challenge(context, commit, core, excluded, ts, a0, a_m) != c:
         raise NoneOfRejected("none-of proof does not verify")
 

@@ -19,6 +19,7 @@ from creepnet.protocol.deck.group import (
     mul_base,
     scalar_invert,
     scalar_mul,
+    spread,
 )
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.model import (
@@ -68,7 +69,7 @@ def make_shuffle(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: st
     depth = pool.depth[seat] + 1
     step = keys.layer_step(pool.family, depth)
     perm = keys.permutation(name, pool.shuffles, len(pool.points))
-    points = [mul(step, pool.points[i]) for i in perm]
+    points = spread(lambda i: mul(step, pool.points[i]), perm)
     commit = keys.layer_commit(pool.family, depth)
     base = _layer_base(state, seat, pool.family, depth - 1)
     ctx = _shuffle_context(state, seq, seat, pool)
@@ -186,16 +187,18 @@ def make_lock(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str) 
     layer = keys.layer(pool.family, depth)
     unlayer = scalar_invert(layer)
     commit = state.layer_commit(seat, pool.family, depth)
-    points, commits, proofs = [], [], []
-    for j, point in enumerate(pool.points):
+
+    def lock_one(j: int) -> tuple[bytes, bytes, bytes]:
         b = keys.lock_key(name, j)
         x = scalar_mul(b, unlayer)
+        point = pool.points[j]
         out = mul(x, point)
         c_j = mul_base(b)
         ctx = _context(state, seq, seat, "lock", name, j)
-        proofs.append(prove(x, point, out, commit, c_j, ctx, g2_log=layer))
-        points.append(out)
-        commits.append(c_j)
+        return out, c_j, prove(x, point, out, commit, c_j, ctx, g2_log=layer)
+
+    locked = spread(lock_one, range(len(pool.points)))
+    points, commits, proofs = ([row[k] for row in locked] for k in range(3))
     whole = _context(state, seq, seat, "lock", name, -1)  # every position's context follows
     state.vouch("lock", whole, pool.points, commit, points, commits, proofs)
     return {"op": "lock", "pool": name, "points": points, "commits": commits, "proofs": proofs}
@@ -217,7 +220,8 @@ def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     layer_commit = state.layer_commit(seat, pool.family, pool.depth[seat])
     whole = _context(state, seq, seat, "lock", pool.name, -1)
     vouched = state.vouched("lock", whole, pool.points, layer_commit, points, commits, proofs)
-    for j in range(0 if vouched else n):
+
+    def check_one(j: int) -> None:
         ctx = _context(state, seq, seat, "lock", pool.name, j)
         try:  # an accepted proof has multiplied points[j] and commits[j]: both valid
             ok = verify(proofs[j], pool.points[j], points[j], layer_commit, commits[j], ctx)
@@ -225,6 +229,8 @@ def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
             raise DeckError(seat, "lock", "invalid point (rejected by libsodium)", j) from None
         if not ok:
             raise DeckError(seat, "lock", "DLEQ proof does not verify", j)
+
+    spread(check_one, range(0 if vouched else n))  # the first bad position in order is named
     state.history.append(LockRecord(seat, pool.name, commits))
     pool.points = points
     pool.lock_commits.append(commits)

@@ -62,6 +62,7 @@ from creepnet.protocol.deck.group import (
     generators,
     mul_base,
     scalar_int,
+    spread,
 )
 
 CHALLENGE_DOMAIN = b"creepnet/deck/shuffle/v1"
@@ -127,16 +128,18 @@ def prove_shuffle(
     for i, j in enumerate(perm):
         goes_to[j] = i
     r = [nonce() for _ in range(n)]
-    perm_commits = [add(mul_base(as_scalar(r[j])), hs[goes_to[j]]) for j in range(n)]
+    perm_commits = spread(lambda j: add(mul_base(as_scalar(r[j])), hs[goes_to[j]]), range(n))
     seed, e = _challenges(context, base, commit, inputs, outputs, perm_commits)
     e_out = [e[perm[i]] for i in range(n)]  # e'_i
     # B_i = x_i·G + y_i·H0: x_i = b_i + e'_i·x_{i-1}, y_i = e'_i·y_{i-1}, from x_0 = 0, y_0 = 1
     b = [nonce() for _ in range(n)]
-    xs, ys, chain = [0], [1], []
+    xs, ys = [0], [1]
     for i in range(n):
         xs.append((b[i] + e_out[i] * xs[i]) % L)
         ys.append(e_out[i] * ys[i] % L)
-        chain.append(add(combine_base(xs[-1]), combine([(ys[-1], chain_start)])))
+    chain = spread(
+        lambda i: add(combine_base(xs[i]), combine([(ys[i], chain_start)])), range(1, n + 1)
+    )
     chain_seed, weights = _chain_weights(seed, chain)
     g_rows, g_perm, g_chain, g_end, g_layer = (nonce() for _ in range(5))
     eps = [nonce() for _ in range(n)]
