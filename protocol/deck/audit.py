@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from creepnet.protocol.deck.errors import DeckError
-from creepnet.protocol.deck.group import mul, mul_base, scalar_invert, scalar_product
+from creepnet.protocol.deck.group import mul, mul_base, scalar_invert, scalar_product, spread
 from creepnet.protocol.deck.keys import SECRET_BYTES, DeckKeys, commit_secret
 from creepnet.protocol.deck.model import BlindRecord, LockRecord, Pool, ShuffleRecord, get
 
@@ -97,7 +97,7 @@ def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
 def _check_record(record: object, keys: DeckKeys) -> None:
     if isinstance(record, ShuffleRecord):
         step = keys.layer_step(record.family, record.depth)
-        scaled = [mul(step, p) for p in record.inputs]
+        scaled = spread(lambda p: mul(step, p), record.inputs)
         perm = keys.permutation(record.pool, record.index, len(scaled))
         if [scaled[i] for i in perm] != record.outputs:
             what = (
@@ -107,8 +107,11 @@ def _check_record(record: object, keys: DeckKeys) -> None:
             )
             raise DeckError(record.seat, "shuffle", f"dishonest shuffle of {record.pool!r}: {what}")
     elif isinstance(record, LockRecord):
-        for j, commit in enumerate(record.commits):
-            if mul_base(keys.lock_key(record.pool, j)) != commit:
+        derived = spread(
+            lambda j: mul_base(keys.lock_key(record.pool, j)), range(len(record.commits))
+        )
+        for j, (mine, commit) in enumerate(zip(derived, record.commits, strict=True)):
+            if mine != commit:
                 raise DeckError(record.seat, "lock", "lock key not derived from the deck secret", j)
     elif isinstance(record, BlindRecord) and (
         mul_base(keys.blind_key(record.pool, record.position, record.transfer)) != record.commit
@@ -124,16 +127,18 @@ def _decode_pool(state: DeckState, pool: Pool, keys: list[DeckKeys]) -> list[str
     global_part = scalar_product(
         keys[s].layer(pool.family, pool.depth[s]) for s in range(pool.locks, state.seats)
     )
-    out = []
-    for j, point in enumerate(pool.points):
+
+    def decode(j: int) -> str | None:
         total = scalar_product(
             [global_part] + [keys[s].lock_key(pool.name, j) for s in range(pool.locks)]
         )
-        card = state.table.decode(mul(scalar_invert(total), point))
+        return state.table.decode(mul(scalar_invert(total), pool.points[j]))
+
+    out = spread(decode, range(len(pool.points)))
+    for j, card in enumerate(out):
         if card is None:  # cannot happen once every record checked out
             raise DeckError(None, "audit", f"{pool.name}[{j}] decodes to no card", j)
-        out.append(card)
-    return out
+    return out  # type: ignore[return-value]
 
 
 def _check_families(state: DeckState, cards: dict[tuple[str, int], str]) -> None:
