@@ -1,19 +1,30 @@
 """Creepy Racer over the network: bot nodes as separate processes on 127.0.0.1, no pacing.
 
-For 2, 3 and 4 players: the whole game's wall time, the median and p99 time per turn (seen by a
-spectator node in this process), and the share of that time the cryptography needs, measured on
-the very same game's log in this process: every seat's deck work as its author (shuffles, locks,
-releases, none-of proofs, transfers, plays, from the secrets in its home) plus one peer's checks of
-every deck message.  Those are on the critical path of every event (the next author must check
-an event before it can answer), so ``wall / crypto - 1`` is the network and session overhead.
-Goals: overhead <= 50%; a 4-player turn's median under 250 ms.  *cpu s* is what every node
-process (seats and the spectator, start-up included) spent on the CPU: set against twice the
-wall time on a 2-core machine it shows when the game is bound by the cores, not the network.
+For 2, 3 and 4 players: the whole game's wall time and the median and p99 time per turn, taken
+from the host's `--trace` (when it stored each event; `--spectator` times it from a verifying
+spectator node in this process instead, a fifth node on the same cores), and the share of that
+time the cryptography needs, measured on the very same game's log in this process: every seat's
+deck work as its author (shuffles, locks, releases, none-of proofs, transfers, plays, from the
+secrets in its home) plus one peer's checks of every deck message (*crypto s*, wall time, with
+the group's threads as the nodes use them).  Those are on the critical path of every event (the
+next author must check an event before it can answer), so ``wall / crypto - 1`` is the network
+and session overhead.  Goals: overhead <= 50%; a 4-player turn's median under 250 ms.
+
+On a machine with fewer cores than nodes that ratio also counts the nodes waiting for each
+other's CPU, so the CPU is accounted for too: *cpu s* is what the node processes spent in all
+(start-up included), *game cpu* what they spent between the first and the last event of the
+game (sampled from /proc), *crypto cpu* the deck work every node must do (every seat's
+authoring, plus every node's checks of the messages it did not author), and *cpu overhead* =
+game cpu / crypto cpu - 1: what the network, the session, storage and the bots cost on top of
+the cryptography, whatever the number of cores.  *floor s* = crypto cpu / cores: no game on this
+machine can take less wall time.
 
     python benchmarks/racer_network.py [--players 2 3 4] [--turns 12] [--seed 1] [--kinds]
+                                       [--spectator] [--threads N]
 
-``--kinds`` adds, per game, where the time goes: the spectator's time from one event to the next,
-by the next event's kind and hop (same author, to or from the host, guest to guest).
+``--kinds`` adds, per game, where the time goes: from one event to the next as the host stored
+them, by the next event's kind and hop (same author, to or from the host, guest to guest).
+``--threads 1`` runs every node on one core (CREEPNET_THREADS), to compare.
 
 With ``CREEPNET_PROFILE=DIR`` every node process runs under cProfile and leaves
 ``DIR/<players>p-seat<k>.prof`` (a profile, not a figure: cProfile slows the run).
@@ -36,10 +47,12 @@ import trio
 
 from creepnet.node.node import Node
 from creepnet.node.storage import Home
+from creepnet.node.trace import read_trace
 from creepnet.protocol.deck import DeckState
 from creepnet.protocol.games.racer.private import RacerPrivate
 from creepnet.protocol.games.racer.table import DeckStep, ShowDrawn, next_step
 from creepnet.protocol.lobby import SeatSecrets
+from creepnet.protocol.log import iter_log, load_log
 from creepnet.protocol.rules import Seating
 from creepnet.protocol.session import Session
 
@@ -53,14 +66,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-async def network_game(players: int, turns: int, seed: int, work: Path) -> dict:
-    """Run one game between processes; a spectator here times every turn."""
+async def network_game(players: int, turns: int, seed: int, work: Path, spectator: bool) -> dict:
+    """Run one game between processes, timed by the host's `--trace` or by a live spectator."""
     port = free_port()
     cpu_before = _children_cpu() + time.process_time()
+    trace = work / "host.trace"
     common = ["--pace", "0", "--iface", LOOPBACK, "--bot", "heuristic"]
     host = ["host", "racer", "--name", "bench", "--players", str(players)]
     host += ["--turn-limit", str(turns), "--port", str(port), "--no-discovery", "--seed", str(seed)]
-    commands = [[*CLI, *host, *common, "--home", str(work / "seat0")]]
+    commands = [[*CLI, *host, *common, "--home", str(work / "seat0"), "--trace", str(trace)]]
     for k in range(1, players):
         join = ["join", "bench", "--addr", f"{LOOPBACK}:{port}", "--seed", str(seed + k)]
         commands.append([*CLI, *join, *common, "--home", str(work / f"seat{k}")])
@@ -69,58 +83,130 @@ async def network_game(players: int, turns: int, seed: int, work: Path) -> dict:
         for k, command in enumerate(commands):
             out = Path(profile) / f"{players}p-seat{k}.prof"
             command[1:1] = ["-m", "cProfile", "-o", str(out)]
-    processes = [
-        subprocess.Popen(commands[0], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ]
-    turn_starts: list[float] = []
-    arrivals: list[float] = []  # when the spectator had each event, by seq
+    processes = [_start(commands[0])]
+    samples: list[tuple[float, float]] = []  # (time, CPU seconds of every node process so far)
     try:
-        async with Node.open(work / "spectator", host=LOOPBACK) as spectator:
-            with trio.fail_after(60):
-                while True:  # the host process is starting: try until it listens
-                    try:
-                        game = await spectator.watch(f"{LOOPBACK}:{port}")
-                        break
-                    except (OSError, Exception):  # noqa: BLE001 - not up yet
-                        await trio.sleep(0.2)
-            processes += [
-                subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                for c in commands[1:]
-            ]
-            session = spectator.session(game)
-            shown = None
-            started = None
-            while not session.finished:
-                await spectator.wait_changed(game)
-                while len(arrivals) < len(session.log):
-                    arrivals.append(time.perf_counter())
-                if session.started and started is None:
-                    started = time.perf_counter()
-                state = session.game_state.state if session.started else None
-                number = state.turn.number if state is not None and state.turn else None
-                if number is not None and number != shown:
-                    turn_starts.append(time.perf_counter())
-                    shown = number
-            wall = time.perf_counter() - (started or time.perf_counter())
-            turn_starts.append(time.perf_counter())
-            log = session.log.to_bytes()
-            raws = [event.raw for event in session.log.events]
+        if spectator:
+            arrivals = await _spectate(port, commands, processes)
+        else:
+            await _listening(port)
+            processes += [_start(command) for command in commands[1:]]
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_sample_cpu, processes, samples)
+                await trio.to_thread.run_sync(_wait_all, processes)
+                nursery.cancel_scope.cancel()
+            arrivals = None
     finally:
-        for process in processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        _wait_all(processes)
     cpu = _children_cpu() + time.process_time() - cpu_before  # includes process start-up
-    durations = [b - a for a, b in zip(turn_starts, turn_starts[1:], strict=False)]
+    home = Home(work / "seat0")
+    log = home.game(home.stored_games()[0]).log_path.read_bytes()
+    raws = list(iter_log(log))
+    if arrivals is None:  # when the host stored each event
+        stored = read_trace(trace)[load_log(log).game]
+        arrivals = [stored[seq] for seq in range(len(raws))]
+    started, turn_starts = turn_boundaries(raws)
+    wall = arrivals[-1] - arrivals[started]
+    moments = [arrivals[seq] for seq in turn_starts] + [arrivals[-1]]
+    durations = [b - a for a, b in zip(moments, moments[1:], strict=False)]
+    in_game = _cpu_at(samples, arrivals[-1]) - _cpu_at(samples, arrivals[started])
     return {
         "wall": wall,
         "turns": durations,
-        "log": log,
         "raws": raws,
         "cpu": cpu,
+        "cpu_in_game": in_game if samples else None,
         "arrivals": arrivals,
     }
+
+
+async def _sample_cpu(processes: list[subprocess.Popen], samples: list) -> None:
+    """Every 20 ms, the CPU time of the node processes (Linux /proc), to take the game's share
+    without the start-up and the linger after it."""
+    tick = os.sysconf("SC_CLK_TCK")
+    while True:
+        total = 0.0
+        for process in processes:
+            try:
+                fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:  # exited: its last sample stands
+                continue
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        samples.append((time.time(), max(total, samples[-1][1] if samples else 0.0)))
+        await trio.sleep(0.02)
+
+
+def _cpu_at(samples: list[tuple[float, float]], moment: float) -> float:
+    """CPU seconds of the nodes at `moment`: the first sample at or after it."""
+    return next((cpu for when, cpu in samples if when >= moment), samples[-1][1] if samples else 0)
+
+
+def turn_boundaries(raws: list[bytes]) -> tuple[int, list[int]]:
+    """The seq at which the game started (seats full) and the seq that opened each turn."""
+    session = Session()
+    started, starts, shown = None, [], None
+    for seq, raw in enumerate(raws):
+        session.accept(raw)
+        if session.started and started is None:
+            started = seq
+        state = session.game_state.state if session.started else None
+        number = state.turn.number if state is not None and state.turn else None
+        if number is not None and number != shown:
+            starts.append(seq)
+            shown = number
+    assert started is not None and session.finished, "the game did not finish"
+    return started, starts
+
+
+async def _spectate(port: int, commands: list[list[str]], processes: list) -> list[float]:
+    """A spectator node in this process watches the game live; when it had each event."""
+    arrivals: list[float] = []
+    async with Node.open(Path(tempfile.mkdtemp(prefix="spectator-")), host=LOOPBACK) as node:
+        with trio.fail_after(60):
+            while True:  # the host process is starting: try until it listens
+                try:
+                    game = await node.watch(f"{LOOPBACK}:{port}")
+                    break
+                except (OSError, Exception):  # noqa: BLE001 - not up yet
+                    await trio.sleep(0.2)
+        processes += [_start(command) for command in commands[1:]]
+        session = node.session(game)
+        while not session.finished:
+            await node.wait_changed(game)
+            while len(arrivals) < len(session.log):
+                arrivals.append(time.time())
+    return arrivals
+
+
+async def _listening(port: int) -> None:
+    with trio.fail_after(60):
+        while True:  # the host process is starting: try until it listens
+            try:
+                stream = await trio.open_tcp_stream(LOOPBACK, port)
+            except OSError:
+                await trio.sleep(0.05)
+            else:
+                await stream.aclose()
+                return
+
+
+def _start(command: list[str]) -> subprocess.Popen:
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+
+
+# The node processes run as an installed creepnet would: with compiled bytecode (pip compiles
+# it at install; an editable install under PYTHONDONTWRITEBYTECODE would compile every module
+# at every start, ~0.2 s of CPU a process), kept apart from the source tree.
+ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "creepnet-bench-pycache")
+
+
+def _wait_all(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        try:
+            process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 def _children_cpu() -> float:
@@ -128,25 +214,28 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def crypto_seconds(raws: list[bytes], work: Path, players: int) -> float:
-    """Every seat's deck work as author plus one peer's deck checks, on the same log."""
+def crypto_seconds(raws: list[bytes], work: Path, players: int) -> dict[str, float]:
+    """Every seat's deck work as author plus one peer's deck checks, on the same log: wall
+    seconds (``author``, ``check``) and CPU seconds (``author_cpu``, ``check_cpu``; with the
+    group's threads the CPU can exceed the wall time)."""
     secrets_of: dict[bytes, SeatSecrets] = {}  # guests race for seats: match homes by key
     for k in range(players):
         home = Home(work / f"seat{k}")
         stored = next((work / f"seat{k}" / "games").glob("*/secrets")).read_bytes()
         secrets_of[home.identity().public_key] = SeatSecrets.from_bytes(stored)
-    checking = [0.0]
+    checking = [0.0, 0.0]
     original = DeckState.apply
 
     def timed_apply(self, seat, seq, message):  # type: ignore[no-untyped-def]
-        begin = time.perf_counter()
+        begin, begin_cpu = time.perf_counter(), time.process_time()
         try:
             return original(self, seat, seq, message)
         finally:
             checking[0] += time.perf_counter() - begin
+            checking[1] += time.process_time() - begin_cpu
 
     session = Session()
-    authoring = 0.0
+    authoring, authoring_cpu = 0.0, 0.0
     privates: list[RacerPrivate] = []
     DeckState.apply = timed_apply  # type: ignore[method-assign]
     try:
@@ -160,14 +249,20 @@ def crypto_seconds(raws: list[bytes], work: Path, players: int) -> float:
             if privates and session.result is None and session.rules.next(session.game_state):
                 step = next_step(session.game_state)
                 if isinstance(step, DeckStep | ShowDrawn):
-                    before = checking[0]
-                    begin = time.perf_counter()
+                    before = list(checking)
+                    begin, begin_cpu = time.perf_counter(), time.process_time()
                     privates[step.seat].owed(session.game_state, len(session.log))
-                    authoring += time.perf_counter() - begin - (checking[0] - before)
+                    authoring += time.perf_counter() - begin - (checking[0] - before[0])
+                    authoring_cpu += time.process_time() - begin_cpu - (checking[1] - before[1])
             session.accept(raw)
     finally:
         DeckState.apply = original  # type: ignore[method-assign]
-    return authoring + checking[0]
+    return {
+        "author": authoring,
+        "check": checking[0],
+        "author_cpu": authoring_cpu,
+        "check_cpu": checking[1],
+    }
 
 
 def by_kind(raws: list[bytes], arrivals: list[float]) -> dict[str, list[float]]:
@@ -206,21 +301,44 @@ def main() -> None:
     parser.add_argument(
         "--kinds", action="store_true", help="also where each game's time goes, by event kind"
     )
+    parser.add_argument(
+        "--spectator",
+        action="store_true",
+        help="time the game from a verifying spectator node in this process (a 5th node on "
+        "the same cores) instead of the host's --trace",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        help="CREEPNET_THREADS for the node processes (1: each node on one core)",
+    )
     args = parser.parse_args()
+    if args.threads:
+        ENV["CREEPNET_THREADS"] = str(args.threads)
+    subprocess.run([*CLI, "--help"], env=ENV, check=True, capture_output=True)  # warm the cache
     print(f"{'players':>7} {'events':>6} {'turns':>5} {'wall s':>7} {'median ms':>9} "
-          f"{'p99 ms':>7} {'crypto s':>8} {'overhead':>8} {'cpu s':>6}")  # fmt: skip
+          f"{'p99 ms':>7} {'crypto s':>8} {'overhead':>8} {'cpu s':>6} {'game cpu':>8} "
+          f"{'crypto cpu':>10} {'cpu overhead':>12} {'floor s':>7}")  # fmt: skip
+    cores = len(os.sched_getaffinity(0))
     for players in args.players:
         with tempfile.TemporaryDirectory(prefix="creepnet-bench-") as folder:
             work = Path(folder)
-            game = trio.run(network_game, players, args.turns, args.seed, work)
+            game = trio.run(network_game, players, args.turns, args.seed, work, args.spectator)
             crypto = crypto_seconds(game["raws"], work, players)
         turns = sorted(game["turns"])
         median = statistics.median(turns) * 1000
         p99 = turns[min(len(turns) - 1, int(len(turns) * 0.99))] * 1000
-        overhead = game["wall"] / crypto - 1
+        critical = crypto["author"] + crypto["check"]
+        overhead = game["wall"] / critical - 1
+        # Every node but the author checks each deck message (the spectator too).
+        checkers = players - 1 + args.spectator
+        every_node = crypto["author_cpu"] + checkers * crypto["check_cpu"]
+        in_game = game["cpu_in_game"]
+        cpu_overhead = f"{in_game / every_node - 1:>12.0%}" if in_game else f"{'-':>12}"
         print(
             f"{players:>7} {len(game['raws']):>6} {len(turns):>5} {game['wall']:>7.1f} "
-            f"{median:>9.0f} {p99:>7.0f} {crypto:>8.1f} {overhead:>8.0%} {game['cpu']:>6.1f}"
+            f"{median:>9.0f} {p99:>7.0f} {critical:>8.1f} {overhead:>8.0%} {game['cpu']:>6.1f} "
+            f"{in_game or 0:>8.1f} {every_node:>10.1f} {cpu_overhead} {every_node / cores:>7.1f}"
         )
         if args.kinds:
             print_kinds(by_kind(game["raws"], game["arrivals"]))
