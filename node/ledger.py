@@ -34,12 +34,14 @@ class Ledger:
 
     async def settle(
         self, runtime: GameRuntime, source: Peer | None = None, received: set[bytes] | None = None
-    ) -> None:
+    ) -> bool:
         """Author what we owe, store every new event durably, then gossip it and report.
 
-        ``source`` sent ``received``: events all of which came from it are not echoed back.
+        ``source`` sent ``received``: those are not echoed back to it.  True when ``source`` was
+        sent events (their ``length`` acknowledges what we stored, as a ``have`` would).
         Caller holds runtime.lock."""
         session = runtime.session
+        told_source = False
         if session.halted is None:
             try:
                 session.owed()
@@ -66,21 +68,33 @@ class Ledger:
                 )
                 self._retry_later(runtime)
                 runtime.notify()
-                return
+                return False
             start, runtime.stored, runtime.storage_error = runtime.stored, len(session.log), None
             if self.trace is not None:
                 self.trace.stored(runtime.game, start, len(raws))
-            echo = received is None or not all(raw in received for raw in raws)
-            offset = 0
-            while offset < len(raws):  # frames are limited in bytes too: go by what each took
-                chunk = messages.batch(raws, offset)
-                message = messages.events(runtime.game, start + offset, chunk, runtime.stored)
-                for peer in list(runtime.followers.values()):
-                    if peer is not source or echo:
-                        peer.send(message)
-                offset += len(chunk)
+            # The source has the events it just sent us: it gets only what follows them (our
+            # answer), not its own events back to decode and discard (a shuffle is ~20 kB).
+            known = 0
+            while received and known < len(raws) and raws[known] in received:
+                known += 1
+            for peer in list(runtime.followers.values()):
+                first = known if peer is source else 0
+                told_source = told_source or (peer is source and first < len(raws))
+                self._send_events(runtime, peer, start, raws, first)
         self.reporter.announce(runtime)
         self.on_settled()
+        return told_source
+
+    @staticmethod
+    def _send_events(
+        runtime: GameRuntime, peer: Peer, start: int, raws: list[bytes], first: int
+    ) -> None:
+        offset = first
+        while offset < len(raws):  # frames are limited in bytes too: go by what each took
+            chunk = messages.batch(raws, offset)
+            peer.send(messages.events(runtime.game, start + offset, chunk, runtime.stored))
+            offset += len(chunk)
+        peer.sent[runtime.game] = max(peer.sent.get(runtime.game, 0), start + len(raws))
 
     def _retry_later(self, runtime: GameRuntime) -> None:
         if not runtime.retrying_storage and self.nursery is not None:

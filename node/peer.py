@@ -39,6 +39,9 @@ class Peer:
         self._cancel = trio.CancelScope()
         self._tell = ""  # the reason to send the peer in an `error` frame before closing
         self.rejections = 0  # its events that the session refused: hostile peers get cut off
+        # Per game, the log length the events we queued to it reach: TCP delivers them or the
+        # connection ends, so a `have` below this is one that crossed them in flight.
+        self.sent: dict[bytes, int] = {}
         self._replies_in, self._replies = trio.open_memory_channel[dict[str, Any]](4)
 
     @property

@@ -120,7 +120,8 @@ class GameSync:
             runtime.acked[peer.key] = theirs
             runtime.notify()
         if theirs < runtime.stored:
-            self._send_from(runtime, peer, theirs)
+            # Not what is already on its way to the peer (it asks with `get` if it lost any).
+            self._send_from(runtime, peer, max(theirs, peer.sent.get(runtime.game, 0)))
         elif theirs > len(runtime.session.log) and runtime.session.halted is None:
             peer.send(messages.get(runtime.game, len(runtime.session.log)))
 
@@ -128,9 +129,9 @@ class GameSync:
         """One batch of stored events from start; the peer asks again for more."""
         raws = [event.raw for event in runtime.session.log.events[: runtime.stored]]
         if start < len(raws):
-            peer.send(
-                messages.events(runtime.game, start, messages.batch(raws, start), runtime.stored)
-            )
+            chunk = messages.batch(raws, start)
+            peer.send(messages.events(runtime.game, start, chunk, runtime.stored))
+            peer.sent[runtime.game] = max(peer.sent.get(runtime.game, 0), start + len(chunk))
 
     async def _on_events(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
         session = runtime.session
@@ -155,7 +156,7 @@ class GameSync:
                     await self._on_equivocation(runtime, receipt.proof, raw)
                 if session.halted is not None:
                     break
-            await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
+            told = await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
             after = len(session.log)
         if peer.rejections > MAX_REJECTIONS:
             peer.close(f"sent {peer.rejections} events that were refused")
@@ -164,9 +165,11 @@ class GameSync:
         claimed = min(message["length"], runtime.stored)
         if claimed > runtime.acked.get(peer.key, 0):
             runtime.acked[peer.key] = claimed
-        if after > before:
+            runtime.notify()  # wait_synced waits on acknowledgements, this one included
+        if after > before and not told:
             # Acknowledge what is now on our disk, so the sender knows we are caught up
-            # (a finished player's node waits for this before it goes away).
+            # (a finished player's node waits for this before it goes away); our answer, when
+            # we sent one, carried the same length.
             peer.send(messages.have(runtime.game, runtime.stored))
         # Ask for the rest when the sender has more and this batch moved us (or showed a gap);
         # never on a batch that taught us nothing, so a lying `length` cannot start a loop.
