@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import time
 
 from creepnet.cli.options import UsageError, fail, read_file
 from creepnet.cli.signature_pool import SignaturePool
@@ -59,15 +60,35 @@ def run(args: argparse.Namespace) -> int:
 
 
 def core_free() -> bool:
-    """Whether a core looks idle: a 1-minute load average at least one below the core count.
+    """Whether a core looks idle now: another process ready to run leaves none for the worker.
 
     The worker only pays off on a free core; competing for a busy one, its parse and the
-    hand-overs make a run slower than --serial (docs/PERFORMANCE.md, "Logs")."""
+    hand-overs make a run slower than --serial (docs/PERFORMANCE.md, "Logs").  Linux says how
+    many tasks are runnable at this instant; the 1-minute load average, the fallback elsewhere,
+    lags a minute behind (just after a busy minute it says no on an idle machine)."""
+    cores = os.cpu_count() or 1
+    others = runnable_others()
+    if others is not None:
+        return others <= cores - 2
     try:
         load = os.getloadavg()[0]
     except OSError:  # no load average on this system: assume a free core
         return True
-    return load <= (os.cpu_count() or 1) - 1
+    return load <= cores - 1
+
+
+def runnable_others(samples: int = 5) -> int | None:
+    """Tasks other than this one ready to run (the 4th field of Linux's /proc/loadavg), the
+    fewest of a few samples ~2 ms apart so that a passing blip does not count; None elsewhere."""
+    counts = []
+    try:
+        for _ in range(samples):
+            with open("/proc/loadavg", encoding="ascii") as handle:
+                counts.append(int(handle.read().split()[3].split("/")[0]) - 1)  # minus us
+            time.sleep(0.002)
+    except (OSError, ValueError, IndexError):
+        return None
+    return min(counts)
 
 
 def _verify_all(args: argparse.Namespace, pool: SignaturePool | None) -> int:

@@ -89,9 +89,17 @@ def test_cli_verdict_is_the_same_with_and_without_the_worker(tmp_path, capsys):
     assert outputs[0] == outputs[1] and '"signature"' in outputs[0]
 
 
-@pytest.mark.parametrize("load, worker", [(0.2, True), (9.0, False)])
+@pytest.mark.parametrize(
+    "others, load, worker",
+    [
+        (0, 9.0, True),  # idle now, though the last minute was busy: the load average lags
+        (1, 0.2, False),  # another process runs now
+        (None, 0.2, True),  # no /proc/loadavg: the 1-minute load average decides
+        (None, 9.0, False),
+    ],
+)
 def test_the_cli_shares_signatures_with_a_worker_only_when_a_core_looks_free(
-    tmp_path, capsys, monkeypatch, load, worker
+    tmp_path, capsys, monkeypatch, others, load, worker
 ):
     import os
 
@@ -106,6 +114,7 @@ def test_the_cli_shares_signatures_with_a_worker_only_when_a_core_looks_free(
 
     monkeypatch.setattr(command, "SignaturePool", Recording)
     monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(command, "runnable_others", lambda: others)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     path = tmp_path / "game.log"
     path.write_bytes(GAME)
@@ -114,3 +123,23 @@ def test_the_cli_shares_signatures_with_a_worker_only_when_a_core_looks_free(
     assert main(["verify", "--serial", str(path)]) == 0
     assert offered == ([len(RAWS)] if worker else [])  # --serial never offers it
     assert "valid" in capsys.readouterr().out
+
+
+def test_runnable_others_reads_linux_and_says_none_without_it(monkeypatch):
+    import builtins
+    from pathlib import Path
+
+    from creepnet.cli.commands.verify import runnable_others
+
+    if Path("/proc/loadavg").exists():
+        others = runnable_others(samples=2)
+        assert others is not None and others >= 0  # we are running: at least ourselves
+    real_open = builtins.open
+
+    def no_proc(path, *args, **kwargs):
+        if str(path) == "/proc/loadavg":
+            raise FileNotFoundError(path)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", no_proc)
+    assert runnable_others(samples=2) is None
