@@ -122,3 +122,41 @@ async def test_trace_records_when_every_stored_event_was_stored(tmp_path):
         assert stamps == sorted(stamps)
     alice_times, bob_times = read_trace(traces["alice"])[game], read_trace(traces["bob"])[game]
     assert bob_times[1] >= alice_times[0]  # bob joined (seq 1) after alice's genesis was stored
+
+
+async def test_appends_run_inline_until_one_is_slow_then_in_a_worker_thread(tmp_path, monkeypatch):
+    """A quick disk is written from the node's own thread (a thread hand-off costs more than
+    its fsync); one slow append moves that node's appends to a worker thread for good."""
+    import threading
+    import time
+
+    from creepnet.node.storage import GameStore
+
+    calls: list[tuple[str, int]] = []  # (whose home, which thread)
+    append = GameStore.append
+
+    def watched(self, raws):
+        owner = self.folder.parent.parent.name
+        calls.append((owner, threading.get_ident()))
+        if owner == "alice" and sum(1 for who, _ in calls if who == "alice") == 2:
+            time.sleep(0.02)  # alice's disk stalls once
+        return append(self, raws)
+
+    monkeypatch.setattr(GameStore, "append", watched)
+    here = threading.get_ident()
+    with trio.fail_after(30):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+        ):
+            game = await alice.host_game("creeper", "disk", player="alice", options=OPTIONS)
+            await bob.join(alice.address, game, player="bob")
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_bot, alice, game, "random", 1)
+                nursery.start_soon(run_bot, bob, game, "random", 2)
+            assert alice.session(game).finished
+    alices = [thread for who, thread in calls if who == "alice"]
+    bobs = [thread for who, thread in calls if who == "bob"]
+    assert len(alices) > 5 and len(bobs) > 5
+    assert alices[:2] == [here, here] and here not in alices[2:]
+    assert set(bobs) == {here}
