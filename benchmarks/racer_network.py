@@ -20,7 +20,10 @@ the cryptography, whatever the number of cores.  *floor s* = crypto cpu / cores:
 machine can take less wall time.
 
     python benchmarks/racer_network.py [--players 2 3 4] [--turns 12] [--seed 1] [--kinds]
-                                       [--spectator] [--threads N]
+                                       [--spectator] [--threads N] [--rounds R]
+
+``--rounds R`` plays R games per player count (seeds apart) and adds their medians: single
+games differ in length and in how the guests' races for seats came out.
 
 ``--kinds`` adds, per game, where the time goes: from one event to the next as the host stored
 them, by the next event's kind and hop (same author, to or from the host, guest to guest).
@@ -312,6 +315,7 @@ def main() -> None:
         type=int,
         help="CREEPNET_THREADS for the node processes (1: each node on one core)",
     )
+    parser.add_argument("--rounds", type=int, default=1, help="games per player count")
     args = parser.parse_args()
     if args.threads:
         ENV["CREEPNET_THREADS"] = str(args.threads)
@@ -320,28 +324,59 @@ def main() -> None:
           f"{'p99 ms':>7} {'crypto s':>8} {'overhead':>8} {'cpu s':>6} {'game cpu':>8} "
           f"{'crypto cpu':>10} {'cpu overhead':>12} {'floor s':>7}")  # fmt: skip
     cores = len(os.sched_getaffinity(0))
-    for players in args.players:
-        with tempfile.TemporaryDirectory(prefix="creepnet-bench-") as folder:
-            work = Path(folder)
-            game = trio.run(network_game, players, args.turns, args.seed, work, args.spectator)
-            crypto = crypto_seconds(game["raws"], work, players)
-        turns = sorted(game["turns"])
-        median = statistics.median(turns) * 1000
-        p99 = turns[min(len(turns) - 1, int(len(turns) * 0.99))] * 1000
-        critical = crypto["author"] + crypto["check"]
-        overhead = game["wall"] / critical - 1
-        # Every node but the author checks each deck message (the spectator too).
-        checkers = players - 1 + args.spectator
-        every_node = crypto["author_cpu"] + checkers * crypto["check_cpu"]
-        in_game = game["cpu_in_game"]
-        cpu_overhead = f"{in_game / every_node - 1:>12.0%}" if in_game else f"{'-':>12}"
-        print(
-            f"{players:>7} {len(game['raws']):>6} {len(turns):>5} {game['wall']:>7.1f} "
-            f"{median:>9.0f} {p99:>7.0f} {critical:>8.1f} {overhead:>8.0%} {game['cpu']:>6.1f} "
-            f"{in_game or 0:>8.1f} {every_node:>10.1f} {cpu_overhead} {every_node / cores:>7.1f}"
-        )
-        if args.kinds:
-            print_kinds(by_kind(game["raws"], game["arrivals"]))
+    results: dict[int, list[dict[str, float]]] = {}
+    for round_ in range(args.rounds):
+        for players in args.players:
+            seed = args.seed + 10 * round_
+            row, gaps = one_game(players, args.turns, seed, args.spectator, cores, args.kinds)
+            results.setdefault(players, []).append(row)
+            if gaps is not None:
+                print_kinds(gaps)
+    if args.rounds > 1:
+        print(f"median of {args.rounds} games each:")
+        for players, rows in results.items():
+            middle = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+            print_row(players, middle)
+
+
+def one_game(
+    players: int, turns: int, seed: int, spectator: bool, cores: int, kinds: bool
+) -> tuple[dict[str, float], dict[str, list[float]] | None]:
+    """Play one game; its row of figures (printed) and, if asked, where its time went."""
+    with tempfile.TemporaryDirectory(prefix="creepnet-bench-") as folder:
+        work = Path(folder)
+        game = trio.run(network_game, players, turns, seed, work, spectator)
+        crypto = crypto_seconds(game["raws"], work, players)
+    durations = sorted(game["turns"])
+    critical = crypto["author"] + crypto["check"]
+    # Every node but the author checks each deck message (the spectator too).
+    every_node = crypto["author_cpu"] + (players - 1 + spectator) * crypto["check_cpu"]
+    in_game = game["cpu_in_game"]
+    row = {
+        "events": len(game["raws"]),
+        "turns": len(durations),
+        "wall": game["wall"],
+        "median": statistics.median(durations) * 1000,
+        "p99": durations[min(len(durations) - 1, int(len(durations) * 0.99))] * 1000,
+        "crypto": critical,
+        "overhead": game["wall"] / critical - 1,
+        "cpu": game["cpu"],
+        "game_cpu": in_game or 0.0,
+        "crypto_cpu": every_node,
+        "cpu_overhead": in_game / every_node - 1 if in_game else float("nan"),
+        "floor": every_node / cores,
+    }
+    print_row(players, row)
+    return row, by_kind(game["raws"], game["arrivals"]) if kinds else None
+
+
+def print_row(players: int, row: dict[str, float]) -> None:
+    print(
+        f"{players:>7} {row['events']:>6.0f} {row['turns']:>5.0f} {row['wall']:>7.1f} "
+        f"{row['median']:>9.0f} {row['p99']:>7.0f} {row['crypto']:>8.1f} {row['overhead']:>8.0%} "
+        f"{row['cpu']:>6.1f} {row['game_cpu']:>8.1f} {row['crypto_cpu']:>10.1f} "
+        f"{row['cpu_overhead']:>12.0%} {row['floor']:>7.1f}"
+    )
 
 
 if __name__ == "__main__":
