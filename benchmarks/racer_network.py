@@ -5,19 +5,20 @@ from the host's `--trace` (when it stored each event; `--spectator` times it fro
 spectator node in this process instead, a fifth node on the same cores), and the share of that
 time the cryptography needs, measured on the very same game's log in this process: every seat's
 deck work as its author (shuffles, locks, releases, none-of proofs, transfers, plays, from the
-secrets in its home) plus one peer's checks of every deck message (*crypto s*, wall time, with
-the group's threads as the nodes use them).  Those are on the critical path of every event (the
-next author must check an event before it can answer), so ``wall / crypto - 1`` is the network
-and session overhead.  Goals: overhead <= 50%; a 4-player turn's median under 250 ms.
+secrets in its home) plus one peer's checks of every deck message and its end-of-game audit
+(*crypto s*, wall time, with the group's threads as the nodes use them).  Those are on the
+critical path of every event (the next author must check an event before it can answer), so
+``wall / crypto - 1`` is the network and session overhead.  Goals: overhead <= 50%; a 4-player
+turn's median under 250 ms.
 
 On a machine with fewer cores than nodes that ratio also counts the nodes waiting for each
 other's CPU, so the CPU is accounted for too: *cpu s* is what the node processes spent in all
 (start-up included), *game cpu* what they spent between the first and the last event of the
 game (sampled from /proc), *crypto cpu* the deck work every node must do (every seat's
-authoring, plus every node's checks of the messages it did not author), and *cpu overhead* =
-game cpu / crypto cpu - 1: what the network, the session, storage and the bots cost on top of
-the cryptography, whatever the number of cores.  *floor s* = crypto cpu / cores: no game on this
-machine can take less wall time.
+authoring, plus every node's checks of the messages it did not author and its end-of-game
+audit), and *cpu overhead* = game cpu / crypto cpu - 1: what the network, the session, storage
+and the bots cost on top of the cryptography, whatever the number of cores.  *floor s* =
+crypto cpu / cores: no game on this machine can take less wall time.
 
     python benchmarks/racer_network.py [--players 2 3 4] [--turns 12] [--seed 1] [--kinds]
                                        [--spectator] [--threads N] [--rounds R]
@@ -52,6 +53,7 @@ from creepnet.node.node import Node
 from creepnet.node.storage import Home
 from creepnet.node.trace import read_trace
 from creepnet.protocol.deck import DeckState
+from creepnet.protocol.games.racer import adapter
 from creepnet.protocol.games.racer.private import RacerPrivate
 from creepnet.protocol.games.racer.table import DeckStep, ShowDrawn, next_step
 from creepnet.protocol.lobby import SeatSecrets
@@ -218,16 +220,27 @@ def _children_cpu() -> float:
 
 
 def crypto_seconds(raws: list[bytes], work: Path, players: int) -> dict[str, float]:
-    """Every seat's deck work as author plus one peer's deck checks, on the same log: wall
-    seconds (``author``, ``check``) and CPU seconds (``author_cpu``, ``check_cpu``; with the
-    group's threads the CPU can exceed the wall time)."""
+    """Every seat's deck work as author plus one peer's deck checks and its end-of-game audit,
+    on the same log: wall seconds (``author``, ``check``, ``audit``) and CPU seconds
+    (``author_cpu``, ``check_cpu``, ``audit_cpu``; with the group's threads the CPU can exceed
+    the wall time)."""
     secrets_of: dict[bytes, SeatSecrets] = {}  # guests race for seats: match homes by key
     for k in range(players):
         home = Home(work / f"seat{k}")
         stored = next((work / f"seat{k}" / "games").glob("*/secrets")).read_bytes()
         secrets_of[home.identity().public_key] = SeatSecrets.from_bytes(stored)
     checking = [0.0, 0.0]
+    auditing = [0.0, 0.0]
     original = DeckState.apply
+    original_audit = adapter.audit
+
+    def timed_audit(*args, **kwargs):  # type: ignore[no-untyped-def]
+        begin, begin_cpu = time.perf_counter(), time.process_time()
+        try:
+            return original_audit(*args, **kwargs)
+        finally:
+            auditing[0] += time.perf_counter() - begin
+            auditing[1] += time.process_time() - begin_cpu
 
     def timed_apply(self, seat, seq, message):  # type: ignore[no-untyped-def]
         begin, begin_cpu = time.perf_counter(), time.process_time()
@@ -241,6 +254,7 @@ def crypto_seconds(raws: list[bytes], work: Path, players: int) -> dict[str, flo
     authoring, authoring_cpu = 0.0, 0.0
     privates: list[RacerPrivate] = []
     DeckState.apply = timed_apply  # type: ignore[method-assign]
+    adapter.audit = timed_audit  # type: ignore[assignment]
     try:
         for raw in raws:
             if session.started and not privates:
@@ -260,11 +274,14 @@ def crypto_seconds(raws: list[bytes], work: Path, players: int) -> dict[str, flo
             session.accept(raw)
     finally:
         DeckState.apply = original  # type: ignore[method-assign]
+        adapter.audit = original_audit  # type: ignore[assignment]
     return {
         "author": authoring,
         "check": checking[0],
         "author_cpu": authoring_cpu,
         "check_cpu": checking[1],
+        "audit": auditing[0],  # the end-of-game audit, which every node runs
+        "audit_cpu": auditing[1],
     }
 
 
@@ -348,9 +365,12 @@ def one_game(
         game = trio.run(network_game, players, turns, seed, work, spectator)
         crypto = crypto_seconds(game["raws"], work, players)
     durations = sorted(game["turns"])
-    critical = crypto["author"] + crypto["check"]
-    # Every node but the author checks each deck message (the spectator too).
-    every_node = crypto["author_cpu"] + (players - 1 + spectator) * crypto["check_cpu"]
+    critical = crypto["author"] + crypto["check"] + crypto["audit"]
+    # Every node but the author checks each deck message (the spectator too); all audit.
+    nodes = players + spectator
+    every_node = (
+        crypto["author_cpu"] + (nodes - 1) * crypto["check_cpu"] + nodes * crypto["audit_cpu"]
+    )
     in_game = game["cpu_in_game"]
     row = {
         "events": len(game["raws"]),
