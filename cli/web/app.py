@@ -177,10 +177,12 @@ def build_app(face: WebFace) -> Starlette:
             last = None
             while True:
                 changed = face.changed  # taken before the view: no change slips between
-                text = json.dumps(view_of(game_id))
+                view = view_of(game_id)
+                text = json.dumps(view)
                 if text != last:
                     await websocket.send_text(text)
                     last = text
+                face.page_shown(game_id, websocket, view)
                 # Every change a view shows is an update of the node (events, followers
                 # arriving and leaving, halts); an unchanged view is not sent.
                 await changed.wait()
@@ -193,6 +195,7 @@ def build_app(face: WebFace) -> Starlette:
             except (WebSocketDisconnect, RuntimeError):
                 pass
             nursery.cancel_scope.cancel()
+            face.page_shown(game_id, websocket, None)
 
     routes = [
         Route("/", page("lobby.html")),

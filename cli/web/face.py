@@ -54,6 +54,25 @@ class WebFace:
     changed: trio.Event = field(default_factory=trio.Event)
     version: int = 0  # how many changes the face has seen: orders views the page receives
     stories: dict[bytes, tuple[object, Story]] = field(default_factory=dict)
+    # Each open game page (by game and connection): whether the last view it was sent showed
+    # the game over.  A node that ends with its game waits for these (`told_the_end`).
+    pages: dict[tuple[bytes, object], bool] = field(default_factory=dict)
+    pages_changed: trio.Event = field(default_factory=trio.Event)
+
+    def page_shown(self, game: bytes, page: object, view: dict[str, Any] | None) -> None:
+        """A page was sent `view` (None: the page has gone)."""
+        if view is None:
+            self.pages.pop((game, page), None)
+        else:
+            over = bool(view.get("finished")) or view.get("state") in ("finished", "halted")
+            self.pages[(game, page)] = over
+        self.pages_changed.set()
+        self.pages_changed = trio.Event()
+
+    async def told_the_end(self, game: bytes) -> None:
+        """Until every open page of `game` has been sent a view of its end."""
+        while not all(over for (g, _), over in self.pages.items() if g == game):
+            await self.pages_changed.wait()
 
     def _bump(self) -> None:
         self.version += 1

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from creepnet.cli.web.server import WebServer
 
 
+PAGE_WAIT = 5.0  # seconds a node that ends with its game waits for its pages to show the end
+
+
 def add_web_options(parser: argparse.ArgumentParser, *, flag: bool = True) -> None:
     """``--web`` (unless the command is always web) and how to serve the page."""
     if flag:
@@ -71,11 +74,13 @@ async def serve_game(
     """The game's page instead of the terminal, until the game ends (as `run_seat` does).
     ``player`` is the name this node plays under, for games hosted from the page's lobby."""
     player = player or getattr(args, "player", None) or "player"
-    async with web_face(node, args, player) as (_, server):
+    async with web_face(node, args, player) as (face, server):
         await announce(server, f"/game/{game.hex()}", args)
         await node.wait_for(game, lambda rt: rt.session.finished or rt.session.halted is not None)
         session = node.session(game)
         print(f"game over: {session.outcome_text}" if session.finished else "game stopped")
+        with trio.move_on_after(PAGE_WAIT):  # the open pages show the end before we go
+            await face.told_the_end(game)
         await linger(node, game)
     print(f"log: {node.home.game(game).log_path}")
     return 0
