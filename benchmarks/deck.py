@@ -29,10 +29,10 @@ from creepnet.protocol.deck import (
     DeckState,
     audit,
     create_message,
-    group,
     merge_message,
     split_message,
 )
+from creepnet.protocol.deck import threads as deck_threads
 from creepnet.protocol.deck.classproof import prove_class, verify_class
 from creepnet.protocol.deck.group import BASE, ONE, mul
 from creepnet.protocol.deck.hidden import holder_key
@@ -88,7 +88,7 @@ def shuffle_proof(cards: int) -> dict[str, float]:
 
 def threads_side_by_side(cards: int, rounds: int) -> dict[str, float]:
     """Wall seconds to prove and to verify one shuffle of `cards`, on one thread and spread
-    over the group's threads (group.MAX_THREADS), alternating, best of `rounds` each."""
+    over the group's threads (deck_threads.MAX_THREADS), alternating, best of `rounds` each."""
     keys = DeckKeys(secrets.token_bytes(16), secrets.token_bytes(32), secrets.token_bytes(32))
     inputs = [nb.crypto_core_ed25519_from_uniform(secrets.token_bytes(32)) for _ in range(cards)]
     step, commit = keys.layer_step("f", 1), keys.layer_commit("f", 1)
@@ -96,11 +96,11 @@ def threads_side_by_side(cards: int, rounds: int) -> dict[str, float]:
     outputs = [mul(step, inputs[i]) for i in perm]
     ctx = b"benchmark context"
     best: dict[str, float] = {}
-    default = group.MAX_THREADS
+    default = deck_threads.MAX_THREADS
     try:
         for _ in range(rounds):
             for threads in (1, default):
-                group.MAX_THREADS = threads
+                deck_threads.MAX_THREADS = threads
                 start = time.perf_counter()
                 proof = prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx)  # type: ignore[arg-type]
                 middle = time.perf_counter()
@@ -110,7 +110,7 @@ def threads_side_by_side(cards: int, rounds: int) -> dict[str, float]:
                 for key, value in timed.items():
                     best[key] = min(best.get(key, value), value)
     finally:
-        group.MAX_THREADS = default
+        deck_threads.MAX_THREADS = default
     return best
 
 
@@ -272,11 +272,11 @@ def main() -> None:
                 f"({t / mid['encrypt']:5.2f} re-encryption mults)"
             )
 
-    threads = min(group.MAX_THREADS, len(os.sched_getaffinity(0)))
+    threads = min(deck_threads.MAX_THREADS, len(os.sched_getaffinity(0)))
     best = threads_side_by_side(95, args.rounds)
     print(f"\nproof of shuffle, 95 cards, wall ms: one thread vs {threads} (best of {args.rounds})")
     for step in ("prove", "verify"):
-        one, many = best[f"{step} 1"] * 1e3, best[f"{step} {group.MAX_THREADS}"] * 1e3
+        one, many = best[f"{step} 1"] * 1e3, best[f"{step} {deck_threads.MAX_THREADS}"] * 1e3
         print(f"  {step:7} {one:6.1f} ms vs {many:6.1f} ms: {one / many:.2f}x")
 
     results = [racer_setup() for _ in range(args.rounds)]

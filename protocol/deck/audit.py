@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from creepnet.protocol.deck.errors import DeckError
-from creepnet.protocol.deck.group import mul, mul_base, scalar_invert, scalar_product, spread
+from creepnet.protocol.deck.group import mul, mul_base, scalar_invert, scalar_product
 from creepnet.protocol.deck.keys import SECRET_BYTES, DeckKeys, commit_secret
 from creepnet.protocol.deck.model import BlindRecord, LockRecord, Pool, ShuffleRecord, get
+from creepnet.protocol.deck.threads import spread
 
 if TYPE_CHECKING:
     from creepnet.protocol.deck.state import DeckState

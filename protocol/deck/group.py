@@ -4,25 +4,19 @@ Everything here works on 32-byte encodings; scalars are little-endian and
 canonical (< L).  No curve arithmetic is written here, only thin wrappers that
 turn library failures into DeckError with the seat at fault.
 
-libsodium releases the GIL for the length of each group operation, so the
-many independent multiplications of a proof are spread over one thread per
-core (`spread`, `combine`): same results, same first error, in a fraction of
-the time when a core is idle — as the next author's is while it checks.
+`combine` spreads a long sum over threads (protocol/deck/threads.py).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import secrets
-import threading
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from collections.abc import Iterable, Sequence
 
 import nacl.bindings as nb
 from nacl.exceptions import RuntimeError as NaclRuntimeError
 
+from creepnet.protocol.deck import threads
 from creepnet.protocol.deck.errors import DeckError
 
 L = 2**252 + 27742317777372353535851937790883648493  # order of the prime subgroup
@@ -200,10 +194,10 @@ def combine(terms: Iterable[tuple[int, bytes]]) -> bytes:
     the caller must validate such a point itself.  Raises BadPoint on a rejection
     (the first bad term in order, however the sum was spread over threads)."""
     terms = list(terms)
-    size = -(-len(terms) // _workers()) if len(terms) >= SPREAD_MIN else len(terms)
+    size = -(-len(terms) // threads.workers()) if len(terms) >= threads.MINIMUM else len(terms)
     chunks = [(start, terms[start : start + size]) for start in range(0, len(terms), size or 1)]
     acc: bytes | None = None
-    for part in spread(_partial_sum, chunks, minimum=2):
+    for part in threads.spread(_partial_sum, chunks, minimum=2):
         if part is not None:
             acc = part if acc is None else add(acc, part)
     return IDENTITY if acc is None else acc
@@ -222,76 +216,6 @@ def _partial_sum(chunk: tuple[int, list[tuple[int, bytes]]]) -> bytes | None:
             raise BadPoint(index) from exc
         acc = term if acc is None else add(acc, term)
     return acc
-
-
-# --- threads --------------------------------------------------------------------------------
-
-T = TypeVar("T")
-R = TypeVar("R")
-
-SPREAD_MIN = 8  # items (each ~0.1 ms of libsodium) below which a thread hand-off costs more
-
-
-def spread(fn: Callable[[T], R], items: Sequence[T], *, minimum: int = SPREAD_MIN) -> list[R]:
-    """``[fn(x) for x in items]``, in contiguous shares over one thread per core.
-
-    For functions whose time is libsodium group operations (the GIL is released
-    meanwhile).  The calling thread computes the first share itself.  Results are
-    in order, and an exception is the one the plain loop would raise first."""
-    workers = _workers()
-    if workers < 2 or len(items) < minimum:
-        return [fn(x) for x in items]
-    size = -(-len(items) // workers)
-    shares = [items[start : start + size] for start in range(0, len(items), size)]
-    pool = _executor(workers)
-    futures: list[Future[list[R]]] = [pool.submit(_share, fn, share) for share in shares[1:]]
-    try:
-        results = _share(fn, shares[0])
-    except BaseException:
-        for future in futures:
-            future.cancel()  # what already runs finishes on its own: nothing is shared
-        raise
-    for future in futures:  # in order: the first failing share is the earliest failure
-        results += future.result()
-    return results
-
-
-def _share(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
-    return [fn(x) for x in items]
-
-
-def _workers() -> int:
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, min(MAX_THREADS, cores or 1))
-
-
-# Beyond 4 the shares (one pool of cards) get too small to pay; CREEPNET_THREADS=1 keeps a
-# node on one core (a shared machine, or to compare).
-def _thread_limit() -> int:
-    value = os.environ.get("CREEPNET_THREADS", "")
-    return int(value) if value.isdigit() and int(value) > 0 else 4
-
-
-MAX_THREADS = _thread_limit()
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _executor(workers: int) -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(workers - 1, thread_name_prefix="creepnet-group")
-        return _pool
-
-
-def _forget_pool() -> None:  # a forked child has none of the parent's threads
-    global _pool, _pool_lock
-    _pool, _pool_lock = None, threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def combine_base(k: int) -> bytes:

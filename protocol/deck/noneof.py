@@ -49,12 +49,12 @@ from creepnet.protocol.deck.group import (
     hash_scalar,
     hedged_scalar,
     scalar_int,
-    spread,
     sub,
 )
 from creepnet.protocol.deck.hidden import check_card_ids, decode_held, held_slot, holder_key
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.model import get
+from creepnet.protocol.deck.threads import spread
 
 if TYPE_CHECKING:
     from creepnet.protocol.deck.state import DeckState

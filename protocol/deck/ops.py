@@ -19,7 +19,6 @@ from creepnet.protocol.deck.group import (
     mul_base,
     scalar_invert,
     scalar_mul,
-    spread,
 )
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.model import (
@@ -32,6 +31,7 @@ from creepnet.protocol.deck.model import (
     get_list,
 )
 from creepnet.protocol.deck.shuffleproof import ShuffleRejected, prove_shuffle, verify_shuffle
+from creepnet.protocol.deck.threads import spread
 
 if TYPE_CHECKING:
     from creepnet.protocol.deck.state import DeckState

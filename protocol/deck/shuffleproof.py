@@ -62,8 +62,8 @@ from creepnet.protocol.deck.group import (
     generators,
     mul_base,
     scalar_int,
-    spread,
 )
+from creepnet.protocol.deck.threads import spread
 
 CHALLENGE_DOMAIN = b"creepnet/deck/shuffle/v1"
 NONCE_DOMAIN = b"creepnet/deck/shuffle-nonce/v1"

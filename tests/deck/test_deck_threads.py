@@ -5,13 +5,14 @@ import time
 
 import pytest
 
-from creepnet.protocol.deck import group
-from creepnet.protocol.deck.group import BASE, BadPoint, as_scalar, combine, mul, spread
+from creepnet.protocol.deck import group, threads
+from creepnet.protocol.deck.group import BASE, BadPoint, as_scalar, combine, mul
+from creepnet.protocol.deck.threads import spread
 
 
 @pytest.fixture
 def three_threads(monkeypatch):
-    monkeypatch.setattr(group, "_workers", lambda: 3)
+    monkeypatch.setattr(threads, "workers", lambda: 3)
 
 
 def test_spread_keeps_the_order_and_uses_other_threads(three_threads):
@@ -60,6 +61,6 @@ def test_combine_names_the_first_bad_term_whichever_thread_finds_it(three_thread
 
 def test_a_bad_thread_limit_falls_back_to_the_default(monkeypatch):
     monkeypatch.setenv("CREEPNET_THREADS", "lots")
-    assert group._thread_limit() == 4
+    assert threads._thread_limit() == 4
     monkeypatch.setenv("CREEPNET_THREADS", "1")
-    assert group._thread_limit() == 1
+    assert threads._thread_limit() == 1
