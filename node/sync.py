@@ -11,6 +11,7 @@ taught us something).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import trio
@@ -27,6 +28,7 @@ from creepnet.protocol.lobby import GAME_NONCE_SIZE, derive_game_id
 from creepnet.protocol.log import EquivocationProof, Rejection
 
 MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
+SLICE = 0.05  # seconds of checking a batch before the node's other tasks get a turn
 
 
 class GameSync:
@@ -137,7 +139,13 @@ class GameSync:
         session = runtime.session
         async with runtime.lock:
             before = len(session.log)
+            slice_ends = time.monotonic() + SLICE
             for raw in message["items"]:
+                if time.monotonic() > slice_ends:
+                    # A catch-up batch of proven Racer events takes seconds to check: let
+                    # pings, other peers and the page run meanwhile (this game stays locked).
+                    await trio.lowlevel.checkpoint()
+                    slice_ends = time.monotonic() + SLICE
                 receipt = session.receive(raw, sender=peer.key)
                 for rejection in receipt.rejections:
                     if receipt.status == "equivocation":

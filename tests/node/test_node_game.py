@@ -160,3 +160,49 @@ async def test_appends_run_inline_until_one_is_slow_then_in_a_worker_thread(tmp_
     assert len(alices) > 5 and len(bobs) > 5
     assert alices[:2] == [here, here] and here not in alices[2:]
     assert set(bobs) == {here}
+
+
+async def test_a_long_batch_lets_the_nodes_other_tasks_run(tmp_path, monkeypatch):
+    """Checking a big catch-up batch (seconds of proofs in Racer) does not starve the node's
+    other tasks: pings, other peers, the page all get turns while the batch is checked."""
+    import time
+
+    from creepnet.protocol.session import Session
+
+    async with (
+        Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+    ):
+        game = await alice.host_game("creeper", "slow", player="alice", options=OPTIONS)
+        await bob.join(alice.address, game, player="bob")
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_bot, alice, game, "random", 1)
+                nursery.start_soon(run_bot, bob, game, "random", 2)
+        length = len(alice.session(game).log)
+        receive = Session.receive
+        checked: list[float] = []  # when each event was checked
+        ticks: list[float] = []  # when another task of the node's loop ran
+
+        def slow(self, raw, sender=None):  # every event costs 20 ms of CPU, as a proof does
+            checked.append(time.monotonic())
+            time.sleep(0.02)
+            return receive(self, raw, sender=sender)
+
+        monkeypatch.setattr(Session, "receive", slow)
+        async with Node.open(tmp_path / "carol", timeouts=FAST) as carol:
+
+            async def ticker() -> None:
+                while True:
+                    ticks.append(time.monotonic())
+                    await trio.sleep(0)
+
+            with trio.fail_after(60):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(ticker)
+                    await carol.watch(alice.address, game)
+                    await carol.wait_for(game, lambda rt: rt.stored == length)
+                    nursery.cancel_scope.cancel()
+    assert length > 20 and len(checked) >= length  # ~0.4 s or more of checking
+    inside = [t for t in ticks if checked[0] < t < checked[-1]]
+    assert len(inside) >= (checked[-1] - checked[0]) / 0.05 / 2  # a turn every ~50 ms at least
