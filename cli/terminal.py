@@ -28,6 +28,7 @@ class StdinLines:
         self._read = read
         self._send, self._receive = trio.open_memory_channel[str | None](64)
         self._started = False
+        self._ended = False
 
     def _pump(self, token: trio.lowlevel.TrioToken) -> None:
         while True:
@@ -40,14 +41,24 @@ class StdinLines:
                 return
 
     async def next(self) -> str | None:
-        """The next line, or None once input has ended."""
+        """The next line, or None once input has ended (then, and on every later call)."""
         if not self._started:
             self._started = True
             token = trio.lowlevel.current_trio_token()
             threading.Thread(target=self._pump, args=(token,), daemon=True).start()
-        line = await self._receive.receive()
+        if self._ended:
+            await trio.lowlevel.checkpoint()
+            return None
+        try:
+            line = await self._receive.receive()
+        except trio.EndOfChannel:  # another reader took the end
+            line = None
         if line is None:
-            await self._send.send(None)  # input ended: every later call sees the end too
+            # Remembered at once, with no checkpoint in between: a reader cancelled just after
+            # taking the end (the game over while stdin closed) used to lose it, and the
+            # "play again?" question then waited forever.
+            self._ended = True
+            self._send.close()
         return line
 
     async def __aiter__(self) -> AsyncIterator[str]:

@@ -497,3 +497,26 @@ async def test_play_against_a_bot_offers_a_new_game_against_the_same_bot(tmp_pat
         games = [bot.session(g) for g in bot.games]
     assert len(games) == 2 and all(s.finished and s.local_seat == 1 for s in games)
     assert all(s.seats[0].player == "me" for s in games)
+
+
+async def test_the_end_of_input_is_kept_for_every_later_question():
+    """Once stdin has ended, every later read says so at once, even if the reader that took the
+    end went away (cancelled when the game ended): "play again?" used to wait forever."""
+    import queue
+
+    from creepnet.cli.terminal import StdinLines
+
+    typed: queue.Queue[str] = queue.Queue()
+    for line in ("resign\n", ""):  # one line, then the end of input
+        typed.put(line)
+    lines = StdinLines(typed.get)
+    assert await lines.next() == "resign\n"
+    assert await lines.next() is None
+    while True:  # what a reader cancelled mid-read would have left: an empty channel
+        try:
+            lines._receive.receive_nowait()
+        except (trio.WouldBlock, trio.EndOfChannel):
+            break
+    with trio.fail_after(5):
+        assert await lines.next() is None
+        assert await lines.next() is None
