@@ -28,7 +28,9 @@ def spread(fn: Callable[[T], R], items: Sequence[T], *, minimum: int = MINIMUM) 
     meanwhile).  The calling thread computes the first share itself.  Results are
     in order, and an exception is the one the plain loop would raise first."""
     count = workers()
-    if count < 2 or len(items) < minimum:
+    if count < 2 or len(items) < minimum or getattr(_local, "worker", False):
+        # In a pool thread a nested spread runs as a plain loop: waiting there for shares
+        # queued behind our own could leave every pool thread waiting.
         return [fn(x) for x in items]
     size = -(-len(items) // count)
     shares = [items[start : start + size] for start in range(0, len(items), size)]
@@ -65,14 +67,21 @@ def _thread_limit() -> int:
 MAX_THREADS = _thread_limit()
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_local = threading.local()  # .worker: this thread is one of the pool's
 
 
-def _executor(workers: int) -> ThreadPoolExecutor:
+def _executor(count: int) -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(workers - 1, thread_name_prefix="creepnet-group")
+            _pool = ThreadPoolExecutor(
+                count - 1, thread_name_prefix="creepnet-group", initializer=_mark_worker
+            )
         return _pool
+
+
+def _mark_worker() -> None:
+    _local.worker = True
 
 
 def _forget_pool() -> None:  # a forked child has none of the parent's threads

@@ -64,3 +64,14 @@ def test_a_bad_thread_limit_falls_back_to_the_default(monkeypatch):
     assert threads._thread_limit() == 4
     monkeypatch.setenv("CREEPNET_THREADS", "1")
     assert threads._thread_limit() == 1
+
+
+@pytest.mark.timeout(60)
+def test_a_spread_inside_a_spread_finishes(three_threads):
+    """A spread function that itself spreads (as a future proof might) must not wait on the
+    pool it runs in: every share would be queued behind the waiting ones."""
+
+    def inner(x):
+        return sum(spread(lambda y: y * x, list(range(20))))
+
+    assert spread(inner, list(range(30))) == [x * 190 for x in range(30)]
