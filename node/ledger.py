@@ -114,7 +114,7 @@ class Ledger:
             chunk = messages.batch(raws, offset)
             peer.send(messages.events(runtime.game, start + offset, chunk, runtime.stored))
             offset += len(chunk)
-        peer.sent[runtime.game] = max(peer.sent.get(runtime.game, 0), start + len(raws))
+        peer.queued_events(runtime.game, start + len(raws))
 
     def _retry_later(self, runtime: GameRuntime) -> None:
         if not runtime.retrying_storage and self.nursery is not None:

@@ -61,6 +61,10 @@ class Peer:
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             pass
 
+    def queued_events(self, game: bytes, end: int) -> None:
+        """Events of `game` up to seq `end` (exclusive) were just queued to this peer."""
+        self.sent[game] = max(self.sent.get(game, 0), end)
+
     def deliver_reply(self, message: dict[str, Any]) -> None:
         """A reply to a request of ours (e.g. `games`); unasked-for replies beyond 4 are dropped."""
         with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):

@@ -133,7 +133,7 @@ class GameSync:
         if start < len(raws):
             chunk = messages.batch(raws, start)
             peer.send(messages.events(runtime.game, start, chunk, runtime.stored))
-            peer.sent[runtime.game] = max(peer.sent.get(runtime.game, 0), start + len(chunk))
+            peer.queued_events(runtime.game, start + len(chunk))
 
     async def _on_events(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
         session = runtime.session
