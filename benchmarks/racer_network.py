@@ -26,6 +26,12 @@ crypto cpu / cores: no game on this machine can take less wall time.
 ``--rounds R`` plays R games per player count (seeds apart) and adds their medians: single
 games differ in length and in how the guests' races for seats came out.
 
+``--lan`` runs a LAN on this machine: each node process is capped at cores/players of CPU (a
+cgroup each, see cpucap.py; needs root), as if each ran on its own machine of that speed, and
+*crypto s* is measured under the same cap; then ``wall / crypto - 1`` is the overhead such a
+LAN would show, less its wire latency (the CPU columns stay as they are; *floor* then means
+little).  Without it the nodes share the cores, and the busiest take them from the next author.
+
 ``--kinds`` adds, per game, where the time goes: from one event to the next as the host stored
 them, by the next event's kind and hop (same author, to or from the host, guest to guest).
 ``--threads 1`` runs every node on one core (CREEPNET_THREADS), to compare.
@@ -48,6 +54,7 @@ import time
 from pathlib import Path
 
 import trio
+from cpucap import CapError, CpuCaps
 
 from creepnet.node.node import Node
 from creepnet.node.storage import Home
@@ -71,8 +78,11 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-async def network_game(players: int, turns: int, seed: int, work: Path, spectator: bool) -> dict:
-    """Run one game between processes, timed by the host's `--trace` or by a live spectator."""
+async def network_game(
+    players: int, turns: int, seed: int, work: Path, spectator: bool, caps: CpuCaps | None = None
+) -> dict:
+    """Run one game between processes, timed by the host's `--trace` or by a live spectator;
+    with ``caps``, node k runs in cgroup k (``--lan``)."""
     port = free_port()
     cpu_before = _children_cpu() + time.process_time()
     trace = work / "host.trace"
@@ -88,14 +98,14 @@ async def network_game(players: int, turns: int, seed: int, work: Path, spectato
         for k, command in enumerate(commands):
             out = Path(profile) / f"{players}p-seat{k}.prof"
             command[1:1] = ["-m", "cProfile", "-o", str(out)]
-    processes = [_start(commands[0])]
+    processes = [_start(commands[0], caps, 0)]
     samples: list[tuple[float, float]] = []  # (time, CPU seconds of every node process so far)
     try:
         if spectator:
             arrivals = await _spectate(port, commands, processes)
         else:
             await _listening(port)
-            processes += [_start(command) for command in commands[1:]]
+            processes += [_start(command, caps, k) for k, command in enumerate(commands) if k]
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_sample_cpu, processes, samples)
                 await trio.to_thread.run_sync(_wait_all, processes)
@@ -195,8 +205,11 @@ async def _listening(port: int) -> None:
                 return
 
 
-def _start(command: list[str]) -> subprocess.Popen:
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+def _start(command: list[str], caps: CpuCaps | None = None, k: int = 0) -> subprocess.Popen:
+    enter = None if caps is None else lambda: caps.enter(k)  # before exec: capped from birth
+    return subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, preexec_fn=enter
+    )
 
 
 # The node processes run as an installed creepnet would: with compiled bytecode (pip compiles
@@ -333,7 +346,15 @@ def main() -> None:
         help="CREEPNET_THREADS for the node processes (1: each node on one core)",
     )
     parser.add_argument("--rounds", type=int, default=1, help="games per player count")
+    parser.add_argument(
+        "--lan",
+        action="store_true",
+        help="a LAN on this machine: cap each node at cores/players of CPU (a cgroup each; "
+        "needs root), and time the crypto under the same cap",
+    )
     args = parser.parse_args()
+    if args.lan and args.spectator:
+        parser.error("--lan times the game from the host's trace: drop --spectator")
     if args.threads:
         ENV["CREEPNET_THREADS"] = str(args.threads)
     subprocess.run([*CLI, "--help"], env=ENV, check=True, capture_output=True)  # warm the cache
@@ -345,7 +366,9 @@ def main() -> None:
     for round_ in range(args.rounds):
         for players in args.players:
             seed = args.seed + 10 * round_
-            row, gaps = one_game(players, args.turns, seed, args.spectator, cores, args.kinds)
+            row, gaps = one_game(
+                players, args.turns, seed, args.spectator, cores, args.kinds, args.lan
+            )
             results.setdefault(players, []).append(row)
             if gaps is not None:
                 print_kinds(gaps)
@@ -357,13 +380,27 @@ def main() -> None:
 
 
 def one_game(
-    players: int, turns: int, seed: int, spectator: bool, cores: int, kinds: bool
+    players: int, turns: int, seed: int, spectator: bool, cores: int, kinds: bool, lan: bool
 ) -> tuple[dict[str, float], dict[str, list[float]] | None]:
     """Play one game; its row of figures (printed) and, if asked, where its time went."""
-    with tempfile.TemporaryDirectory(prefix="creepnet-bench-") as folder:
-        work = Path(folder)
-        game = trio.run(network_game, players, turns, seed, work, spectator)
-        crypto = crypto_seconds(game["raws"], work, players)
+    caps = None
+    if lan:
+        try:
+            caps = CpuCaps.open(cores / players)
+            for k in range(players + 1):  # one per node, and one for the yardstick
+                caps.path(k)
+        except (CapError, OSError) as exc:
+            sys.exit(f"--lan: {exc}")
+    try:
+        with tempfile.TemporaryDirectory(prefix="creepnet-bench-") as folder:
+            work = Path(folder)
+            game = trio.run(network_game, players, turns, seed, work, spectator, caps)
+            if caps is not None:
+                caps.enter(players)  # the yardstick on one node's share of the machine
+            crypto = crypto_seconds(game["raws"], work, players)
+    finally:
+        if caps is not None:
+            caps.close()
     durations = sorted(game["turns"])
     critical = crypto["author"] + crypto["check"] + crypto["audit"]
     # Every node but the author checks each deck message (the spectator too); all audit.
