@@ -14,6 +14,32 @@ from creepnet.protocol.session import Session
 ACTIVE = ("lobby", "playing")  # unfinished: worth redialling and advertising
 
 
+@dataclass(frozen=True)
+class PassedOn:
+    """Events this relay passed on before checking them: ``raws`` from seq ``start``, to the
+    followers ``peers`` (keys).  Once stored they are not sent to those peers again."""
+
+    start: int = 0
+    raws: tuple[bytes, ...] = ()
+    peers: frozenset[bytes] = frozenset()
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.raws)
+
+    def already(self, peer: bytes, start: int, raws: list[bytes]) -> int:
+        """How many of the leading ``raws`` (from seq ``start``) ``peer`` was passed on."""
+        count = 0
+        while (
+            peer in self.peers
+            and count < len(raws)
+            and 0 <= start + count - self.start < len(self.raws)
+            and self.raws[start + count - self.start] == raws[count]
+        ):
+            count += 1
+        return count
+
+
 @dataclass
 class GameRuntime:
     session: Session
@@ -35,6 +61,7 @@ class GameRuntime:
     storage_error: str | None = None
     retrying_storage: bool = False  # a task retries the held-back append with back-off
     reported: dict[str, Any] = field(default_factory=dict)  # what the update stream last said
+    passed_on: PassedOn = field(default_factory=lambda: PassedOn())  # the last, see sync.py
 
     @property
     def game(self) -> bytes:

@@ -78,10 +78,17 @@ class Ledger:
             known = 0
             while received and known < len(raws) and raws[known] in received:
                 known += 1
+            # Events passed on before our check (sync.py) are not sent to those peers again;
+            # a peer that gets nothing else now is told we stored them.
             for peer in list(runtime.followers.values()):
-                first = known if peer is source else 0
+                if peer is source:
+                    first = known
+                else:
+                    first = runtime.passed_on.already(peer.key, start, raws)
                 told_source = told_source or (peer is source and first < len(raws))
                 self._send_events(runtime, peer, start, raws, first)
+                if peer is not source and first == len(raws):
+                    peer.send(messages.have(runtime.game, runtime.stored))
         self.reporter.announce(runtime)
         self.on_settled()
         return told_source

@@ -43,6 +43,9 @@ class Peer:
         # connection ends, so a `have` below this is one that crossed them in flight.
         self.sent: dict[bytes, int] = {}
         self._replies_in, self._replies = trio.open_memory_channel[dict[str, Any]](4)
+        self.queued = 0  # messages queued so far, and written to the connection so far
+        self.written = 0
+        self._wrote = trio.Event()
 
     @property
     def label(self) -> str:
@@ -55,6 +58,7 @@ class Peer:
             return
         try:
             self._send.send_nowait(message)
+            self.queued += 1
         except trio.WouldBlock:
             self._tell = f"send queue full ({SEND_QUEUE} messages): peer too slow"
             self.close(self._tell)
@@ -142,6 +146,14 @@ class Peer:
     async def _writer(self) -> None:
         async for message in self._queue:
             await self.conn.send(message)
+            self.written += 1
+            self._wrote.set()
+            self._wrote = trio.Event()
+
+    async def wait_written(self, count: int) -> None:
+        """Until the first `count` messages queued are written (or the connection ends)."""
+        while self.written < count and not self.closed.is_set():
+            await self._wrote.wait()
 
     async def _pinger(self) -> None:
         while True:

@@ -3,7 +3,8 @@
 Gossip and catch-up: any message about a game we hold makes its sender a follower of that game;
 ``have {length}`` answers with one ``events`` batch when the sender is behind, or a ``get`` when
 it is ahead; an ``events`` batch goes to the session untouched (the node never judges an event)
-and, once stored by the ledger, is acknowledged with ``have``.  The host admits ``join``
+and, once stored by the ledger, is acknowledged with ``have``; the owed author's next events in
+it are passed on to the other followers first (``_pass_on``).  The host admits ``join``
 requests; ``list`` is answered with the games we hold.  A peer whose events keep being refused
 is cut off; a lying ``length`` cannot start a loop (we ask for more only after a batch that
 taught us something).
@@ -18,7 +19,7 @@ import trio
 
 from creepnet.node import messages, updates
 from creepnet.node.errors import JoinRefused, NodeError
-from creepnet.node.game import GameRuntime
+from creepnet.node.game import GameRuntime, PassedOn
 from creepnet.node.ledger import Ledger
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
@@ -28,6 +29,7 @@ from creepnet.protocol.lobby import GAME_NONCE_SIZE, derive_game_id
 from creepnet.protocol.log import EquivocationProof, Rejection
 
 MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
+PASS_ON_WAIT = 0.01  # seconds to let passed-on events reach the wire before our check starts
 SLICE = 0.05  # seconds of checking a batch before the node's other tasks get a turn
 
 
@@ -124,7 +126,11 @@ class GameSync:
         if theirs < runtime.stored:
             # Not what is already on its way to the peer (it asks with `get` if it lost any).
             self._send_from(runtime, peer, max(theirs, peer.sent.get(runtime.game, 0)))
-        elif theirs > len(runtime.session.log) and runtime.session.halted is None:
+        elif (
+            # Not for events we passed on and are still checking: they are on their way here.
+            theirs > max(len(runtime.session.log), runtime.passed_on.end)
+            and runtime.session.halted is None
+        ):
             peer.send(messages.get(runtime.game, len(runtime.session.log)))
 
     def _send_from(self, runtime: GameRuntime, peer: Peer, start: int) -> None:
@@ -139,6 +145,10 @@ class GameSync:
         session = runtime.session
         async with runtime.lock:
             before = len(session.log)
+            passed_to = self._pass_on(runtime, peer, message)
+            with trio.move_on_after(PASS_ON_WAIT):  # on the wire before our check holds the loop
+                for follower in passed_to:
+                    await follower.wait_written(follower.queued)
             slice_ends = time.monotonic() + SLICE
             for raw in message["items"]:
                 if time.monotonic() > slice_ends:
@@ -187,6 +197,31 @@ class GameSync:
             and (after > before or message["from"] > before)
         ):
             peer.send(messages.get(runtime.game, after))
+
+    def _pass_on(self, runtime: GameRuntime, source: Peer, message: dict[str, Any]) -> list[Peer]:
+        """Relay the owed author's next events to the other followers before checking them.
+
+        On a LAN each node checks on its own CPU: the next author then checks while we do,
+        instead of after us (a guest-to-guest hop held two checks in series).  Only a signed
+        chain from our head by the seat owed it (Session.passable), once per position, so a
+        forger cannot use us to flood; every receiver checks it in full and names a faulty
+        author.  Its `length` stays what we stored: nothing unchecked is acknowledged."""
+        session, start = runtime.session, message["from"]
+        others = [p for p in runtime.followers.values() if p is not source]
+        if (
+            not others
+            or start != len(session.log)
+            or runtime.stored != start
+            or runtime.passed_on.start == start  # once per position
+        ):
+            return []
+        items = message["items"][: session.passable(message["items"])]
+        if not items:
+            return []
+        for follower in others:
+            follower.send(messages.events(runtime.game, start, items, runtime.stored))
+        runtime.passed_on = PassedOn(start, tuple(items), frozenset(p.key for p in others))
+        return others
 
     async def _on_join(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
         async with runtime.lock:

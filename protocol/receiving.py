@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING
 
 from creepnet.protocol.event import Event
 from creepnet.protocol.identity import fingerprint
-from creepnet.protocol.log import EquivocationProof, Rejection, find_equivocation, parse_or_reject
+from creepnet.protocol.log import (
+    EquivocationProof,
+    Rejection,
+    check_link,
+    find_equivocation,
+    parse_or_reject,
+)
 
 if TYPE_CHECKING:
     from creepnet.protocol.session import Session
@@ -133,3 +139,28 @@ def _halt(session: Session, proof: EquivocationProof) -> Receipt:
         proof.author,
     )
     return Receipt("equivocation", rejections=[rejection], proof=proof)
+
+
+def passable(session: Session, raws: list[bytes]) -> int:
+    """How many leading raws a relay may pass on before checking them: a chain from our head
+    (``check_link``: signature, game, seq, prev) signed by the seat owed the next event.
+
+    Cheap (parse and signature) where the full check may take a proof's worth of time; an
+    event that passes this and then fails the full check is its author's fault, and names it
+    at every receiver just as it does here."""
+    turn = session.expected()
+    if turn is None or not session.started or turn.seat >= len(session.seat_keys):
+        return 0
+    author = session.seat_keys[turn.seat]
+    seq, prev = len(session.log), session.log.head
+    count = 0
+    for raw in raws:
+        try:
+            event = parse_or_reject(raw)
+            check_link(event, session.game, seq, prev)
+        except Rejection:
+            break
+        if event.author != author:
+            break
+        count, seq, prev = count + 1, seq + 1, event.id
+    return count

@@ -282,6 +282,10 @@ class Session:
             self._allowance.charge(sender)
         return receipt
 
+    def passable(self, raws: list[bytes]) -> int:
+        """How many leading raws a relay may pass on before checking them (receiving.passable)."""
+        return receiving.passable(self, raws)
+
     # ----- local actions --------------------------------------------------------------------
 
     def admit(self, join_request: bytes) -> Event:

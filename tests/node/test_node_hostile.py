@@ -18,6 +18,7 @@ from creepnet.node.transport import Connection, Timeouts, connect
 from creepnet.protocol import codec
 from creepnet.protocol.event import sign_event
 from creepnet.protocol.identity import Identity
+from creepnet.protocol.table import creeper_bot
 
 MALLORY = Identity.from_seed(b"\x66" * 32)
 OUTSIDER = Identity.from_seed(b"\x67" * 32)
@@ -335,3 +336,78 @@ async def test_a_joiner_says_nothing_about_a_game_to_a_node_that_does_not_host_i
         assert not any("game" in message for message in received)
         assert set(bob.games) == {other_game}  # no ghost of the game he did not join
         assert game.hex() not in {p.name for p in (bob.home.path / "games").iterdir()}
+
+
+async def frames_until(conn: Connection, predicate, seconds: float = 10) -> list[dict]:
+    """What a raw peer is sent, in order, up to the first frame satisfying predicate."""
+    frames = []
+    with trio.fail_after(seconds):
+        while not frames or not predicate(frames[-1]):
+            frames.append(await conn.receive())
+    return frames
+
+
+@asynccontextmanager
+async def bobs_turn_watched(tmp_path):
+    """alice hosts, bob is to move, and a raw peer follows the game from alice's position."""
+    async with two_players(tmp_path, 40) as (alice, bob, news, game):
+        await some_moves(alice, bob, game, 10)
+        session = alice.session(game)
+        if session.expected().seat != session.seat_keys.index(bob.identity.public_key):
+            await alice.play(game, creeper_bot("random", 0)(session))
+            await bob.wait_for(game, lambda rt: rt.stored == len(session.log))
+        watcher = await raw_peer(alice.address, OUTSIDER)
+        await watcher.send({"type": "have", "game": game, "length": len(session.log)})
+        await frames_until(watcher, lambda f: f["type"] == "have")  # it follows the game
+        yield alice, bob, news, game, watcher
+        await watcher.aclose()
+
+
+async def test_a_passed_on_event_is_not_sent_again_once_stored(tmp_path):
+    """bob's move reaches a follower before alice has checked and stored it (its `length` says
+    so), then alice's `have` acknowledges it, instead of the move a second time."""
+    with trio.fail_after(40):
+        async with bobs_turn_watched(tmp_path) as (alice, bob, news, game, watcher):
+            seq = len(alice.session(game).log)
+            await bob.play(game, creeper_bot("random", 1)(bob.session(game)))
+            frames = await frames_until(
+                watcher, lambda f: f["type"] == "have" and f["length"] == seq + 1
+            )
+            sent = [f for f in frames if f["type"] == "events"]
+            assert len(sent) == 1 and sent[0]["length"] == seq
+            assert sent[0]["items"] == [bob.session(game).log.events[seq].raw]
+            assert alice.games[game].stored == seq + 1
+
+
+async def test_the_owed_authors_event_is_passed_on_before_the_check_and_once(tmp_path):
+    """The host sends the owed author's next event on as soon as its signature and place check,
+    so the next author checks it while the host does (a LAN's guest-to-guest hop held two checks
+    in series).  An illegal one so reaches the other followers unchecked, to be refused and
+    blamed on its author by each of them; only once per position, so a cheater cannot use the
+    host to flood them; and nothing unchecked is acknowledged."""
+    with trio.fail_after(40):
+        async with bobs_turn_watched(tmp_path) as (alice, bob, news, game, watcher):
+            session = alice.session(game)
+            seq, head = len(session.log), session.log.head
+            forged = [
+                sign_event(bob.identity, game=game, seq=seq, prev=head, type="move", body=body)
+                for body in ({"move": "zz"}, {"move": "a1-a1"})
+            ]
+            relay = await raw_peer(alice.address, MALLORY)
+            for event in forged:
+                await relay.send(
+                    {"type": "events", "game": game, "from": seq, "items": [event.raw], "length": 0}
+                )
+                refused = await next_update(news, lambda u: u.kind == updates.REJECTED)
+                assert bob.identity.fingerprint in refused.text and "illegal move" in refused.text
+            await bob.play(game, creeper_bot("random", 1)(bob.session(game)))
+            await alice.wait_for(game, lambda rt: rt.stored == seq + 1)
+            played = session.log.events[seq].raw
+            frames = await frames_until(
+                watcher, lambda f: f["type"] == "events" and played in f["items"]
+            )
+            sent = [f for f in frames if f["type"] == "events"]
+            assert sent[0]["items"] == [forged[0].raw] and sent[0]["length"] == seq
+            assert len(sent) == 2 and sent[1]["length"] == seq + 1  # the forgery, then bob's move
+            assert session.log.events[seq].author == bob.identity.public_key
+            await relay.aclose()
