@@ -49,10 +49,12 @@ def receive(session: Session, raw: bytes) -> Receipt:
     """Place one delivery (the sender's allowance is the caller's): never raises for bad input."""
     if hashlib.sha256(raw).digest() in session._ids:
         return Receipt("duplicate")
-    try:
-        event = parse_or_reject(raw)
-    except Rejection as rejection:
-        return Receipt("rejected", rejections=[rejection])
+    event = session._parsed.pop(raw, None)  # parsed by `passable` just before: the same bytes
+    if event is None:
+        try:
+            event = parse_or_reject(raw)
+        except Rejection as rejection:
+            return Receipt("rejected", rejections=[rejection])
     if session.game is not None and event.game != session.game:
         return Receipt(
             "rejected", rejections=[Rejection(event.seq, "game", "event of another game")]
@@ -153,7 +155,7 @@ def passable(session: Session, raws: list[bytes]) -> int:
         return 0
     author = session.seat_keys[turn.seat]
     seq, prev = len(session.log), session.log.head
-    count = 0
+    session._parsed = {}
     for raw in raws:
         try:
             event = parse_or_reject(raw)
@@ -162,5 +164,6 @@ def passable(session: Session, raws: list[bytes]) -> int:
             break
         if event.author != author:
             break
-        count, seq, prev = count + 1, seq + 1, event.id
-    return count
+        session._parsed[raw] = event
+        seq, prev = seq + 1, event.id
+    return len(session._parsed)

@@ -96,6 +96,8 @@ class Session:
         self._future = FutureEvents()
         self._allowance = Allowance()
         self._ids: set[bytes] = set()  # accepted event ids: a duplicate is found by one hash
+        # What `passable` parsed (the last batch only), so `receive` does not verify it twice.
+        self._parsed: dict[bytes, Event] = {}
 
     # ----- construction -------------------------------------------------------------------
 

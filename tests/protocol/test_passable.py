@@ -57,3 +57,23 @@ def test_nothing_is_passable_in_the_lobby():
     host = table.sessions[0]
     assert not host.started
     assert host.passable([forge(host, table.identities[0], "start", {}).raw]) == 0
+
+
+def test_a_passed_event_has_its_signature_verified_once(monkeypatch):
+    """The relay checks the signature to pass an event on, then checks the event in full: the
+    parsed event is handed over, so Ed25519 runs once, not twice."""
+    from creepnet.protocol import event as event_module
+
+    table = started_table(seed=7)
+    seat = mover(table)
+    relay = table.spectator
+    move = a_move(table, seat)
+    calls = []
+    real = event_module.verify_signature
+    monkeypatch.setattr(
+        event_module, "verify_signature", lambda *args: calls.append(1) or real(*args)
+    )
+    assert relay.passable([move.raw]) == 1
+    assert relay.receive(move.raw).status == "accepted"
+    assert len(calls) == 1
+    assert relay.receive(move.raw).status == "duplicate"
