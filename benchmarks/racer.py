@@ -4,7 +4,7 @@
 
 Prints games per second, mean and median game length in turns, each seat's share of the wins,
 the starting player's share, and the games that ended without a winner (turn limit or a dead
-position).
+position).  Racer over the network (nodes as processes, proofs and all) is racer_network.py.
 """
 
 from __future__ import annotations
