@@ -29,12 +29,13 @@ class PassedOn:
 
     def already(self, peer: bytes, start: int, raws: list[bytes]) -> int:
         """How many of the leading ``raws`` (from seq ``start``) ``peer`` was passed on."""
-        count = 0
+        if peer not in self.peers:
+            return 0
+        offset, count = start - self.start, 0
         while (
-            peer in self.peers
-            and count < len(raws)
-            and 0 <= start + count - self.start < len(self.raws)
-            and self.raws[start + count - self.start] == raws[count]
+            count < len(raws)
+            and 0 <= offset + count < len(self.raws)
+            and self.raws[offset + count] == raws[count]
         ):
             count += 1
         return count
@@ -61,7 +62,7 @@ class GameRuntime:
     storage_error: str | None = None
     retrying_storage: bool = False  # a task retries the held-back append with back-off
     reported: dict[str, Any] = field(default_factory=dict)  # what the update stream last said
-    passed_on: PassedOn = field(default_factory=lambda: PassedOn())  # the last, see sync.py
+    passed_on: PassedOn = PassedOn()  # the last events passed on (sync.py, _pass_on)
 
     @property
     def game(self) -> bytes:
