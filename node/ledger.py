@@ -2,8 +2,9 @@
 
 Every event, ours or a peer's, takes this path (``Ledger.settle``): the session has accepted
 it, the ledger appends it to the game's log file (fsync), and only then sends it to the game's
-followers and announces it in ``have``.  So nothing leaves the node before it is on disk, and a
-crash can never make the node contradict what it told someone.  A full disk holds the new
+followers and announces it in ``have``.  So nothing of ours leaves the node before it is on
+disk, and a crash can never make the node contradict what it told someone.  (A relay may pass a
+peer's signed event on before its check and store, sync.py ``_pass_on``: no promise of ours.)  A full disk holds the new
 events back (nothing is sent meanwhile, so nothing is lost) and a task retries with back-off.
 """
 
@@ -54,7 +55,7 @@ class Ledger:
         if new:
             # Applied events are news at once, so a UI redraws while the disk write runs.
             # Waiters (bots, wait_for) wake only after it: what they see is stored, and
-            # nothing leaves this node before it is stored.
+            # nothing of ours leaves this node before it is stored.
             self.reporter.announce(runtime, wake=False)
             raws = [event.raw for event in new]
             try:
