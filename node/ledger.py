@@ -4,8 +4,9 @@ Every event, ours or a peer's, takes this path (``Ledger.settle``): the session 
 it, the ledger appends it to the game's log file (fsync), and only then sends it to the game's
 followers and announces it in ``have``.  So nothing of ours leaves the node before it is on
 disk, and a crash can never make the node contradict what it told someone.  (A relay may pass a
-peer's signed event on before its check and store, sync.py ``_pass_on``: no promise of ours.)  A full disk holds the new
-events back (nothing is sent meanwhile, so nothing is lost) and a task retries with back-off.
+peer's signed event on before its check and store, sync.py ``_pass_on``: no promise of ours.)
+A full disk holds the new events back (nothing is sent meanwhile, so nothing is lost) and a
+task retries with back-off.
 """
 
 from __future__ import annotations

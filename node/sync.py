@@ -163,7 +163,9 @@ class GameSync:
                     data = {"kind": rejection.kind, "seq": rejection.seq}
                     if receipt.status == "rejected":
                         peer.rejections += 1
-                        text = f"rejected event from peer {peer.label}: {rejection.describe()}"
+                        # Another signer's event, relayed: the fault is its author's (named).
+                        how = "passed on by" if rejection.author not in (None, peer.key) else "from"
+                        text = f"rejected event {how} peer {peer.label}: {rejection.describe()}"
                         self.reporter.publish(updates.REJECTED, text, runtime.game, peer, data)
                     else:
                         # A buffered event that failed once its turn came: it arrived earlier,

@@ -400,6 +400,8 @@ async def test_the_owed_authors_event_is_passed_on_before_the_check_and_once(tmp
                 )
                 refused = await next_update(news, lambda u: u.kind == updates.REJECTED)
                 assert bob.identity.fingerprint in refused.text and "illegal move" in refused.text
+                assert "passed on by peer" in refused.text  # the relay: not its fault
+                assert MALLORY.fingerprint in refused.text
             await bob.play(game, creeper_bot("random", 1)(bob.session(game)))
             await alice.wait_for(game, lambda rt: rt.stored == seq + 1)
             played = session.log.events[seq].raw
