@@ -33,7 +33,9 @@ LAN would show, less its wire latency (the CPU columns stay as they are; *floor*
 little).  Without it the nodes share the cores, and the busiest take them from the next author.
 
 ``--kinds`` adds, per game, where the time goes: from one event to the next as the host stored
-them, by the next event's kind and hop (same author, to or from the host, guest to guest).
+them, by the next event's kind and hop (same author, to or from the host, guest to guest); and
+the guest-to-guest shuffles and locks split by every node's trace (when the next author stored
+the event with its answer, then when the host stored that answer).
 ``--threads 1`` runs every node on one core (CREEPNET_THREADS), to compare.
 
 With ``CREEPNET_PROFILE=DIR`` every node process runs under cProfile and leaves
@@ -92,7 +94,8 @@ async def network_game(
     commands = [[*CLI, *host, *common, "--home", str(work / "seat0"), "--trace", str(trace)]]
     for k in range(1, players):
         join = ["join", "bench", "--addr", f"{LOOPBACK}:{port}", "--seed", str(seed + k)]
-        commands.append([*CLI, *join, *common, "--home", str(work / f"seat{k}")])
+        home = ["--home", str(work / f"seat{k}"), "--trace", str(work / f"seat{k}.trace")]
+        commands.append([*CLI, *join, *common, *home])
     profile = os.environ.get("CREEPNET_PROFILE")  # a folder: profile every node process there
     if profile:
         for k, command in enumerate(commands):
@@ -318,6 +321,36 @@ def by_kind(raws: list[bytes], arrivals: list[float]) -> dict[str, list[float]]:
     return gaps
 
 
+def hop_split(raws: list[bytes], work: Path, players: int) -> dict[str, list[tuple[float, float]]]:
+    """Guest-to-guest hops of the heavy deck steps (B's shuffle or lock, then C's), split by
+    every node's `--trace`: from the host storing B's event to C storing it together with its
+    answer (C's check and proof), then to the host storing C's (the host's check)."""
+    node_of = {Home(work / f"seat{k}").identity().public_key: k for k in range(players)}
+    names = ["host.trace"] + [f"seat{k}.trace" for k in range(1, players)]
+    traces = [read_trace(work / name) for name in names]
+    game = load_log(b"".join(raws[:1])).game
+    session, previous = Session(), None
+    split: dict[str, list[tuple[float, float]]] = {}
+    for seq, raw in enumerate(raws):
+        event = session.accept(raw)
+        node, op = node_of.get(event.author), event.body.get("op")
+        if session.started and op in ("shuffle", "lock") and node and previous and node != previous:
+            stored = [trace[game] for trace in traces]
+            split.setdefault(op, []).append(
+                (stored[node][seq - 1] - stored[0][seq - 1], stored[0][seq] - stored[node][seq])
+            )
+        previous = node
+    return split
+
+
+def print_split(split: dict[str, list[tuple[float, float]]]) -> None:
+    print(f"    {'guest to guest':<16} {'count':>5} {'next author stored ms':>21} "
+          f"{'then host stored ms':>19}")  # fmt: skip
+    for op, hops in split.items():
+        first, second = (statistics.median(hop[i] for hop in hops) * 1000 for i in (0, 1))
+        print(f"    {'deck ' + op:<16} {len(hops):>5} {first:>21.0f} {second:>19.0f}")
+
+
 def print_kinds(gaps: dict[str, list[float]]) -> None:
     print(f"    {'next event (hop)':<28} {'count':>5} {'median ms':>9} {'total s':>7}")
     for key, values in sorted(gaps.items(), key=lambda item: -sum(item[1]))[:12]:
@@ -366,12 +399,13 @@ def main() -> None:
     for round_ in range(args.rounds):
         for players in args.players:
             seed = args.seed + 10 * round_
-            row, gaps = one_game(
+            row, detail = one_game(
                 players, args.turns, seed, args.spectator, cores, args.kinds, args.lan
             )
             results.setdefault(players, []).append(row)
-            if gaps is not None:
-                print_kinds(gaps)
+            if detail is not None:
+                print_kinds(detail[0])
+                print_split(detail[1])
     if args.rounds > 1:
         print(f"median of {args.rounds} games each:")
         for players, rows in results.items():
@@ -381,8 +415,9 @@ def main() -> None:
 
 def one_game(
     players: int, turns: int, seed: int, spectator: bool, cores: int, kinds: bool, lan: bool
-) -> tuple[dict[str, float], dict[str, list[float]] | None]:
-    """Play one game; its row of figures (printed) and, if asked, where its time went."""
+) -> tuple[dict[str, float], tuple[dict, dict] | None]:
+    """Play one game; its row of figures (printed) and, if asked, where its time went (by
+    kind and hop, and the guest-to-guest deck hops split by every node's trace)."""
     caps = None
     if lan:
         try:
@@ -395,6 +430,7 @@ def one_game(
         with tempfile.TemporaryDirectory(prefix="creepnet-bench-") as folder:
             work = Path(folder)
             game = trio.run(network_game, players, turns, seed, work, spectator, caps)
+            split = hop_split(game["raws"], work, players) if kinds else None
             if caps is not None:
                 caps.enter(players)  # the yardstick on one node's share of the machine
             crypto = crypto_seconds(game["raws"], work, players)
@@ -424,7 +460,7 @@ def one_game(
         "floor": every_node / cores,
     }
     print_row(players, row)
-    return row, by_kind(game["raws"], game["arrivals"]) if kinds else None
+    return row, (by_kind(game["raws"], game["arrivals"]), split) if kinds else None
 
 
 def print_row(players: int, row: dict[str, float]) -> None:
