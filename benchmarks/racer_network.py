@@ -21,7 +21,7 @@ and the bots cost on top of the cryptography, whatever the number of cores.  *fl
 crypto cpu / cores: no game on this machine can take less wall time.
 
     python benchmarks/racer_network.py [--players 2 3 4] [--turns 12] [--seed 1] [--kinds]
-                                       [--spectator] [--threads N] [--rounds R]
+                                       [--spectator] [--threads N] [--rounds R] [--lan]
 
 ``--rounds R`` plays R games per player count (seeds apart) and adds their medians: single
 games differ in length and in how the guests' races for seats came out.
