@@ -217,7 +217,9 @@ class GameSync:
             or runtime.passed_on.start == start  # once per position
         ):
             return []
-        items = message["items"][: session.passable(message["items"])]
+        # Within our own batch limit, as the ledger sends: a sender's frame near the size limit,
+        # re-framed with our `length`, could otherwise outgrow it and break our writers.
+        items = messages.batch(message["items"][: session.passable(message["items"])], 0)
         if not items:
             return []
         for follower in others:
