@@ -327,15 +327,14 @@ def hop_split(raws: list[bytes], work: Path, players: int) -> dict[str, list[tup
     answer (C's check and proof), then to the host storing C's (the host's check)."""
     node_of = {Home(work / f"seat{k}").identity().public_key: k for k in range(players)}
     names = ["host.trace"] + [f"seat{k}.trace" for k in range(1, players)]
-    traces = [read_trace(work / name) for name in names]
-    game = load_log(b"".join(raws[:1])).game
+    game = load_log(raws[0]).game
+    stored = [read_trace(work / name)[game] for name in names]  # per node: seq -> when
     session, previous = Session(), None
     split: dict[str, list[tuple[float, float]]] = {}
     for seq, raw in enumerate(raws):
         event = session.accept(raw)
         node, op = node_of.get(event.author), event.body.get("op")
         if session.started and op in ("shuffle", "lock") and node and previous and node != previous:
-            stored = [trace[game] for trace in traces]
             split.setdefault(op, []).append(
                 (stored[node][seq - 1] - stored[0][seq - 1], stored[0][seq] - stored[node][seq])
             )
