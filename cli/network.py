@@ -16,8 +16,7 @@ from creepnet.cli.options import add_home_option, fail, home_dir
 from creepnet.cli.text import printable
 from creepnet.node.discovery import Found, open_discovery
 from creepnet.node.node import Node, NodeError
-from creepnet.node.storage import StorageError
-from creepnet.protocol.identity import IdentityError
+from creepnet.node.storage import IdentityError, StorageError
 
 DEFAULT_WAIT = 5.0
 
