@@ -233,11 +233,6 @@ class State:
                     return player.seat, creep
         return None
 
-    def has_creeps(self, seat: int) -> bool:
-        """A Creep in the line or still in the draw deck: the player is not out."""
-        player = self.players[seat]
-        return bool(player.line) or player.deck_creeps > 0
-
     def active_seats(self) -> tuple[int, ...]:
         return tuple(p.seat for p in self.players if p.active)
 

@@ -124,6 +124,16 @@ class DeckState:
             raise DeckError(seat, op, f"pool {pool.name!r} is not locked by every seat")
         return pool
 
+    def decode_public(self, family: str, point: bytes, op: str, position: int) -> str:
+        """The card a fully opened point shows, now public.  An honest table always gets a card:
+        a point that is none means some shuffle was dishonest, which only the audit can name."""
+        card = self.table.decode(point)
+        if card is None:
+            reason = f"the {op} showed no card: a shuffle was dishonest, run the audit"
+            raise DeckError(None, op, reason, position)
+        self.make_public(family, card, op, position)
+        return card
+
     def make_public(self, family: str, card: str, op: str, position: int) -> None:
         """Defence in depth: a card is face up at most once per family.  With every
         step proven this cannot fail; if it does, the audit says whose step it was."""
