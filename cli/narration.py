@@ -24,7 +24,7 @@ def describe(session: Session, event_index: int) -> str:
         "resign": lambda: "resigns",
         "accept": lambda: "accepts the draw",
         "decline": lambda: "declines the draw",
-        # Creepy Racer: the action in its notation; deck work by its step (both public).
+        # A card game's action in its notation; deck work by its step (both public).
         "act": lambda: f"acts: {body['action']}",
         "deck": lambda: f"deck work: {body['op']}" + (f" {body['pool']}" if "pool" in body else ""),
     }.get(event.type, lambda: event.type)()

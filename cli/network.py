@@ -158,7 +158,7 @@ async def find_open_game(iface: list[str] | None, wait: float, settle: float = 2
     if not open_games:
         raise LookupError(
             f"no open game found on the LAN within {wait:g}s; "
-            "host one with `creepnet host creeper`, or join one with --addr HOST:PORT"
+            "host one with `creepnet host GAME`, or join one with --addr HOST:PORT"
         )
     listing = ", ".join(sorted(f"{f.name!r} ({f.game})" for f in open_games.values()))
     raise LookupError(f"several open games: {listing}; say which: creepnet join NAME-OR-ID")

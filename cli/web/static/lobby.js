@@ -78,6 +78,7 @@ function render(lobby) {
     select.replaceChildren(...hostable.map((k) => el("option", { value: k.kind }, k.title || k.kind)));
     showKind();
     kindsShown = true;
+    document.getElementById("host-button").disabled = false; // the games are known: host one
   }
   const lan = document.querySelector("#lan tbody");
   lan.replaceChildren(...lobby.lan.map(lanRow));
