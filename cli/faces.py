@@ -110,6 +110,8 @@ class GameFace:
     # `demo KIND --cheat`: (the finished log, the cheater's home) -> every cheat caught.
     cheat_demo: Callable[[bytes, Path], bool] | None = None
     perft: Callable[[argparse.Namespace], int] | None = None  # `creepnet perft KIND …`
+    # The game's own events in words: (type, body) -> what its author did (None: just the type).
+    narrate: Callable[[str, dict[str, Any]], str | None] | None = None
 
 
 class FaceRegistry(MutableMapping[str, GameFace]):

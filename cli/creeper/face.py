@@ -50,6 +50,14 @@ def position(game: Any) -> dict[str, Any]:
     return creeper_view.position(game)
 
 
+def narrate(type: str, body: dict[str, Any]) -> str | None:
+    if type == "move":
+        return f"plays {body['move']}" + (" and offers a draw" if body.get("draw") else "")
+    return {"resign": "resigns", "accept": "accepts the draw", "decline": "declines the draw"}.get(
+        type
+    )
+
+
 def cheat_demo(log: bytes, cheater_home: Path) -> bool:
     from creepnet.cli.creeper.cheat_demo import run_cheats
 
@@ -92,4 +100,5 @@ FACE = GameFace(
     ),
     cheat_demo=cheat_demo,
     perft=perft,
+    narrate=narrate,
 )

@@ -68,6 +68,15 @@ def typed_actions(session: Session, text: str) -> Iterator[str]:
         raise GameRuleError(exc.reason) from None
 
 
+def narrate(type: str, body: dict[str, Any]) -> str | None:
+    """An action in its notation; deck work by its step (both public)."""
+    if type == "act":
+        return f"acts: {body['action']}"
+    if type == "deck":
+        return f"deck work: {body['op']}" + (f" {body['pool']}" if "pool" in body else "")
+    return None
+
+
 def local_demo(players: int, seed: int) -> int:
     from creepnet.cli.racer.local_demo import run_local_demo
 
@@ -103,4 +112,5 @@ FACE = GameFace(
         typed_actions=typed_actions,
     ),
     local_demo=local_demo,
+    narrate=narrate,
 )

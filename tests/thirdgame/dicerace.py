@@ -175,6 +175,7 @@ FACE = GameFace(
         "roller", "roller", 2, limit_option="max_turns", limit_words="Turn limit", demo_limit=40
     ),
     console=DiceConsole,
+    narrate=lambda type, body: "rolls the die" if type == "roll" else None,
     replay=replay,
     page=PageFace(
         view=page_view,

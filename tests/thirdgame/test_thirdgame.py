@@ -69,7 +69,7 @@ def test_demo_host_and_join_processes_play_it_a_spectator_draws_it_and_the_log_c
     assert "valid" in capsys.readouterr().out
     assert main(["replay", str(tmp_path / "host.log")]) == 0
     told = capsys.readouterr().out
-    rolls = told.count(" roll\n")
+    rolls = told.count(" rolls the die\n")  # in the words of the game's record
     reveals = told.count("reveals randomness")
     assert rolls >= 2 and reveals == 2 * rolls  # every roll drawn by both seats' reveals
     assert told.count("track to 10:") == rolls + 1  # the start, then after each roll
