@@ -38,9 +38,8 @@ def registered(monkeypatch):
     monkeypatch.setitem(FACES, KIND, dicerace.FACE)
 
 
-def test_nothing_knows_the_dice_race_unless_it_is_registered(tmp_path, capsys):
+def test_nothing_knows_the_dice_race_unless_it_is_registered(capsys):
     assert KIND not in GAMES and KIND not in FACES
-    assert main(["replay", str(tmp_path / "none.log")]) != 0
     with pytest.raises(SystemExit):
         main(["demo", KIND])  # not a game the command line offers
     assert "invalid choice" in capsys.readouterr().err
@@ -67,6 +66,13 @@ def test_demo_host_and_join_processes_play_it_a_spectator_draws_it_and_the_log_c
 
     assert main(["verify", str(tmp_path / "host.log")]) == 0
     assert "valid" in capsys.readouterr().out
+    plain = subprocess.run(  # the same log, to a creepnet that was never told of the game
+        [sys.executable, "-m", "creepnet.cli", "verify", str(tmp_path / "host.log")],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert plain.returncode == 1 and f"unknown game kind {KIND!r}" in plain.stdout
     assert main(["replay", str(tmp_path / "host.log")]) == 0
     told = capsys.readouterr().out
     rolls = told.count(" rolls the die\n")  # in the words of the game's record
