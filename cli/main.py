@@ -21,7 +21,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(
         prog="creepnet",
-        description="Serverless, cheat-proof LAN play of Creeper and Creepy Racer.",
+        description="Serverless, cheat-proof LAN play of board and card games.",
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
