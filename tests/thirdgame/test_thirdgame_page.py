@@ -42,7 +42,12 @@ def test_a_dice_race_against_a_bot_by_clicks_then_its_replay(browser, tmp_path):
             page.locator("#roll, #status.over").first.wait_for()
             if page.locator("#status.over").count():
                 break
-            page.click("#roll")
+            # The view redraws the board on every change: wait until this very button is gone,
+            # or the next pass could click a stale one just before the bot's winning roll.
+            button = page.query_selector("#roll")
+            assert button is not None
+            button.click()
+            button.wait_for_element_state("hidden")
             rolls += 1
             expect(page.locator("#summary")).to_contain_text("rolled")
             assert rolls < 40
