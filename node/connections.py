@@ -86,6 +86,13 @@ class Connections:
 
     async def _accept(self, stream: trio.SocketStream) -> None:
         conn = Connection(stream, self.timeouts)
+        try:
+            await self._admit(conn)
+        except Exception as exc:  # a bug: this connection ends, never the listener (the node)
+            self.reporter.fault(f"accepting a connection at {conn.label}", exc)
+            await conn.aclose()
+
+    async def _admit(self, conn: Connection) -> None:
         address = remote_address(conn.label)
         refusal = self._admission.enter(address)
         if refusal is not None:
@@ -148,14 +155,20 @@ class Connections:
                     hello = await handshake(
                         conn, self.identity, name=self.name, version=self.version
                     )
-                except (TransportError, HandshakeError) as exc:
+                except Exception as exc:  # a bug in dialling is one more failed dial
+                    if not isinstance(exc, TransportError | HandshakeError):
+                        self.reporter.fault(f"dialling {dialer.address}", exc)
                     dialer.error = str(exc)
                     dialer.notify()
                     if not self.wanted(dialer.address):
                         return
                     failures += 1
                     self.reporter.publish(updates.ERROR, f"{exc}; retrying in {delay:.1f}s")
-                    await self.pause_before_redial(dialer.address, delay, failures)
+                    try:
+                        await self.pause_before_redial(dialer.address, delay, failures)
+                    except Exception as exc:  # e.g. zeroconf failing: back off all the same
+                        self.reporter.fault(f"looking for {dialer.address} elsewhere", exc)
+                        await trio.sleep(delay)
                     if not self.wanted(dialer.address):
                         return  # every game that needed it was found elsewhere
                     delay = min(delay * 2, MAX_RETRY)
@@ -179,15 +192,24 @@ class Connections:
             old.close("replaced by a newer connection from the same key")
         self.peers[peer.key] = peer
         self.reporter.publish(updates.PEER_CONNECTED, f"connected to {peer.label}", peer=peer)
-        self.on_connected(peer)
         key = peer.key
         assert self.handler is not None
         try:
-            await peer.run(self.handler)
+            try:
+                self.on_connected(peer)
+            except Exception as exc:  # greeting it failed: it goes, nobody else does
+                peer.fault = exc
+                peer.close(f"internal error while greeting this peer ({type(exc).__name__})")
+            await peer.run(self.handler)  # never raises: a fault is kept in peer.fault
         finally:
             if self.peers.get(key) is peer:
                 del self.peers[key]
-            self.on_disconnected(peer)
+            if peer.fault is not None:
+                self.reporter.fault("serving a peer", peer.fault, peer)
+            try:
+                self.on_disconnected(peer)
+            except Exception as exc:
+                self.reporter.fault("forgetting a peer", exc, peer)
             self.reporter.publish(
                 updates.PEER_DISCONNECTED,
                 f"{peer.label} disconnected: {peer.close_reason}",

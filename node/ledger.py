@@ -138,9 +138,12 @@ class Ledger:
             while runtime.storage_error is not None:
                 await trio.sleep(delay)  # a back-off timer, not synchronisation
                 delay = min(delay * 2, MAX_RETRY)
-                async with runtime.lock:
-                    if runtime.storage_error is not None:
-                        await self.settle(runtime)
+                try:
+                    async with runtime.lock:
+                        if runtime.storage_error is not None:
+                            await self.settle(runtime)
+                except Exception as exc:  # a bug: this game keeps retrying, the node goes on
+                    self.reporter.fault("retrying a held-back append", exc, game=runtime.game)
         finally:
             runtime.retrying_storage = False
         self.reporter.publish(
