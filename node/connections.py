@@ -94,25 +94,42 @@ class Connections:
 
     async def _admit(self, conn: Connection) -> None:
         address = remote_address(conn.label)
-        refusal = self._admission.enter(address)
-        if refusal is not None:
-            await conn.send_error(refusal)
+        slot = self._admission.enter(address)
+        if isinstance(slot, str):
+            await conn.send_error(slot)
             await conn.aclose()
             return
         try:
-            hello = await handshake(conn, self.identity, name=self.name, version=self.version)
+            with slot.scope:  # an eviction (slots scarce, this one the oldest) cancels it
+                hello = await handshake(
+                    conn,
+                    self.identity,
+                    name=self.name,
+                    version=self.version,
+                    on_hello=lambda h: self._admission.hello(slot, h.key, self._players()),
+                )
         except HandshakeError as exc:
             self.reporter.publish(updates.HANDSHAKE_FAILED, str(exc))
             return
         finally:
-            self._admission.leave(address)
-        players = {key for rt in self.games.values() for key in rt.session.seat_keys}
-        refusal = self._admission.make_room(self.peers, hello.key, players)
+            self._admission.leave(slot)
+        if slot.scope.cancelled_caught:
+            await conn.send_error(f"handshake cut short: {slot.evicted}")
+            await conn.aclose()
+            self.reporter.publish(
+                updates.HANDSHAKE_FAILED, f"{conn.label}: evicted: {slot.evicted}"
+            )
+            return
+        refusal = self._admission.make_room(self.peers, hello.key, self._players())
         if refusal is not None:
             await conn.send_error(refusal)
             await conn.aclose()
             return
         await self._serve(Peer(conn, hello))
+
+    def _players(self) -> set[bytes]:
+        """Keys seated in (or hosting) one of our games: they are let in before strangers."""
+        return {key for rt in self.games.values() for key in rt.session.seat_keys}
 
     # ----- dialling -----------------------------------------------------------------------
 
