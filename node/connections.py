@@ -24,6 +24,7 @@ from creepnet.node.transport import Connection, Timeouts, TransportError, connec
 from creepnet.protocol.identity import Identity
 
 MAX_RETRY = 30.0  # seconds: the longest pause between two dials of one address
+MAX_SHUNNED = 4096  # keys refused for a while (over their CPU budget)
 
 Pause = Callable[[str, float, int], Awaitable[None]]  # (address, delay, failures in a row)
 
@@ -71,6 +72,7 @@ class Connections:
         self.nursery: trio.Nursery | None = None  # where dialers run; set by listen()
         self._dialers: dict[str, Dialer] = {}
         self._admission = Admission()
+        self._shunned: dict[bytes, float] = {}  # key -> until when its connections are refused
 
     # ----- listening ----------------------------------------------------------------------
 
@@ -106,7 +108,9 @@ class Connections:
                     self.identity,
                     name=self.name,
                     version=self.version,
-                    on_hello=lambda h: self._admission.hello(slot, h.key, self._players()),
+                    on_hello=lambda h: (
+                        self.shunned(h.key) or self._admission.hello(slot, h.key, self._players())
+                    ),
                 )
         except HandshakeError as exc:
             self.reporter.publish(updates.HANDSHAKE_FAILED, str(exc))
@@ -126,6 +130,21 @@ class Connections:
             await conn.aclose()
             return
         await self._serve(Peer(conn, hello))
+
+    def shun(self, key: bytes, seconds: float) -> None:
+        """Refuse key's connections for a while (it overdrew its CPU budget: sync.py)."""
+        now = trio.current_time()
+        self._shunned = {k: t for k, t in self._shunned.items() if t > now}
+        if len(self._shunned) < MAX_SHUNNED:
+            self._shunned[key] = now + seconds
+
+    def shunned(self, key: bytes) -> str | None:
+        """Why key's connection is refused now, or None."""
+        until = self._shunned.get(key)
+        if until is None or until <= trio.current_time():
+            return None
+        left = until - trio.current_time()
+        return f"refused for {left:.0f}s more: its events cost this node too much CPU"
 
     def _players(self) -> set[bytes]:
         """Keys seated in (or hosting) one of our games: they are let in before strangers."""
@@ -170,7 +189,11 @@ class Connections:
                 try:
                     conn = await connect(dialer.address, self.timeouts)
                     hello = await handshake(
-                        conn, self.identity, name=self.name, version=self.version
+                        conn,
+                        self.identity,
+                        name=self.name,
+                        version=self.version,
+                        on_hello=lambda h: self.shunned(h.key),
                     )
                 except Exception as exc:  # a bug in dialling is one more failed dial
                     if not isinstance(exc, TransportError | HandshakeError):

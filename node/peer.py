@@ -85,9 +85,12 @@ class Peer:
         except trio.EndOfChannel:
             raise TransportError(f"{self.label}: connection closed ({self.close_reason})") from None
 
-    def close(self, reason: str) -> None:
+    def close(self, reason: str, *, tell: bool = False) -> None:
+        """Hang up (with ``tell``, sending the peer the reason in an `error` frame first)."""
         if not self.close_reason:
             self.close_reason = reason
+            if tell:
+                self._tell = reason
         self._cancel.cancel()
 
     async def run(self, handler: Handler) -> None:

@@ -13,11 +13,13 @@ taught us something).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import trio
 
 from creepnet.node import messages, updates
+from creepnet.node.budget import CpuBudget
 from creepnet.node.errors import JoinRefused, NodeError
 from creepnet.node.game import GameRuntime, PassedOn
 from creepnet.node.ledger import Ledger
@@ -45,6 +47,8 @@ class GameSync:
         self.ledger = ledger
         self.reporter = reporter
         self.reply_timeout = reply_timeout
+        self.budget = CpuBudget()  # what a peer's refused events may cost us (budget.py)
+        self.shun: Callable[[bytes, float], None] = lambda key, seconds: None  # Connections.shun
 
     def greet(self, peer: Peer) -> None:
         """Announce what we hold to a peer that may hear of it: one that follows a game
@@ -150,13 +154,19 @@ class GameSync:
                 for follower in passed_to:
                     await follower.wait_written(follower.queued)
             slice_ends = time.monotonic() + SLICE
+            over_budget = False
             for raw in message["items"]:
                 if time.monotonic() > slice_ends:
                     # A catch-up batch of proven Racer events takes seconds to check: let
                     # pings, other peers and the page run meanwhile (this game stays locked).
                     await trio.lowlevel.checkpoint()
                     slice_ends = time.monotonic() + SLICE
+                started = self.budget.clock()
                 receipt = session.receive(raw, sender=peer.key)
+                if receipt.status == "rejected" and self.budget.charge(
+                    peer.key, self.budget.clock() - started
+                ):
+                    over_budget = True
                 for rejection in receipt.rejections:
                     if receipt.status == "equivocation":
                         continue
@@ -174,10 +184,13 @@ class GameSync:
                         self.reporter.publish(updates.REJECTED, text, runtime.game, None, data)
                 if receipt.status == "equivocation" and receipt.proof is not None:
                     await self._on_equivocation(runtime, receipt.proof, raw)
-                if session.halted is not None:
+                if session.halted is not None or over_budget:
                     break
             told = await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
             after = len(session.log)
+        if over_budget:
+            self._cut_off(runtime, peer)
+            return
         if peer.rejections > MAX_REJECTIONS:
             peer.close(f"sent {peer.rejections} events that were refused")
             return
@@ -199,6 +212,20 @@ class GameSync:
             and (after > before or message["from"] > before)
         ):
             peer.send(messages.get(runtime.game, after))
+
+    def _cut_off(self, runtime: GameRuntime, peer: Peer) -> None:
+        """peer's refused events cost more CPU than its budget: hang up and shun its key."""
+        budget = self.budget
+        reason = (
+            f"its refused events cost {budget.spent(peer.key) * 1000:.0f} ms of CPU, over the "
+            f"budget of {budget.burst * 1000:.0f} ms (+{budget.rate * 1000:.0f} ms/s); "
+            f"refused for {budget.shun:g}s"
+        )
+        self.shun(peer.key, budget.shun)
+        self.reporter.publish(
+            updates.ERROR, f"cut off {peer.label}: {reason}", runtime.game, peer, {"key": peer.key}
+        )
+        peer.close(reason, tell=True)
 
     def _pass_on(self, runtime: GameRuntime, source: Peer, message: dict[str, Any]) -> list[Peer]:
         """Relay the owed author's next events to the other followers before checking them.
