@@ -93,3 +93,54 @@ async def test_a_peer_over_its_cpu_budget_is_cut_off_mid_batch_and_shunned(tmp_p
                 nursery.start_soon(run_bot, alice, game, "random", 1)
                 nursery.start_soon(run_bot, bob, game, "random", 2)
             assert alice.session(game).finished and bob.session(game).finished
+
+
+async def test_events_passed_on_by_a_relay_are_charged_to_their_author_not_the_relay(
+    tmp_path, monkeypatch
+):
+    """A host passes the owed seat's events on before checking them: an honest relay of a
+    cheater's bad events must not be what its followers cut off."""
+    from creepnet.protocol.event import sign_event
+
+    cpu = [0.0]
+    forged: set[bytes] = set()
+    receive = Session.receive
+
+    def costly(self, raw, sender=None):
+        if raw in forged:
+            cpu[0] += COST
+        return receive(self, raw, sender=sender)
+
+    monkeypatch.setattr(Session, "receive", costly)
+    relay_key = Identity.generate()
+    with trio.fail_after(60):
+        async with Node.open(tmp_path / "alice", timeouts=FAST) as alice, alice.updates() as news:
+            alice._sync.budget = CpuBudget(
+                rate=0.0, burst=5 * COST + COST / 2, shun=600, clock=lambda: cpu[0]
+            )
+            game = await alice.host_game("creeper", "relayed", player="alice")
+            session = alice.session(game)
+            seq, head = len(session.log), session.log.head
+            signed = [
+                sign_event(MALLORY, game=game, seq=seq, prev=head, type="move", body={"move": m})
+                for m in ("a1-b2", "a1-b3", "a1-b4", "a1-b5", "a1-b6", "a1-b7", "a1-b8", "a1-b9")
+            ]
+            forged.update(event.raw for event in signed)
+            relay = await raw_peer(alice.address, relay_key)
+            await relay.send(
+                {
+                    "type": "events",
+                    "game": game,
+                    "from": seq,
+                    "items": [event.raw for event in signed],
+                    "length": seq + 1,
+                }
+            )
+            cut = await next_update(news, lambda u: u.kind == updates.ERROR and "cut off" in u.text)
+            assert cut.data["key"] == MALLORY.public_key and "passed on by" in cut.text
+            assert MALLORY.fingerprint in cut.text and relay_key.public_key in alice.peers
+            with pytest.raises(HandshakeError, match="CPU"):
+                await raw_peer(alice.address, MALLORY)
+            await relay.send({"type": "list"})  # the relay is still served
+            while (await relay.receive())["type"] != "games":
+                pass
