@@ -13,7 +13,12 @@ HTTP request and WebSocket handshake must pass three checks, before any route ru
   it, so the link — which sits on the launched browser's command line, readable by every local
   user in /proc — is useless after its first use or ``CODE_TTL`` seconds.  A code offered again
   means someone raced the browser to it: the session its first use got is revoked and
-  ``on_reuse`` tells the player (a fresh link is printed);
+  ``on_reuse`` tells the player (a fresh link is printed).  What such a racer did in the
+  moment before the browser came stands: a code read from /proc while the browser starts is
+  a window of that start-up, no longer of the node's life (opening the browser on a 0600 file
+  that holds the link, as Jupyter does, would close it; sandboxed browsers cannot always read
+  one).  Cookies do not tell ports apart, so the browser also sends this cookie to any other
+  server on 127.0.0.1 the player opens by hand;
 * the **Host** header must name this server (``127.0.0.1:PORT`` or ``localhost:PORT``), which
   defeats DNS rebinding: a rebound page sends its own host name;
 * the **Origin** header, when the browser sends one (it always does for WebSockets and for
