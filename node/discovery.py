@@ -55,6 +55,7 @@ QUIET = 0.3  # seconds without news after the last change
 ANNOUNCE_TIMEOUT = 10.0  # seconds for zeroconf to take an advert (its loop is ours alone)
 RESOLVERS = 8  # adverts resolved at once by one browse (each in a worker thread)
 MAX_PENDING = 64  # adverts waiting to be resolved; more notices are dropped (a hint)
+MAX_NAMES = 1024  # advert names one browse keeps track of (a flood of names forgets the oldest)
 
 
 @dataclass(frozen=True)
@@ -364,6 +365,9 @@ class Discovery:
                     latest.pop(name, None)
                     await send.send(Lost(name))
                 elif len(pending) < MAX_PENDING:  # else dropped: discovery is a hint
+                    latest.pop(name, None)  # re-inserted last: the oldest names go first
+                    while len(latest) >= MAX_NAMES:
+                        latest.pop(next(iter(latest)))
                     ticket = latest[name] = next(tickets)
                     pending.add(ticket)
                     nursery.start_soon(resolve_one, name, ticket)
