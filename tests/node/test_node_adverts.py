@@ -1,7 +1,8 @@
 """Adverts are hints that never raise: a hostile TXT record is skipped and counted (issue 21.2).
 
 Through the parser itself, and through real zeroconf adverts on 127.0.0.1 under this test's own
-service type (tests/conftest.py), with `creepnet games` browsing them in a real process.
+service type (tests/conftest.py), with `creepnet games` and `creepnet ui` browsing them in real
+processes.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
 
 import pytest
@@ -182,3 +184,60 @@ async def test_creepnet_games_lists_the_good_game_while_a_hostile_advert_is_up()
     listed = [json.loads(line) for line in result.stdout.decode().splitlines()]
     assert [item["game"] for item in listed] == ["01234567"]
     assert b"Traceback" not in result.stderr and b"skipped" in result.stderr
+
+
+def request_head(path: str, host: str, *extra: str) -> str:
+    return "\r\n".join([f"GET {path} HTTP/1.1", f"Host: {host}", "Connection: close", *extra])
+
+
+async def exchange(port: int, head: str) -> str:
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        await stream.send_all(head.encode() + b"\r\n\r\n")
+        reply = b""
+        while chunk := await stream.receive_some(65536):  # Connection: close
+            reply += chunk
+    return reply.decode("latin-1")
+
+
+async def test_creepnet_ui_lists_the_good_game_while_hostile_adverts_are_up(tmp_path):
+    """`creepnet ui` exited with its node and every game it hosted (and again on restart)."""
+    async with open_discovery(["127.0.0.1"]) as hostile, open_discovery(["127.0.0.1"]) as host:
+        for info in hostile_infos().values():
+            await trio.to_thread.run_sync(hostile.zc.register_service, info)
+        await host.advertise(GOOD)
+        process = await trio.lowlevel.open_process(
+            [sys.executable, "-m", "creepnet.cli", "ui", "--no-browser", "--iface", "127.0.0.1"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "CREEPNET_HOME": str(tmp_path / "home"), "PYTHONUNBUFFERED": "1"},
+        )
+        try:
+            with trio.fail_after(60):
+                printed = b""
+                while b"?code=" not in printed:
+                    chunk = await process.stdout.receive_some(4096)
+                    assert chunk, printed.decode()
+                    printed += chunk
+                link = printed.decode().split("?code=")[0].rsplit("http://127.0.0.1:", 1)[1]
+                port = int(link.split("/")[0])
+                code = printed.decode().split("?code=")[1].split()[0]
+                here = f"127.0.0.1:{port}"
+                reply = await exchange(port, request_head(f"/?code={code}", here))
+                cookie = reply.split("set-cookie: ", 1)[1].split(";")[0]
+                lan: list = []
+                while not any(item["game"] == "01234567" for item in lan):
+                    await trio.sleep(0.1)  # the page polls its lobby in the same way
+                    reply = await exchange(
+                        port, request_head("/api/lobby", here, f"Cookie: {cookie}")
+                    )
+                    lan = json.loads(reply.partition("\r\n\r\n")[2])["lan"]
+            assert [item["game"] for item in lan] == ["01234567"]
+            assert process.poll() is None  # still up, with its node
+        finally:
+            process.terminate()
+            with trio.move_on_after(10):
+                await process.wait()
+            if process.returncode is None:
+                process.kill()
