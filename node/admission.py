@@ -41,7 +41,11 @@ MAX_HANDSHAKES = 16  # concurrent unauthenticated connections (beyond: evict the
 PER_BLOCK = 8  # of those, from one /24 (IPv4) or /64 (IPv6)
 PER_ADDRESS = 4  # of those, from one address
 PROBATION = 16  # more, only for a connection whose hello shows one of our seated keys
-HELLO_GRACE = 0.5  # seconds in handshake after which a connection may be evicted for a newcomer
+# Seconds in handshake after which a connection may be evicted for a newcomer: an honest peer's
+# whole handshake takes a few round trips (1.6 ms on loopback), so only idle sockets get this
+# old; a flood that keeps every slot of a block younger must open PER_BLOCK / HELLO_GRACE
+# (32) connections a second from it.
+HELLO_GRACE = 0.25
 
 
 def address_block(address: str) -> str:
