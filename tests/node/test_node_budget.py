@@ -144,3 +144,47 @@ async def test_events_passed_on_by_a_relay_are_charged_to_their_author_not_the_r
             await relay.send({"type": "list"})  # the relay is still served
             while (await relay.receive())["type"] != "games":
                 pass
+
+
+async def test_a_seated_player_resending_refused_events_is_cut_off_by_real_cpu_time(tmp_path):
+    """No hook: the budget's real clock (thread CPU time) and a burst of 0.25 ms, against a
+    seated player's signed events that the session refuses (each costs at least one signature
+    check, ~0.05 ms: benchmarks/rejection_cost.py)."""
+    from creepnet.protocol.event import sign_event
+
+    with trio.fail_after(60):
+        async with Node.open(tmp_path / "alice", timeouts=FAST) as alice, alice.updates() as news:
+            game = await alice.host_game("creeper", "real", player="alice")
+            async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
+                await bob.join(alice.address, game, player="bob")
+                cheat = bob.identity  # bob's node goes; his key comes back to cheat
+            await until_gone(alice, cheat.public_key)
+            alice._sync.budget = CpuBudget(rate=0.0, burst=0.00025, shun=600)
+            session = alice.session(game)
+            seq, head = len(session.log), session.log.head
+            bad = [
+                sign_event(cheat, game=game, seq=seq, prev=head, type="move", body={"move": m})
+                for m in (f"a{n}-z9" for n in range(20))
+            ]
+            cheater = await raw_peer(alice.address, cheat)
+            await cheater.send(
+                {"type": "events", "game": game, "from": seq, "items": [e.raw for e in bad],
+                 "length": seq + 1}
+            )  # fmt: skip
+            refused = 0
+            while True:
+                update = await next_update(
+                    news, lambda u: u.kind == updates.REJECTED or "cut off" in u.text
+                )
+                if update.kind != updates.REJECTED:
+                    break
+                refused += 1
+            assert update.data["key"] == cheat.public_key
+            assert 0 < refused < len(bad) and refused <= MAX_REJECTIONS
+            with pytest.raises(HandshakeError, match="CPU"):
+                await raw_peer(alice.address, cheat)
+
+
+async def until_gone(node: Node, key: bytes) -> None:
+    while key in node.peers:
+        await node.peers[key].closed.wait()
