@@ -88,6 +88,15 @@ class DeckKeys:
         """Transfer blinding t for the `transfer`-th transfer of a position."""
         return self._scalar("blind", pool, position, transfer)
 
+    def escrow_key(self, role: str) -> bytes:
+        """The seat's escrow scalar as a dealer (`"deal"`, e) or recipient (`"receive"`, f):
+        docs/ESCROW.md "Keys"."""
+        return self._scalar("escrow-key", role)
+
+    def escrow_share(self, kind: str, name: str, index: int, epoch: int, recipient: int) -> bytes:
+        """The share of one escrowed scalar dealt to seat `recipient` (docs/ESCROW.md)."""
+        return self._scalar("escrow-share", kind, name, index, epoch, recipient)
+
     # -- permutations -------------------------------------------------------------
 
     def permutation(self, pool: str, shuffle_index: int, n: int) -> list[int]:
