@@ -8,9 +8,12 @@ measured in the same run:
   plus one peer's checks of every step (goal <= 2 s);
 * "not a Creep" for a kept card: the OR-proof over the 95 play cards and the none-of proof
   over the hidden Creeps, side by side on the same slot, prove and verify;
-* a private draw end to end, and the audit.
+* a private draw end to end, and the audit;
+* with --escrow, the same Racer set-up with key escrow (docs/ESCROW.md) side by side with it
+  without: every shuffler escrows its new layer scalar, every locker each position's lock key,
+  one peer checks every bundle, every recipient opens its shares (goal: escrow adds <= 15%).
 
-    python benchmarks/deck.py [--rounds R]
+    python benchmarks/deck.py [--rounds R] [--escrow]
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 import nacl.bindings as nb
 
@@ -29,19 +33,22 @@ from creepnet.protocol.deck import (
     DeckState,
     audit,
     create_message,
+    escrow,
     merge_message,
     split_message,
 )
 from creepnet.protocol.deck import threads as deck_threads
 from creepnet.protocol.deck.classproof import prove_class, verify_class
-from creepnet.protocol.deck.group import BASE, ONE, mul
+from creepnet.protocol.deck.group import BASE, ONE, mul, mul_base
 from creepnet.protocol.deck.hidden import holder_key
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.noneof import prove_none_of, verify_none_of
 from creepnet.protocol.deck.shuffleproof import prove_shuffle, verify_shuffle
 
+T = TypeVar("T")
 
-def cpu(fn: Callable[[], object]) -> tuple[float, object]:
+
+def cpu(fn: Callable[[], T]) -> tuple[float, T]:
     t = time.process_time()
     result = fn()
     return time.process_time() - t, result
@@ -117,9 +124,14 @@ def threads_side_by_side(cards: int, rounds: int) -> dict[str, float]:
 class Run:
     """Seats authoring in turn; one replica (the verifying peer, timed) applies every message.
     The authors read a replica of their own (untimed): a seat does not re-check its own proofs
-    (DeckState.vouch), and the peer must check every one."""
+    (DeckState.vouch), and the peer must check every one.
 
-    def __init__(self, seats: int, cards: list[str]) -> None:
+    With an `escrow` mode ("all": every lock key; "racer": all but a seat's keys on its own Draw
+    Deck, which leaves play with it), every new layer scalar and lock key is escrowed right after
+    the step that commits to it: the dealer's bundles and every recipient's opening count as
+    work, the peer's public check of every bundle as checks (kept apart in `escrow_*` too)."""
+
+    def __init__(self, seats: int, cards: list[str], escrow_mode: str | None = None) -> None:
         game, keys = secrets.token_bytes(16), [secrets.token_bytes(32) for _ in range(seats)]
         self.state = DeckState(game, keys, cards)
         self.authors = DeckState(game, keys, cards)
@@ -127,8 +139,51 @@ class Run:
         self.seq = 0
         self.work = 0.0  # authors' CPU
         self.checks = 0.0  # the verifying peer's CPU
+        self.escrow_mode = escrow_mode
+        self.escrow_work = self.escrow_checks = 0.0
+        self.escrowed = 0  # scalars
+        self.escrow_bytes = 0
+        self.layers_escrowed: set[tuple[int, str, int]] = set()
         for p in self.players:
             self.post(p.seat, lambda q, p=p: p.join())
+        if escrow_mode is not None:
+            self.escrow_keys = [escrow.EscrowKeys(p.keys, p.seat) for p in self.players]
+            made, published = cpu(lambda: [e.published() for e in self.escrow_keys])
+            checked, self.directory = cpu(
+                lambda: escrow.directory(
+                    game,
+                    keys,
+                    [escrow.check_escrow_keys(k, s) for s, k in enumerate(published)],
+                )
+            )
+            self._count(made, checked)
+
+    def _count(self, work: float, checks: float) -> None:
+        self.work += work
+        self.checks += checks
+        self.escrow_work += work
+        self.escrow_checks += checks
+
+    def escrow_scalars(self, seat: int, items: list[tuple[escrow.ScalarId, bytes]]) -> None:
+        """The dealer escrows, the peer checks, each recipient opens its shares."""
+        if not items:
+            return
+        others = tuple(s for s in range(len(self.players)) if s != seat)
+        targets = [(escrow.Escrowed(seat, what, 0, others, mul_base(a)), a) for what, a in items]
+        mine = self.escrow_keys[seat]
+        made, bundles = cpu(lambda: escrow.make_bundles(self.directory, mine, targets))
+        wire = [(t, b.message()) for (t, _), b in zip(targets, bundles, strict=True)]
+        checked, _ = cpu(lambda: escrow.check_bundles(wire))
+        opened, _ = cpu(
+            lambda: [
+                escrow.open_share(self.directory, self.escrow_keys[r], t, b)
+                for (t, _), b in zip(targets, bundles, strict=True)
+                for r in others
+            ]
+        )
+        self._count(made + opened, checked)
+        self.escrowed += len(items)
+        self.escrow_bytes += len(items) * len(others) * (32 + escrow.BOX_BYTES)
 
     def post(self, seat: int, make: Callable[[int], dict]) -> None:
         self.seq += 1
@@ -141,18 +196,30 @@ class Run:
     def shuffle(self, pool: str, seats: list[int] | None = None) -> None:
         for p in self.players if seats is None else [self.players[s] for s in seats]:
             self.post(p.seat, lambda q, p=p: p.shuffle(q, pool))
+            family, depth = self.state.pools[pool].family, self.state.pools[pool].depth[p.seat]
+            if self.escrow_mode is not None and (p.seat, family, depth) not in self.layers_escrowed:
+                self.layers_escrowed.add((p.seat, family, depth))
+                layer = p.keys.layer(family, depth)
+                self.escrow_scalars(p.seat, [(escrow.ScalarId("layer", family, depth), layer)])
 
     def lock(self, pool: str) -> None:
         for p in self.players:
             self.post(p.seat, lambda q, p=p: p.lock(q, pool))
+            if self.escrow_mode is None or (
+                self.escrow_mode == "racer" and pool == f"draw{p.seat}"
+            ):
+                continue
+            positions = range(len(self.state.pools[pool].points))
+            keys = [(escrow.ScalarId("lock", pool, j), p.keys.lock_key(pool, j)) for j in positions]
+            self.escrow_scalars(p.seat, keys)
 
 
-def racer_setup(seats: int = 4) -> tuple[Run, dict[str, float]]:
+def racer_setup(seats: int = 4, escrow_mode: str | None = None) -> tuple[Run, dict[str, float]]:
     """The Creepy Racer deal: 40 Creeps + 95 others in one family; every seat shuffles
     both piles; 10 Creeps + 15 others per seat merge into its Draw Deck, which its
     owner re-shuffles; 35 others stay in the shared Play Pile; every pool is locked."""
     creeps, others = [f"creep-{i}" for i in range(40)], [f"card-{i}" for i in range(95)]
-    run = Run(seats, creeps + others)
+    run = Run(seats, creeps + others, escrow_mode)
     run.post(0, lambda q: create_message("all", creeps + others))
     run.post(0, lambda q: split_message("all", ["creeps", "others"], [40, 95]))
     times: dict[str, float] = {}
@@ -242,10 +309,51 @@ def draw_and_audit(run: Run) -> dict[str, float]:
     return {"draw": draw_time, "audit": audit_time}
 
 
+def escrow_side_by_side(rounds: int) -> None:
+    """The 4 x 135 set-up without escrow, with the Racer's escrow and with every lock key
+    escrowed, alternating, best of `rounds` each (CPU)."""
+    modes: list[str | None] = [None, "racer", "all"]
+    best: dict[str | None, Run] = {}
+    for _ in range(rounds):
+        for mode in modes:
+            run, _ = racer_setup(escrow_mode=mode)
+            if mode not in best or run.work + run.checks < best[mode].work + best[mode].checks:
+                best[mode] = run
+    plain = best[None].work + best[None].checks
+    mult = scalar_mult_cost()
+    print(f"\nCreepy Racer set-up with key escrow, 4 seats x 135 cards (best of {rounds}, CPU)")
+    print(f"  one scalar multiplication: {mult * 1e6:.1f} us")
+    print("  set-up                     scalars  work ms  checks ms  total ms  vs plain  escrow KB")
+    for mode, label in (
+        (None, "no escrow"),
+        ("racer", "Racer's escrow"),
+        ("all", "every lock key"),
+    ):
+        run = best[mode]
+        total = run.work + run.checks
+        print(
+            f"  {label:26} {run.escrowed:7} {run.work * 1e3:8.0f} {run.checks * 1e3:10.0f} "
+            f"{total * 1e3:9.0f} {total / plain:8.3f}x {run.escrow_bytes / 1024:9.1f}"
+        )
+        if run.escrowed:
+            per = (run.escrow_work + run.escrow_checks) / run.escrowed
+            print(
+                f"  {'':26} escrow alone: work {run.escrow_work * 1e3:.0f} ms, one peer's checks "
+                f"{run.escrow_checks * 1e3:.0f} ms; {per * 1e6:.0f} us = {per / mult:.2f} mults "
+                "per scalar"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=3, help="best of R runs")
+    parser.add_argument(
+        "--escrow", action="store_true", help="only the set-up with and without key escrow"
+    )
     args = parser.parse_args()
+    if args.escrow:
+        escrow_side_by_side(args.rounds)
+        return
     mult = scalar_mult_cost()
     base = cpu(lambda: [nb.crypto_scalarmult_ed25519_base_noclamp(ONE) for _ in range(3000)])[0]
     q = nb.crypto_core_ed25519_from_uniform(bytes(32))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 import nacl.bindings as nb
 from cryptography.exceptions import InvalidTag
@@ -37,6 +38,7 @@ from creepnet.protocol.deck import dleq
 from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.group import (
     BASE,
+    IDENTITY,
     SCALAR_BYTES,
     L,
     add,
@@ -48,6 +50,7 @@ from creepnet.protocol.deck.group import (
     mul,
     mul_base,
     scalar_add,
+    sub,
 )
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.threads import spread
@@ -146,6 +149,15 @@ class Escrowed:
     def labels(self) -> tuple[str, str, int, int]:
         return (self.scalar.kind, self.scalar.name, self.scalar.index, self.epoch)
 
+    # frame(a, b) + frame(c) == frame(a, b, c): the parts every share repeats, framed once
+    @cached_property
+    def framed_labels(self) -> bytes:
+        return frame(*self.labels())
+
+    @cached_property
+    def framed_aad_prefix(self) -> bytes:
+        return frame(AAD_DOMAIN, self.commit)
+
 
 @dataclass(frozen=True)
 class Bundle:
@@ -212,20 +224,25 @@ def _cipher(
     table: EscrowDirectory, escrowed: Escrowed, recipient: int, channel: bytes
 ) -> tuple[ChaCha20Poly1305, bytes]:
     dealer = escrowed.dealer
-    info = frame(
+    pair = _framed_pair(
         table.game_id,
         table.seat_keys[dealer],
         table.seat_keys[recipient],
         table.deal_keys[dealer],
         table.receive_keys[recipient],
-        *escrowed.labels(),
     )
+    info = pair + escrowed.framed_labels  # frame(game, A, B, E_A, F_B, kind, name, index, epoch)
     okm = HKDF(hashes.SHA512(), 32 + NONCE_BYTES, KEY_SALT, info).derive(channel)
     return ChaCha20Poly1305(okm[:32]), okm[32:]
 
 
+@lru_cache(maxsize=64)
+def _framed_pair(*parts: bytes) -> bytes:
+    return frame(*parts)
+
+
 def _aad(escrowed: Escrowed, share_commit: bytes) -> bytes:
-    return frame(AAD_DOMAIN, escrowed.commit, share_commit)
+    return escrowed.framed_aad_prefix + frame(share_commit)  # frame(AAD_DOMAIN, K, S_i)
 
 
 def _seal(
@@ -308,11 +325,19 @@ def check_bundle(escrowed: Escrowed, value: object) -> Bundle:
     for i, box in enumerate(boxes):
         if type(box) is not bytes or len(box) != BOX_BYTES:
             raise DeckError(dealer, "escrow", f"box is not {BOX_BYTES} bytes", i)
-    total = check_point(commits[0], dealer, "escrow", 0)
-    for i in range(1, m):
-        total = add(total, check_point(commits[i], dealer, "escrow", i))
-    if total != escrowed.commit:
-        raise DeckError(dealer, "escrow", "share commitments do not sum to the scalar's commitment")
+    # sum S_i == K, checked as S_m == K - (S_1 + ... + S_{m-1}) byte for byte: the right side is
+    # then a canonical prime-order point, so S_m needs no validation of its own (half a
+    # multiplication saved per scalar); it must still not be the identity (a zero share).
+    partial = check_point(commits[0], dealer, "escrow", 0)
+    for i in range(1, m - 1):
+        partial = add(partial, check_point(commits[i], dealer, "escrow", i))
+    last = sub(escrowed.commit, partial)
+    if commits[m - 1] != last:
+        raise DeckError(
+            dealer, "escrow", "share commitments do not sum to the scalar's commitment", m - 1
+        )
+    if last == IDENTITY:
+        raise DeckError(dealer, "escrow", "share commitment is the identity (a zero share)", m - 1)
     return Bundle(tuple(commits), tuple(boxes))
 
 

@@ -476,3 +476,14 @@ def test_escrow_keys_copied_from_another_seat_are_refused() -> None:
     same = [published[0], published[1], (published[2][0], published[2][0])]
     with pytest.raises(DeckError):
         check_escrow_keys(list(same[2]), 2)
+
+
+def test_a_zero_last_share_is_refused_though_the_commitments_sum() -> None:
+    """S_1 = K, S_2 = identity: sums to K, but the second recipient would hold nothing and the
+    first the whole scalar."""
+    t = table(3)
+    escrowed, bundle = t.deal(0, t.keys[0].lock_key("deck:1", 7))
+    msg = {"commits": [escrowed.commit, IDENTITY], "boxes": list(bundle.boxes)}
+    with pytest.raises(DeckError, match="identity") as err:
+        check_bundle(escrowed, msg)
+    assert (err.value.seat, err.value.position) == (0, 1)
