@@ -311,9 +311,9 @@ def make_bundles(
 # --- public check ----------------------------------------------------------------------------
 
 
-def check_bundle(escrowed: Escrowed, value: object) -> Bundle:
-    """Any replica's check of a received bundle: sizes, every S_i a valid point, sum S_i == K.
-    DeckError names the dealer (position = the bad share's index)."""
+def read_bundle(escrowed: Escrowed, value: object) -> Bundle:
+    """A received bundle's shape: exactly {commits, boxes}, m items each, boxes of BOX_BYTES,
+    commitments 32-byte strings.  No group work: check_bundle does that."""
     dealer, m = escrowed.dealer, len(escrowed.recipients)
     if not isinstance(value, dict) or set(value) != {"commits", "boxes"}:
         raise DeckError(dealer, "escrow", "bundle must be exactly {commits, boxes}")
@@ -322,9 +322,19 @@ def check_bundle(escrowed: Escrowed, value: object) -> Bundle:
         raise DeckError(dealer, "escrow", "commits and boxes must be lists")
     if len(commits) != m or len(boxes) != m:
         raise DeckError(dealer, "escrow", f"expected {m} share commitments and {m} boxes")
-    for i, box in enumerate(boxes):
+    for i, (commit, box) in enumerate(zip(commits, boxes, strict=True)):
+        if type(commit) is not bytes or len(commit) != SCALAR_BYTES:
+            raise DeckError(dealer, "escrow", "share commitment is not 32 bytes", i)
         if type(box) is not bytes or len(box) != BOX_BYTES:
             raise DeckError(dealer, "escrow", f"box is not {BOX_BYTES} bytes", i)
+    return Bundle(tuple(commits), tuple(boxes))
+
+
+def check_bundle(escrowed: Escrowed, value: object) -> Bundle:
+    """Any replica's check of a received bundle: its shape, every S_i a valid point, and
+    sum S_i == K.  DeckError names the dealer (position = the bad share's index)."""
+    bundle = read_bundle(escrowed, value)
+    dealer, m, commits = escrowed.dealer, len(escrowed.recipients), bundle.commits
     # sum S_i == K, checked as S_m == K - (S_1 + ... + S_{m-1}) byte for byte: the right side is
     # then a canonical prime-order point, so S_m needs no validation of its own (half a
     # multiplication saved per scalar); it must still not be the identity (a zero share).
@@ -338,7 +348,7 @@ def check_bundle(escrowed: Escrowed, value: object) -> Bundle:
         )
     if last == IDENTITY:
         raise DeckError(dealer, "escrow", "share commitment is the identity (a zero share)", m - 1)
-    return Bundle(tuple(commits), tuple(boxes))
+    return bundle
 
 
 def check_bundles(items: Sequence[tuple[Escrowed, object]]) -> list[Bundle]:
@@ -462,5 +472,6 @@ __all__ = [
     "make_bundles",
     "make_complaint",
     "open_share",
+    "read_bundle",
     "recover",
 ]
