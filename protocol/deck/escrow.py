@@ -279,10 +279,7 @@ def make_bundle(
     from its deck secret (docs/ESCROW.md "Escrowing one scalar")."""
     if escrowed.dealer != mine.seat:
         raise ValueError("only the dealer can escrow its scalar")
-    first = [
-        mine.keys.escrow_share(*escrowed.labels(), recipient)
-        for recipient in escrowed.recipients[:-1]
-    ]
+    first = mine.keys.escrow_shares(*escrowed.labels(), escrowed.recipients)
     rest = bytes(SCALAR_BYTES)
     for share in first:
         rest = scalar_add(rest, share)

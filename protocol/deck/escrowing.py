@@ -16,6 +16,7 @@ these fields: old logs verify unchanged.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -76,6 +77,17 @@ class EscrowBook:
         return self.bundles.get((dealer, scalar))
 
 
+_ESCROW_KEYS: weakref.WeakKeyDictionary[DeckKeys, EscrowKeys] = weakref.WeakKeyDictionary()
+
+
+def escrow_keys(keys: DeckKeys, seat: int) -> EscrowKeys:
+    """The seat's EscrowKeys, one per DeckKeys, so its channel points are computed once a game."""
+    mine = _ESCROW_KEYS.get(keys)
+    if mine is None or mine.seat != seat:
+        mine = _ESCROW_KEYS[keys] = EscrowKeys(keys, seat)
+    return mine
+
+
 def _book(state: DeckState, seat: int, op: str, msg: dict) -> EscrowBook | None:
     """The game's escrow book; a message carrying escrow in a game without it is refused."""
     if state.escrow is None and "escrow" in msg:
@@ -90,7 +102,7 @@ def join_fields(state: DeckState, keys: DeckKeys, seat: int) -> dict:
     """The escrow part of a seat's join (nothing in a game without escrow)."""
     if state.escrow is None:
         return {}
-    return {"escrow": EscrowKeys(keys, seat).published()}
+    return {"escrow": escrow_keys(keys, seat).published()}
 
 
 def check_join(state: DeckState, seat: int, msg: dict) -> tuple[bytes, bytes] | None:
@@ -134,7 +146,7 @@ def make_layer_escrow(
         return {}
     target = _layer_target(book, seat, family, depth, commit)
     bundle = make_bundle(
-        _directory(book), EscrowKeys(keys, seat), target, keys.layer(family, depth)
+        _directory(book), escrow_keys(keys, seat), target, keys.layer(family, depth)
     )
     return {"escrow": bundle.message()}
 
@@ -175,7 +187,7 @@ def make_lock_escrow(
         return {}
     targets = _lock_targets(book, seat, pool, commits)
     items = [(t, keys.lock_key(pool, j)) for j, t in enumerate(targets)]
-    bundles = make_bundles(_directory(book), EscrowKeys(keys, seat), items)
+    bundles = make_bundles(_directory(book), escrow_keys(keys, seat), items)
     return {"escrow": [b.message() for b in bundles]}
 
 
@@ -242,7 +254,7 @@ def complaint_message(
     book = state.escrow
     assert book is not None
     target, _ = book.bundles[(dealer, scalar)]
-    proof = make_complaint(_directory(book), EscrowKeys(keys, seat), target)
+    proof = make_complaint(_directory(book), escrow_keys(keys, seat), target)
     return {
         "op": "complain",
         "dealer": dealer,
@@ -276,7 +288,7 @@ def bad_shares(state: DeckState, keys: DeckKeys, seat: int, since: int) -> tuple
     book = state.escrow
     if book is None:
         return [], since
-    mine = EscrowKeys(keys, seat)
+    mine = escrow_keys(keys, seat)
     kept = book.kept
     complaints = []
     for target, bundle in kept[since:]:
