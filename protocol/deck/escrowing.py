@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.escrow import (
+    MIN_RECIPIENTS,
     Bundle,
     Conviction,
     EscrowDirectory,
@@ -32,6 +33,8 @@ from creepnet.protocol.deck.escrow import (
     check_bundle,
     check_bundles,
     check_escrow_keys,
+    check_recovery_share,
+    combine,
     directory,
     judge_complaint,
     make_bundle,
@@ -40,6 +43,7 @@ from creepnet.protocol.deck.escrow import (
     open_share,
     read_bundle,
 )
+from creepnet.protocol.deck.group import as_scalar, hash_scalar
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.model import get_int, get_str
 
@@ -61,6 +65,8 @@ class EscrowBook:
     kept: list[tuple[Escrowed, Bundle]] = field(default_factory=list)  # every bundle, in log order
     convictions: list[Conviction] = field(default_factory=list)
     retired: set[int] = field(default_factory=set)  # set by the game layer (docs/ESCROW.md)
+    recovery: dict[tuple[int, ScalarId], dict[int, bytes]] = field(default_factory=dict)
+    recovered: dict[tuple[int, ScalarId], bytes] = field(default_factory=dict)  # now public
 
     def __post_init__(self) -> None:
         if self.seats < 3:
@@ -72,6 +78,11 @@ class EscrowBook:
 
     def exempts(self, seat: int, pool: str) -> bool:
         return self.exempt is not None and self.exempt(seat, pool)
+
+    def escrows(self, seat: int) -> bool:
+        """Whether the seat's new scalars are escrowed: not once it is retired (the table acts
+        for it with public scalars), nor once only one other seat remains (it would hold them)."""
+        return seat not in self.retired and len(self.recipients(seat)) >= MIN_RECIPIENTS
 
     def bundle(self, dealer: int, scalar: ScalarId) -> tuple[Escrowed, Bundle] | None:
         return self.bundles.get((dealer, scalar))
@@ -142,7 +153,7 @@ def make_layer_escrow(
 ) -> dict:
     """The `escrow` field of a shuffle (empty unless the game escrows and P_{f,d} is new)."""
     book = state.escrow
-    if book is None or not layer_is_new(state, seat, family, depth):
+    if book is None or not book.escrows(seat) or not layer_is_new(state, seat, family, depth):
         return {}
     target = _layer_target(book, seat, family, depth, commit)
     bundle = make_bundle(
@@ -158,9 +169,9 @@ def check_layer_escrow(
     book = _book(state, seat, "shuffle", msg)
     if book is None:
         return None
-    new = layer_is_new(state, seat, family, depth)
+    new = book.escrows(seat) and layer_is_new(state, seat, family, depth)
     if new != ("escrow" in msg):
-        need = "needs the escrow of its new layer" if new else "re-publishes a layer: no escrow"
+        need = "needs the escrow of its new layer" if new else "no escrow due (layer not new)"
         raise DeckError(seat, "shuffle", need)
     if not new:
         return None
@@ -183,7 +194,7 @@ def make_lock_escrow(
     state: DeckState, keys: DeckKeys, seat: int, pool: str, commits: list[bytes]
 ) -> dict:
     book = state.escrow
-    if book is None or book.exempts(seat, pool):
+    if book is None or not book.escrows(seat) or book.exempts(seat, pool):
         return {}
     targets = _lock_targets(book, seat, pool, commits)
     items = [(t, keys.lock_key(pool, j)) for j, t in enumerate(targets)]
@@ -200,7 +211,7 @@ def check_lock_escrow(
     book = _book(state, seat, "lock", msg)
     if book is None:
         return []
-    wanted = not book.exempts(seat, pool)
+    wanted = book.escrows(seat) and not book.exempts(seat, pool)
     if wanted != ("escrow" in msg):
         raise DeckError(
             seat, "lock", "needs one escrow per position" if wanted else "exempt: no escrow"
@@ -299,3 +310,169 @@ def bad_shares(state: DeckState, keys: DeckKeys, seat: int, since: int) -> tuple
         except DeckError:
             complaints.append(complaint_message(state, keys, seat, target.dealer, target.scalar))
     return complaints, len(kept)
+
+
+# --- after a retirement: recovery, refresh, the table's keys for the retired seat ---------------
+
+MAX_RECOVERED = 4096  # scalars per recover message: the codec's array limit
+
+
+def retire(state: DeckState, seat: int) -> None:
+    """The game layer's word that `seat` has left for good (its `retire` event): from now on its
+    scalars may be recovered, nobody escrows to it, and its steps are the table's."""
+    book = state.escrow
+    if book is None:
+        raise ValueError("a game without escrow cannot retire a seat")
+    if not 0 <= seat < state.seats or seat in book.retired:
+        raise ValueError(f"seat {seat} is not a seat still playing")
+    book.retired.add(seat)
+
+
+def _scalar_ids(value: object, seat: int, op: str) -> list[ScalarId]:
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_RECOVERED:
+        raise DeckError(
+            seat, op, f"scalars must be a list of 1-{MAX_RECOVERED} [kind, name, index]"
+        )
+    ids = []
+    for i, item in enumerate(value):
+        if (
+            not isinstance(item, list)
+            or len(item) != 3
+            or type(item[0]) is not str
+            or type(item[1]) is not str
+            or type(item[2]) is not int
+        ):
+            raise DeckError(seat, op, "a scalar is named [kind, name, index]", i)
+        try:
+            ids.append(ScalarId(*item))
+        except ValueError:
+            raise DeckError(seat, op, f"no such scalar {item!r}", i) from None
+    if len(set(ids)) != len(ids):
+        raise DeckError(seat, op, "a scalar is named twice")
+    return ids
+
+
+def recover_message(
+    state: DeckState, keys: DeckKeys, seat: int, dealer: int, scalars: list[ScalarId]
+) -> dict:
+    """A remaining seat's shares of a retired seat's scalars (the table decides which)."""
+    book = state.escrow
+    assert book is not None
+    mine = escrow_keys(keys, seat)
+    shares = []
+    for scalar in scalars:
+        target, bundle = book.bundles[(dealer, scalar)]
+        shares.append(open_share(_directory(book), mine, target, bundle))
+    return {
+        "op": "recover",
+        "dealer": dealer,
+        "scalars": [[s.kind, s.name, s.index] for s in scalars],
+        "shares": shares,
+    }
+
+
+def handle_recover(state: DeckState, seat: int, seq: int, msg: dict) -> None:
+    """Every replica checks each share against its commitment; the scalar is recovered once
+    every recipient of its newest bundle has published its share."""
+    book = _book(state, seat, "recover", msg)
+    if book is None:
+        raise DeckError(seat, "recover", "this game has no escrow")
+    dealer = get_int(msg, "dealer", seat, "recover")
+    if dealer not in book.retired:
+        raise DeckError(seat, "recover", f"seat {dealer} is not retired")
+    scalars = _scalar_ids(msg.get("scalars"), seat, "recover")
+    shares = msg.get("shares")
+    if not isinstance(shares, list) or len(shares) != len(scalars):
+        raise DeckError(seat, "recover", "one share per scalar")
+    checked = []
+    for i, scalar in enumerate(scalars):
+        kept = book.bundle(dealer, scalar)
+        if kept is None:
+            raise DeckError(seat, "recover", f"seat {dealer} escrowed no {scalar}", i)
+        target, bundle = kept
+        if (dealer, scalar) in book.recovered or seat in book.recovery.get((dealer, scalar), {}):
+            raise DeckError(seat, "recover", "share already published or scalar recovered", i)
+        checked.append((scalar, target, check_recovery_share(target, bundle, seat, shares[i])))
+    for scalar, target, share in checked:
+        published = book.recovery.setdefault((dealer, scalar), {})
+        published[seat] = share
+        if len(published) == len(target.recipients):
+            book.recovered[(dealer, scalar)] = combine(target, published)
+            del book.recovery[(dealer, scalar)]
+
+
+def refresh_due(state: DeckState, seat: int) -> list[Escrowed]:
+    """The seat's escrows that a retired seat holds a share of, re-dealt among the remaining
+    others at the next epoch (in the order kept).  Empty if none, or fewer than two remain."""
+    book = state.escrow
+    if book is None or not book.escrows(seat):
+        return []
+    recipients = book.recipients(seat)
+    return [
+        replace(target, epoch=target.epoch + 1, recipients=recipients)
+        for (dealer, _), (target, _) in book.bundles.items()
+        if dealer == seat and book.retired & set(target.recipients)
+    ]
+
+
+def _scalar_value(keys: DeckKeys, scalar: ScalarId) -> bytes:
+    if scalar.kind == "layer":
+        return keys.layer(scalar.name, scalar.index)
+    return keys.lock_key(scalar.name, scalar.index)
+
+
+def refresh_message(state: DeckState, keys: DeckKeys, seat: int) -> dict:
+    book = state.escrow
+    assert book is not None
+    items = [(t, _scalar_value(keys, t.scalar)) for t in refresh_due(state, seat)]
+    bundles = make_bundles(_directory(book), escrow_keys(keys, seat), items)
+    return {"op": "refresh", "escrow": [b.message() for b in bundles]}
+
+
+def handle_refresh(state: DeckState, seat: int, seq: int, msg: dict) -> None:
+    """A remaining seat re-deals its escrows that a retired seat held shares of, all at once."""
+    book = _book(state, seat, "refresh", msg)
+    due = refresh_due(state, seat)
+    if book is None or not due:
+        raise DeckError(seat, "refresh", "no refresh is due from this seat")
+    value = msg.get("escrow")
+    if not isinstance(value, list) or len(value) != len(due):
+        raise DeckError(seat, "refresh", f"expected {len(due)} escrows, in the order kept")
+    record(state, list(zip(due, check_bundles(list(zip(due, value, strict=True))), strict=True)))
+
+
+class RetiredSeatKeys(DeckKeys):
+    """The keys with which the table authors a retired seat's owed deck steps: every scalar it
+    had committed to is the recovered one (the table must recover it first), every other one is
+    public, hashed from the game, the seat and the label, and its permutations are the identity.
+    Anyone recomputes these steps; the remaining seats' own layers and shuffles keep the cards
+    hidden and shuffled."""
+
+    def __init__(self, state: DeckState, seat: int) -> None:
+        super().__init__(state.game_id, state.seat_keys[seat], bytes(32))
+        self.state = state
+        self.seat = seat
+
+    def _scalar(self, *label: str | int) -> bytes:
+        book = self.state.escrow
+        if book is not None and label and label[0] in ("layer", "lock"):
+            kind, name, index = label
+            recovered = book.recovered.get((self.seat, ScalarId(str(kind), str(name), int(index))))
+            if recovered is not None:
+                return recovered
+        return public_scalar(self.state.game_id, self.state.seat_keys[self.seat], *label)
+
+    def permutation(self, pool: str, shuffle_index: int, n: int) -> list[int]:
+        return list(range(n))
+
+
+PUBLIC_SCALAR_DOMAIN = b"creepnet/deck/retired-seat/v1"
+
+
+def public_scalar(game_id: bytes, seat_key: bytes, *label: str | int) -> bytes:
+    """A scalar everybody knows: SHA-512 of frame(domain, game, seat key, label...) mod L."""
+    for attempt in range(1000):
+        n = hash_scalar(PUBLIC_SCALAR_DOMAIN, game_id, seat_key, *label, attempt)
+        if n:
+            return as_scalar(n)
+    raise AssertionError("unreachable")

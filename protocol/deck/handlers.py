@@ -61,4 +61,6 @@ HANDLERS: dict[str, Handler] = {
     "none_of": handle_none_of,
     "reveal": handle_reveal,
     "complain": escrowing.handle_complain,
+    "recover": escrowing.handle_recover,
+    "refresh": escrowing.handle_refresh,
 }

@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Sequence
 
 from creepnet.protocol.deck.errors import DeckError
-from creepnet.protocol.deck.escrowing import EscrowBook, Exempt
+from creepnet.protocol.deck.escrowing import EscrowBook, Exempt, retire
 from creepnet.protocol.deck.group import CardTable, frame
 from creepnet.protocol.deck.handlers import HANDLERS
 from creepnet.protocol.deck.model import Pool, Record, get
@@ -98,6 +98,11 @@ class DeckState:
             raise DeckError(None, str(op), f"void: {convicted.error()}")
         handler(self, seat, seq, message)
         self.last_seq = seq
+
+    def retire(self, seat: int) -> None:
+        """The game layer's word that `seat` has left for good (docs/ESCROW.md): its scalars
+        may now be recovered and the table authors its steps with RetiredSeatKeys."""
+        retire(self, seat)
 
     # -- proofs the local seat computed ------------------------------------------------------
 

@@ -12,9 +12,18 @@ from collections.abc import Callable
 import pytest
 
 from creepnet.protocol.deck import PUBLIC, DeckError, DeckSeat, DeckState, create_message
-from creepnet.protocol.deck.escrow import BOX_BYTES, ScalarId, open_share, recover
-from creepnet.protocol.deck.escrowing import Exempt
+from creepnet.protocol.deck.escrow import BOX_BYTES, EscrowKeys, ScalarId, open_share, recover
+from creepnet.protocol.deck.escrowing import (
+    Exempt,
+    RetiredSeatKeys,
+    complaint_message,
+    recover_message,
+    refresh_message,
+)
+from creepnet.protocol.deck.group import mul_base
+from creepnet.protocol.deck.hidden import make_release
 from creepnet.protocol.deck.keys import DeckKeys
+from creepnet.protocol.deck.ops import make_lock
 
 CARDS = [f"c{i}" for i in range(10)]
 
@@ -114,9 +123,7 @@ def test_the_table_releases_for_a_retired_seat_with_its_recovered_lock_key() -> 
     assert t.spectator.pools["deck"].slots[5].card in CARDS
 
 
-def _escrow_keys(t: Table, seat: int):
-    from creepnet.protocol.deck.escrow import EscrowKeys
-
+def _escrow_keys(t: Table, seat: int) -> EscrowKeys:
     return EscrowKeys(t.players[seat].keys, seat)
 
 
@@ -210,7 +217,7 @@ def test_re_publishing_a_layer_carries_no_second_escrow() -> None:
     again = t.players[0].shuffle(t.seq + 1, "b")
     assert "escrow" not in again and again["commit"] == first["commit"]
     err = t.refused(0, again | {"escrow": first["escrow"]})
-    assert err.seat == 0 and "re-publishes" in err.message
+    assert err.seat == 0 and "not new" in err.message
     t.post(0, lambda q: t.players[0].shuffle(q, "b"))
 
 
@@ -264,8 +271,6 @@ def test_a_false_complaint_names_the_complainer_and_convicts_nobody() -> None:
     t.dealt()
     book = t.spectator.escrow
     assert book is not None
-    from creepnet.protocol.deck.escrowing import complaint_message
-
     false = complaint_message(t.states[1], t.players[1].keys, 1, 0, ScalarId("lock", "deck", 3))
     err = t.refused(1, false)
     assert err.seat == 1 and "false complaint" in err.message
@@ -275,3 +280,131 @@ def test_a_false_complaint_names_the_complainer_and_convicts_nobody() -> None:
     assert t.refused(1, false | {"proof": bytes(64)}).seat == 1
     # the dealer cannot complain about its own bundle
     assert t.refused(0, false).seat == 0
+
+
+# --- retirement: recovery, the table's steps, refresh, a second departure -------------------------
+
+
+def _retire(t: Table, seat: int) -> None:
+    for state in t.replicas:
+        state.retire(seat)
+
+
+def _recover(t: Table, dealer: int, scalars: list[ScalarId], seats: tuple[int, ...]) -> None:
+    for seat in seats:
+        t.post(seat, lambda q, seat=seat: _recovery(t, seat, dealer, scalars))
+
+
+def _recovery(t: Table, seat: int, dealer: int, scalars: list[ScalarId]) -> dict:
+    return recover_message(t.states[seat], t.players[seat].keys, seat, dealer, scalars)
+
+
+def _refresh(t: Table, seat: int) -> dict:
+    return refresh_message(t.states[seat], t.players[seat].keys, seat)
+
+
+def _for_retired(t: Table, seat: int, make: Callable[[DeckKeys, int], dict]) -> dict:
+    """A step the table authors for a retired seat: computed by one remaining seat from its own
+    replica, applied by every replica under the retired seat's name."""
+    keys = RetiredSeatKeys(t.spectator, seat)
+    return t.post(seat, lambda q: make(keys, q))
+
+
+def test_a_table_plays_on_after_one_and_then_a_second_departure() -> None:
+    t = Table(4)
+    t.post(0, lambda q: create_message("deck", CARDS))
+    for seat in (0, 1, 2):
+        t.post(seat, lambda q, seat=seat: t.players[seat].shuffle(q, "deck"))
+    # seat 2 leaves before seat 3 has shuffled and before any lock
+    _retire(t, 2)
+    layer = ScalarId("layer", "deck", 1)
+    _recover(t, 2, [layer], (0, 1, 3))
+    book = t.spectator.escrow
+    assert book is not None
+    assert book.recovered[(2, layer)] == t.players[2].keys.layer("deck", 1)
+    shuffle3 = t.post(3, lambda q: t.players[3].shuffle(q, "deck"))
+    assert len(shuffle3["escrow"]["commits"]) == 2  # dealt to seats 0 and 1 only
+    # the others re-deal what seat 2 held shares of; seat 3 has nothing to re-deal
+    for seat in (0, 1):
+        t.post(seat, lambda q, seat=seat: _refresh(t, seat))
+    assert t.refused(3, {"op": "refresh", "escrow": []}).seat == 3
+    assert book.bundles[(0, layer)][0].recipients == (1, 3)
+    assert book.bundles[(0, layer)][0].epoch == 1
+    # locks: seat 2's by the table (its recovered layer out, public keys in)
+    for seat in (0, 1):
+        t.post(seat, lambda q, seat=seat: t.players[seat].lock(q, "deck"))
+
+    table_lock = _for_retired(t, 2, lambda keys, q: make_lock(t.spectator, keys, 2, q, "deck"))
+    assert "escrow" not in table_lock
+    t.post(3, lambda q: t.players[3].lock(q, "deck"))
+    # seat 0 draws position 4: seats 1 and 3 release, the table releases seat 2's public key
+    for seat in (1, 3):
+        t.post(seat, lambda q, seat=seat: t.players[seat].release("deck", [4], 0))
+    _for_retired(t, 2, lambda keys, q: make_release(t.spectator, keys, 2, "deck", [4], 0))
+    first = t.players[0].decode("deck", 4)
+    # seat 1 leaves too: seats 0 and 3 recover its key of position 6 and seat 3 draws it
+    _retire(t, 1)
+    lock6 = ScalarId("lock", "deck", 6)
+    assert book.bundles[(1, lock6)][0].recipients == (0, 3)
+    _recover(t, 1, [lock6], (0, 3))
+    t.post(0, lambda q: t.players[0].release("deck", [6], 3))
+    _for_retired(t, 2, lambda keys, q: make_release(t.spectator, keys, 2, "deck", [6], 3))
+    _for_retired(t, 1, lambda keys, q: make_release(t.spectator, keys, 1, "deck", [6], 3))
+    second = t.players[3].decode("deck", 6)
+    assert {first, second} <= set(CARDS) and first != second
+    # and the refreshed layer of seat 1 is recoverable by the two who remain
+    _recover(t, 1, [layer], (0, 3))
+    assert book.recovered[(1, layer)] == t.players[1].keys.layer("deck", 1)
+    # two seats left: nobody escrows any more
+    assert not book.escrows(0) and not book.escrows(3)
+
+
+def test_recovery_shares_are_checked_and_only_a_retired_seats_scalars_are_recovered() -> None:
+    t = Table(4)
+    t.dealt()
+    lock = ScalarId("lock", "deck", 3)
+    honest = _recovery(t, 0, 2, [lock])
+    assert t.refused(0, honest).seat == 0  # seat 2 has not retired
+    _retire(t, 2)
+    wrong = honest | {"shares": [t.players[0].keys.lock_key("deck", 3)]}
+    err = t.refused(0, wrong)
+    assert (err.seat, err.operation) == (0, "recover") and "commitment" in err.message
+    assert t.refused(0, honest | {"scalars": [["lock", "deck", 99]]}).seat == 0
+    assert t.refused(0, honest | {"scalars": [["lock", "deck", 3], ["lock", "deck", 3]]}).seat == 0
+    assert t.refused(0, honest | {"shares": []}).seat == 0
+    assert t.refused(0, honest | {"scalars": [["blind", "deck", 3]]}).seat == 0
+    t.post(0, lambda q: honest)
+    assert t.refused(0, honest).seat == 0  # once
+    book = t.spectator.escrow
+    assert book is not None and (2, lock) not in book.recovered
+    # the retired seat is no recipient of its own escrow
+    assert t.refused(2, honest).seat == 2
+    for seat in (1, 3):
+        t.post(
+            seat,
+            lambda q, seat=seat: recover_message(
+                t.states[seat], t.players[seat].keys, seat, 2, [lock]
+            ),
+        )
+    assert book.recovered[(2, lock)] == t.players[2].keys.lock_key("deck", 3)
+
+
+def test_a_refresh_with_a_bad_bundle_is_refused() -> None:
+    t = Table(4)
+    t.dealt(lock=False)
+    _retire(t, 3)
+    honest = _refresh(t, 0)
+    assert len(honest["escrow"]) == 1  # its layer
+    bad = {"op": "refresh", "escrow": [_swap_commits(honest["escrow"][0], t)]}
+    assert t.refused(0, bad).seat == 0
+    assert t.refused(0, {"op": "refresh", "escrow": honest["escrow"] * 2}).seat == 0
+    t.post(0, lambda q: honest)
+    assert t.refused(0, honest).seat == 0  # nothing due any more
+
+
+def _swap_commits(bundle: dict, t: Table) -> dict:
+    other = DeckKeys(t.spectator.game_id, t.spectator.seat_keys[0], secrets.token_bytes(32))
+    return {
+        "commits": [bundle["commits"][0], mul_base(other.lock_key("x", 0))],
+        "boxes": bundle["boxes"],
+    }
