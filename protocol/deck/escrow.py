@@ -1,13 +1,14 @@
 """Key escrow: every scalar a seat may have to remove from a card is shared among the other seats,
 so that the table can act for a seat that leaves for good (docs/ESCROW.md, DESIGN.md §9).
 
-Construction (additive (m)-of-(m) sharing with Feldman commitments, hashed Diffie-Hellman
-encryption, Pedersen DKG's complaint phase):
+Construction (additive m-of-m sharing among the m other seats, with Feldman commitments;
+hashed Diffie-Hellman encryption; Pedersen DKG's complaint phase):
   * each seat publishes E = e·G (dealing) and F = f·G (receiving); the channel dealer A ->
     recipient B is D = e_A·F_B = f_B·E_A;
   * a scalar a with public commitment K = a·G (a layer's P_{f,d}, a lock's C_j) is split into
     shares s_1..s_m (derived from the deck secret, the last one a - the rest), one per other seat;
-    S_i = s_i·G are published and anyone checks sum S_i == K;
+    S_i = s_i·G are published and anyone checks sum S_i == K (as S_m == K - the others, byte for
+    byte, which also validates S_m);
   * share i is sealed with ChaCha20-Poly1305 under a key and nonce from HKDF-SHA512 over the
     channel point and the scalar's whole identity (game, both seats, both keys, kind, name,
     index, epoch), the commitments as associated data;

@@ -8,7 +8,11 @@ In a game with escrow (DeckState(..., escrow=True), three or more seats):
   * `lock` carries one bundle per position for b_j (K = C_j), unless the game exempts that
     seat's lock of that pool (a key nobody will ever need, e.g. a seat's own Draw Deck);
   * `complain` (any recipient, any time) publishes a channel point with its proof; an upheld
-    complaint convicts the dealer and the deck accepts nothing more but `reveal`.
+    complaint convicts the dealer and the deck accepts nothing more but `reveal`;
+  * after `DeckState.retire(X)` (the game layer's word): `recover` (each recipient's checked
+    share of X's scalars; the scalar is public once all are in), `refresh` (each remaining seat
+    re-deals what X held shares of), and RetiredSeatKeys, with which the table authors X's
+    steps (recovered scalars where X had committed, public ones elsewhere).
 Every bundle is checked before anything changes; the newest bundle of every scalar is kept, so
 the table can later recover the scalar of a seat that has left.  A game without escrow refuses
 these fields: old logs verify unchanged.
