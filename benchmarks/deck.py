@@ -23,6 +23,7 @@ import os
 import secrets
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 import nacl.bindings as nb
@@ -39,8 +40,9 @@ from creepnet.protocol.deck import (
 )
 from creepnet.protocol.deck import threads as deck_threads
 from creepnet.protocol.deck.classproof import prove_class, verify_class
+from creepnet.protocol.deck.escrowing import RetiredSeatKeys, recover_message, refresh_message
 from creepnet.protocol.deck.group import BASE, ONE, mul
-from creepnet.protocol.deck.hidden import holder_key
+from creepnet.protocol.deck.hidden import holder_key, make_release
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.noneof import prove_none_of, verify_none_of
 from creepnet.protocol.deck.shuffleproof import prove_shuffle, verify_shuffle
@@ -308,6 +310,71 @@ def escrow_side_by_side(rounds: int) -> None:
                 f"opening {run.opening * 1e3:.0f} ms; {per * 1e6:.0f} us = {per / mult:.2f} "
                 "mults per scalar"
             )
+    after = retirement(best["racer"])
+    print("  after seat 3 retires (Racer's escrow, CPU, work + one peer's checks):")
+    print(
+        f"    3 seats publish their shares of its {after['scalars']:.0f} lock keys: "
+        f"{after['recover'] * 1e3:6.1f} ms"
+    )
+    print(
+        f"    3 seats re-deal what it held shares of (refresh):   {after['refresh'] * 1e3:6.1f} ms"
+    )
+    print(f"    a private draw with the table releasing for it:     {after['draw'] * 1e3:6.1f} ms")
+
+
+def _same(message: dict, seq: int) -> dict:
+    return message
+
+
+def _recovery(state: DeckState, seat: DeckSeat, gone: int, needed: list, seq: int) -> dict:
+    return recover_message(state, seat.keys, seat.seat, gone, needed)
+
+
+def _refresh(state: DeckState, seat: DeckSeat, seq: int) -> dict:
+    return refresh_message(state, seat.keys, seat.seat)
+
+
+def retirement(run: Run, gone: int = 3) -> dict[str, float]:
+    """After the Racer set-up with escrow, seat `gone` retires: the others recover its lock keys
+    of every pool but its own Draw Deck, re-deal what it held shares of, and seat 0 draws with
+    the table releasing for the retired seat.  CPU seconds (authors' work + the peer's checks)."""
+    for state in (run.state, run.authors):
+        state.retire(gone)
+    book = run.state.escrow
+    assert book is not None
+    needed = [
+        scalar
+        for (dealer, scalar) in book.bundles
+        if dealer == gone and scalar.kind == "lock" and scalar.name != f"draw{gone}"
+    ]
+    out: dict[str, float] = {"scalars": len(needed)}
+
+    def timed(name: str, fn: Callable[[], None]) -> None:
+        before = run.work + run.checks
+        fn()
+        out[name] = run.work + run.checks - before
+
+    others = [p for p in run.players if p.seat != gone]
+
+    def recover() -> None:
+        for p in others:
+            run.post(p.seat, partial(_recovery, run.authors, p, gone, needed))
+
+    def refresh() -> None:
+        for p in others:
+            run.post(p.seat, partial(_refresh, run.authors, p))
+
+    def draw() -> None:
+        for p in others[1:]:
+            run.post(p.seat, partial(_same, p.release("draw0", [1], 0)))
+        keys = RetiredSeatKeys(run.authors, gone)
+        run.post(gone, partial(_same, make_release(run.authors, keys, gone, "draw0", [1], 0)))
+        run.players[0].decode("draw0", 1)
+
+    timed("recover", recover)
+    timed("refresh", refresh)
+    timed("draw", draw)
+    return out
 
 
 def main() -> None:
