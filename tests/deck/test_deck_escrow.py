@@ -487,3 +487,118 @@ def test_a_zero_last_share_is_refused_though_the_commitments_sum() -> None:
     with pytest.raises(DeckError, match="identity") as err:
         check_bundle(escrowed, msg)
     assert (err.value.seat, err.value.position) == (0, 1)
+
+
+# --- the written spec, recomputed from the primitives alone (docs/ESCROW.md) --------------------
+
+
+def _spec_scalar(secret: bytes, game: bytes, seat_key: bytes, *label: str | int) -> bytes:
+    """DECKS.md "Secrets": HKDF-SHA512(secret, salt, info = frame(v1, game, seat key, label,
+    attempt)), 64 bytes reduced mod L (attempt 0: a zero never comes up here)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    from creepnet.protocol.deck.group import frame
+
+    info = frame(b"creepnet/deck/v1", game, seat_key, *label, 0)
+    okm = HKDF(hashes.SHA512(), 64, b"creepnet/deck/kdf/v1", info).derive(secret)
+    return nb.crypto_core_ed25519_scalar_reduce(okm)
+
+
+VECTOR_GAME = bytes(range(16))
+VECTOR_SECRETS = [bytes([0x10 + s]) * 32 for s in range(3)]
+
+
+def test_a_bundle_is_exactly_what_the_written_spec_computes() -> None:
+    """An independent reading of ESCROW.md, with HKDF, ChaCha20-Poly1305 and the group
+    operations only, gives the same keys, shares, commitments and boxes byte for byte."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    from creepnet.protocol.deck.group import frame
+
+    t = table(3, VECTOR_GAME, VECTOR_SECRETS)
+    ids = t.directory.seat_keys
+    e = [
+        _spec_scalar(VECTOR_SECRETS[s], VECTOR_GAME, ids[s], "escrow-key", "deal") for s in range(3)
+    ]
+    f = [
+        _spec_scalar(VECTOR_SECRETS[s], VECTOR_GAME, ids[s], "escrow-key", "receive")
+        for s in range(3)
+    ]
+    assert t.directory.deal_keys == tuple(mul_base(x) for x in e)
+    assert t.directory.receive_keys == tuple(mul_base(x) for x in f)
+
+    dealer, recipients, epoch = 1, (0, 2), 3
+    a = _spec_scalar(VECTOR_SECRETS[dealer], VECTOR_GAME, ids[dealer], "lock", "deck:0", 5)
+    assert a == t.keys[dealer].lock_key("deck:0", 5)
+    what = ScalarId("lock", "deck:0", 5)
+    escrowed, bundle = t.deal(dealer, a, what, epoch)
+    assert escrowed.recipients == recipients
+    info = frame(
+        b"creepnet/deck/v1",
+        VECTOR_GAME,
+        ids[dealer],
+        "escrow-shares",
+        "lock",
+        "deck:0",
+        5,
+        epoch,
+        *recipients,
+        0,
+    )
+    okm = HKDF(hashes.SHA512(), 64, b"creepnet/deck/kdf/v1", info).derive(VECTOR_SECRETS[dealer])
+    s1 = nb.crypto_core_ed25519_scalar_reduce(okm)
+    s2 = nb.crypto_core_ed25519_scalar_sub(a, s1)
+    assert bundle.commits == (mul_base(s1), mul_base(s2))
+    K = mul_base(a)
+    for share, recipient, commit, box in zip(
+        (s1, s2), recipients, bundle.commits, bundle.boxes, strict=True
+    ):
+        channel = mul(e[dealer], t.directory.receive_keys[recipient])
+        assert channel == mul(f[recipient], t.directory.deal_keys[dealer])
+        info = frame(
+            VECTOR_GAME,
+            ids[dealer],
+            ids[recipient],
+            t.directory.deal_keys[dealer],
+            t.directory.receive_keys[recipient],
+            "lock",
+            "deck:0",
+            5,
+            epoch,
+        )
+        okm = HKDF(hashes.SHA512(), 44, b"creepnet/deck/escrow/key/v1", info).derive(channel)
+        aad = frame(b"creepnet/deck/escrow/aad/v1", K, commit)
+        assert ChaCha20Poly1305(okm[:32]).encrypt(okm[32:], share, aad) == box
+
+
+# The vector of docs/ESCROW.md "Test vector", for a second implementation to run unchanged.
+VECTOR = {
+    "E_1": "7f4481c2d2e2c17ce9e209a5c5fbf633f03ddc5a8846018206102cb59317fae0",
+    "F_0": "561002a5dd7c665b3c40ab823fe47cd216c2f60e064fe8f3d88f26f04b29ff9c",
+    "F_2": "c616e0023c4d48373172b1bc365a09d1974db255e465984f83262c7c729b9e0e",
+    "K": "fd2d5fd6cc174edd62cabb066a3c776b8b8cc8e1b00f5ffbc3fd1c9116a0eda9",
+    "commits": [
+        "f4dafac14b0f7162954f525b3409474c0686e5d744acbc6a53ac674331838d40",
+        "c885abcc1b6920665acd5b0b1fef8b62ff941b2f712ffdca61052eabd131d7f9",
+    ],
+    "boxes": [
+        "768a88cbf1cc38acbfb5364eb41bdcddf5598fbecf30282ea2c5e7473e4e3582"
+        "6fc3195b7e5153aaacea4b9ffb57edb0",
+        "60cca5fc8de3f1487a3b1d441b3010dd4be3dd51c2a84602db079e34b14abe14"
+        "ac7b6cec1d7649d474aaf4592dea4630",
+    ],
+}
+
+
+def test_the_documented_vector() -> None:
+    t = table(3, VECTOR_GAME, VECTOR_SECRETS)
+    a = t.keys[1].lock_key("deck:0", 5)
+    escrowed, bundle = t.deal(1, a, ScalarId("lock", "deck:0", 5), 3)
+    assert t.directory.deal_keys[1].hex() == VECTOR["E_1"]
+    assert [t.directory.receive_keys[s].hex() for s in (0, 2)] == [VECTOR["F_0"], VECTOR["F_2"]]
+    assert escrowed.commit.hex() == VECTOR["K"]
+    assert [c.hex() for c in bundle.commits] == VECTOR["commits"]
+    assert [b.hex() for b in bundle.boxes] == VECTOR["boxes"]
