@@ -480,3 +480,30 @@ def public_scalar(game_id: bytes, seat_key: bytes, *label: str | int) -> bytes:
         if n:
             return as_scalar(n)
     raise AssertionError("unreachable")
+
+
+# --- audit ----------------------------------------------------------------------------------------
+
+
+def audit_escrows(state: DeckState) -> None:
+    """At the end, with the revealed secrets: every bundle of a seat that revealed is the one its
+    secret derives (docs/ESCROW.md "Deterministic, not random, shares").  A retired seat never
+    reveals; its bundles stay as checked at once.  DeckError names the first dealer at fault."""
+    book = state.escrow
+    if book is None or book.directory is None:
+        return
+    for target, bundle in book.kept:
+        secret = state.secrets[target.dealer]
+        if secret is None:
+            continue
+        keys = DeckKeys(state.game_id, state.seat_keys[target.dealer], secret)
+        value = _scalar_value(keys, target.scalar)
+        expected = make_bundle(book.directory, EscrowKeys(keys, target.dealer), target, value)
+        if expected != bundle:
+            scalar = target.scalar
+            raise DeckError(
+                target.dealer,
+                "audit",
+                f"escrow of {scalar.kind} {scalar.name}/{scalar.index} (epoch {target.epoch}) "
+                "is not the one derived from the deck secret",
+            )

@@ -12,10 +12,19 @@ from collections.abc import Callable
 import pytest
 
 from creepnet.protocol.deck import PUBLIC, DeckError, DeckSeat, DeckState, create_message
-from creepnet.protocol.deck.escrow import BOX_BYTES, EscrowKeys, ScalarId, open_share, recover
+from creepnet.protocol.deck.escrow import (
+    BOX_BYTES,
+    Escrowed,
+    EscrowKeys,
+    ScalarId,
+    make_bundle,
+    open_share,
+    recover,
+)
 from creepnet.protocol.deck.escrowing import (
     Exempt,
     RetiredSeatKeys,
+    audit_escrows,
     complaint_message,
     recover_message,
     refresh_message,
@@ -408,3 +417,52 @@ def _swap_commits(bundle: dict, t: Table) -> dict:
         "commits": [bundle["commits"][0], mul_base(other.lock_key("x", 0))],
         "boxes": bundle["boxes"],
     }
+
+
+def test_the_audit_finds_an_escrow_not_derived_from_the_deck_secret() -> None:
+    """Seat 2 deals valid shares of its own choosing (from another secret): they pass every
+    check at once and open for their recipients, but the audit names seat 2."""
+    t = Table(3)
+    t.dealt(lock=False)
+    for seat in (0, 1):
+        t.post(seat, lambda q, seat=seat: t.players[seat].lock(q, "deck"))
+    dealer = _Dealer(t.players[2].keys, DeckKeys(t.spectator.game_id, b"x" * 32, bytes(32)))
+    book = t.spectator.escrow
+    assert book is not None and book.directory is not None
+
+    def chosen(q: int) -> dict:
+        lock = t.players[2].lock(q, "deck")
+        bundles = [
+            make_bundle(
+                book.directory,  # type: ignore[arg-type]
+                dealer,
+                Escrowed(2, ScalarId("lock", "deck", j), 0, (0, 1), commit),
+                t.players[2].keys.lock_key("deck", j),
+            )
+            for j, commit in enumerate(lock["commits"])
+        ]
+        return lock | {"escrow": [b.message() for b in bundles]}
+
+    t.post(2, chosen)
+    assert all(p.escrow_complaints() == [] for p in t.players)
+    for p in t.players:
+        t.post(p.seat, lambda q, p=p: p.reveal())
+    with pytest.raises(DeckError) as err:
+        audit_escrows(t.spectator)
+    assert (err.value.seat, err.value.operation) == (2, "audit")
+
+
+def test_the_audit_accepts_honest_escrows() -> None:
+    t = Table(3)
+    t.dealt()
+    for p in t.players:
+        t.post(p.seat, lambda q, p=p: p.reveal())
+    audit_escrows(t.spectator)
+
+
+class _Dealer(EscrowKeys):
+    """A seat's real escrow keys (its channels are right) dealing shares from another secret."""
+
+    def __init__(self, real: DeckKeys, shares_from: DeckKeys) -> None:
+        super().__init__(real, 2)
+        self.keys = shares_from
