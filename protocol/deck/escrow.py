@@ -60,6 +60,7 @@ KINDS = ("layer", "lock")
 KEY_SALT = b"creepnet/deck/escrow/key/v1"
 AAD_DOMAIN = b"creepnet/deck/escrow/aad/v1"
 COMPLAINT_DOMAIN = b"creepnet/deck/escrow/complaint/v1"
+POSSESSION_DOMAIN = b"creepnet/deck/escrow/possession/v1"
 TAG_BYTES = 16
 BOX_BYTES = SCALAR_BYTES + TAG_BYTES
 NONCE_BYTES = 12
@@ -84,13 +85,31 @@ class EscrowDirectory:
             raise ValueError("one deal key and one receive key per seat")
 
 
-def check_escrow_keys(value: object, seat: int) -> tuple[bytes, bytes]:
-    """A seat's published [E, F]: two valid, distinct points.  No proof of possession is
-    needed: a seat publishing keys it cannot use only loses (or gives away) its own shares."""
-    if not isinstance(value, list) or len(value) != 2:
+def _possession_context(game_id: bytes, seat_key: bytes, role: str) -> bytes:
+    return frame(POSSESSION_DOMAIN, game_id, seat_key, role)
+
+
+def check_escrow_keys(
+    value: object, seat: int, game_id: bytes, seat_key: bytes
+) -> tuple[bytes, bytes]:
+    """A seat's published escrow keys {keys: [E, F], proofs: [pE, pF]}: two valid, distinct
+    points, each with a Schnorr proof of knowledge of its discrete log bound to the game, the
+    seat and the role.  Without them a seat could publish E_B = E_A + d·G, cheat in a share
+    to C on purpose, and C's complaint (D = f_C·E_B) would then reveal D_{A->C} = D - d·F_C:
+    every share A sent C.  Knowing its own key, a seat can only reveal its own channels."""
+    if not isinstance(value, dict) or set(value) != {"keys", "proofs"}:
+        raise DeckError(seat, "join", "escrow must be exactly {keys: [E, F], proofs: [2]}")
+    keys, proofs = value["keys"], value["proofs"]
+    if not isinstance(keys, list) or len(keys) != 2:
         raise DeckError(seat, "join", "escrow keys must be a list [deal, receive]")
-    deal, receive = (check_point(p, seat, "join", i) for i, p in enumerate(value))
+    if not isinstance(proofs, list) or len(proofs) != 2:
+        raise DeckError(seat, "join", "escrow proofs must be a list of two")
+    deal, receive = (check_point(p, seat, "join", i) for i, p in enumerate(keys))
     check_distinct([deal, receive], seat, "join")
+    for i, (role, point) in enumerate((("deal", deal), ("receive", receive))):
+        context = _possession_context(game_id, seat_key, role)
+        if not dleq.verify(proofs[i], BASE, point, BASE, point, context):
+            raise DeckError(seat, "join", f"no proof of knowledge of the {role} key", i)
     return deal, receive
 
 
@@ -201,9 +220,16 @@ class EscrowKeys:
         self.receive = keys.escrow_key("receive")
         self._channels: dict[tuple[str, bytes], bytes] = {}
 
-    def published(self) -> list[bytes]:
-        """[E, F], for the seat's join."""
-        return [mul_base(self.deal), mul_base(self.receive)]
+    def published(self) -> dict:
+        """{keys: [E, F], proofs: [pE, pF]} for the seat's join (check_escrow_keys): each proof a
+        Chaum-Pedersen proof with both bases G, i.e. a Schnorr proof of knowledge."""
+        keys, proofs = [], []
+        for role, secret in (("deal", self.deal), ("receive", self.receive)):
+            point = mul_base(secret)
+            context = _possession_context(self.keys.game_id, self.keys.seat_key, role)
+            keys.append(point)
+            proofs.append(dleq.prove(secret, BASE, point, BASE, point, context))
+        return {"keys": keys, "proofs": proofs}
 
     def channel_to(self, table: EscrowDirectory, recipient: int) -> bytes:
         return self._channel("to", self.deal, table.receive_keys[recipient])

@@ -2,7 +2,7 @@
 which bundle, what every replica checks on apply, what it keeps, and complaints.
 
 In a game with escrow (DeckState(..., escrow=True), three or more seats):
-  * `join` carries the seat's escrow keys [E, F];
+  * `join` carries the seat's escrow keys [E, F] with proofs of knowledge;
   * `shuffle` carries the bundle of the seat's new layer scalar c_{f,d} (K = P_{f,d}) the first
     time it publishes P_{f,d}, and none when it re-publishes it (same family and depth);
   * `lock` carries one bundle per position for b_j (K = C_j), unless the game exempts that
@@ -124,7 +124,7 @@ def check_join(state: DeckState, seat: int, msg: dict) -> tuple[bytes, bytes] | 
     book = _book(state, seat, "join", msg)
     if book is None:
         return None
-    pair = check_escrow_keys(msg.get("escrow"), seat)
+    pair = check_escrow_keys(msg.get("escrow"), seat, state.game_id, state.seat_keys[seat])
     for other, known in enumerate(book.keys):
         if known is not None and set(pair) & set(known):
             raise DeckError(seat, "join", f"escrow key already published by seat {other}")

@@ -22,6 +22,7 @@ from creepnet.protocol.deck.escrow import (
     EscrowKeys,
     ScalarId,
     _seal,
+    _unseal,
     check_bundle,
     check_bundles,
     check_escrow_keys,
@@ -84,7 +85,9 @@ def table(seats: int, game: bytes = b"", secret: list[bytes] | None = None) -> T
     identities = [bytes([s]) * 32 for s in range(seats)]
     deck = [DeckKeys(game, identities[s], secret[s]) for s in range(seats)]
     escrow = [EscrowKeys(k, s) for s, k in enumerate(deck)]
-    published = [check_escrow_keys(e.published(), s) for s, e in enumerate(escrow)]
+    published = [
+        check_escrow_keys(e.published(), s, game, identities[s]) for s, e in enumerate(escrow)
+    ]
     return Table(deck, escrow, directory(game, identities, published))
 
 
@@ -133,7 +136,12 @@ def test_the_table_removes_a_retired_seats_layer_with_the_recovered_scalar(seats
         [p.keys for p in deck.players],
         escrow,
         directory(
-            game, identities, [check_escrow_keys(e.published(), s) for s, e in enumerate(escrow)]
+            game,
+            identities,
+            [
+                check_escrow_keys(e.published(), s, game, identities[s])
+                for s, e in enumerate(escrow)
+            ],
         ),
     )
     gone = seats - 1
@@ -452,41 +460,86 @@ def test_a_wrong_or_withheld_recovery_share_names_its_author() -> None:
 # --- keys --------------------------------------------------------------------------------------
 
 
+def _published(t: Table, seat: int) -> dict:
+    return t.escrow[seat].published()
+
+
+def _check_keys(t: Table, seat: int, value: object) -> tuple[bytes, bytes]:
+    return check_escrow_keys(value, seat, t.directory.game_id, t.directory.seat_keys[seat])
+
+
 @pytest.mark.parametrize(
-    "bad", [[IDENTITY, IDENTITY], [TORSION8, None], "keys", [b"x" * 32], [NON_CANONICAL, IDENTITY]]
+    "mangle",
+    [
+        lambda m: m["keys"].__setitem__(0, IDENTITY),
+        lambda m: m["keys"].__setitem__(1, TORSION8),
+        lambda m: m["keys"].__setitem__(1, NON_CANONICAL),
+        lambda m: m["keys"].__setitem__(1, None),
+        lambda m: m["keys"].__setitem__(1, m["keys"][0]),
+        lambda m: m["keys"].pop(),
+        lambda m: m["proofs"].pop(),
+        lambda m: m["proofs"].reverse(),
+        lambda m: m["proofs"].__setitem__(0, bytes(64)),
+        lambda m: m.pop("proofs"),
+        lambda m: m.__setitem__("extra", 1),
+    ],
 )
-def test_invalid_escrow_keys_name_the_seat(bad: object) -> None:
+def test_invalid_escrow_keys_name_the_seat(mangle) -> None:
     t = table(3)
-    value = (
-        bad if not isinstance(bad, list) or len(bad) != 2 else [t.escrow[0].published()[0], bad[1]]
-    )
-    for candidate in (bad, value):
-        with pytest.raises(DeckError) as err:
-            check_escrow_keys(candidate, 2)
-        assert (err.value.seat, err.value.operation) == (2, "join")
+    value = _published(t, 2)
+    assert _check_keys(t, 2, value) == (t.directory.deal_keys[2], t.directory.receive_keys[2])
+    mangle(value)
+    with pytest.raises(DeckError) as err:
+        _check_keys(t, 2, value)
+    assert (err.value.seat, err.value.operation) == (2, "join")
+    for other in ("keys", [IDENTITY, IDENTITY], None):
+        with pytest.raises(DeckError):
+            _check_keys(t, 2, other)
+
+
+def test_escrow_keys_are_bound_to_their_seat_and_game() -> None:
+    t = table(3)
+    with pytest.raises(DeckError, match="proof of knowledge"):
+        _check_keys(t, 1, _published(t, 2))  # seat 1 replaying seat 2's keys and proofs
+    with pytest.raises(DeckError, match="proof of knowledge"):
+        check_escrow_keys(_published(t, 2), 2, b"another game", t.directory.seat_keys[2])
 
 
 def test_escrow_keys_copied_from_another_seat_are_refused() -> None:
     t = table(3)
-    published = [tuple(e.published()) for e in t.escrow]
+    published = list(zip(t.directory.deal_keys, t.directory.receive_keys, strict=True))
     copied = [published[0], published[1], (published[2][0], published[0][1])]
     with pytest.raises(DeckError) as err:
         directory(t.directory.game_id, t.directory.seat_keys, copied)
     assert err.value.seat == 2
-    same = [published[0], published[1], (published[2][0], published[2][0])]
-    with pytest.raises(DeckError):
-        check_escrow_keys(list(same[2]), 2)
 
 
-def test_a_zero_last_share_is_refused_though_the_commitments_sum() -> None:
-    """S_1 = K, S_2 = identity: sums to K, but the second recipient would hold nothing and the
-    first the whole scalar."""
-    t = table(3)
-    escrowed, bundle = t.deal(0, t.keys[0].lock_key("deck:1", 7))
-    msg = {"commits": [escrowed.commit, IDENTITY], "boxes": list(bundle.boxes)}
-    with pytest.raises(DeckError, match="identity") as err:
-        check_bundle(escrowed, msg)
-    assert (err.value.seat, err.value.position) == (0, 1)
+def test_a_rogue_deal_key_would_open_another_dealers_channel_and_is_refused() -> None:
+    """Why keys need proofs of knowledge: seat 1 publishes E_1 = E_0 + d·G (it cannot know its
+    log), deals garbage to seat 2, and seat 2's honest complaint publishes D = f_2·E_1; then
+    D - d·F_2 = D_{0->2}, and every share seat 0 sent seat 2 opens for everybody."""
+    t = table(4)
+    d = t.keys[1].lock_key("rogue", 0)
+    rogue = nb.crypto_core_ed25519_add(t.directory.deal_keys[0], mul_base(d))
+    forged = replace(
+        t.directory, deal_keys=(t.directory.deal_keys[0], rogue, *t.directory.deal_keys[2:])
+    )
+    scalar0 = t.keys[0].lock_key("deck:1", 7)
+    escrowed0, bundle0 = t.deal(0, scalar0)
+    target = Escrowed(1, LOCK, 0, (0, 2, 3), mul_base(t.keys[1].lock_key("deck:1", 7)))
+    honest1 = make_bundle(t.directory, t.escrow[1], target, t.keys[1].lock_key("deck:1", 7))
+    garbage = Bundle(honest1.commits, (honest1.boxes[0], bytes(BOX_BYTES), honest1.boxes[2]))
+    complaint = make_complaint(forged, t.escrow[2], target)
+    assert judge_complaint(forged, target, garbage, 2, complaint).dealer == 1
+    leaked = nb.crypto_core_ed25519_sub(complaint["point"], mul(d, t.directory.receive_keys[2]))
+    stolen = _unseal(t.directory, escrowed0, bundle0, 1, leaked)  # seat 2's share of seat 0's key
+    assert stolen == open_share(t.directory, t.escrow[2], escrowed0, bundle0)
+    # the join refuses that key: seat 1 can prove knowledge of no log of E_0 + d·G
+    stolen_proofs = _published(t, 1)
+    stolen_proofs["keys"][0] = rogue
+    with pytest.raises(DeckError, match="proof of knowledge of the deal key") as err:
+        _check_keys(t, 1, stolen_proofs)
+    assert err.value.seat == 1
 
 
 # --- the written spec, recomputed from the primitives alone (docs/ESCROW.md) --------------------

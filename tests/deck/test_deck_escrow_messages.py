@@ -163,10 +163,23 @@ def test_a_join_without_escrow_keys_or_with_copied_ones_is_refused() -> None:
     assert err.value.seat == 0
     first = seats[0].join()
     state.apply(0, 2, first)
-    copied = seats[1].join() | {"escrow": [first["escrow"][0], seats[1].join()["escrow"][1]]}
-    with pytest.raises(DeckError, match="already published by seat 0") as err:
+    own = seats[1].join()
+    copied = own | {
+        "escrow": {
+            "keys": [first["escrow"]["keys"][0], own["escrow"]["keys"][1]],
+            "proofs": [first["escrow"]["proofs"][0], own["escrow"]["proofs"][1]],
+        }
+    }
+    with pytest.raises(DeckError, match="proof of knowledge") as err:
         state.apply(1, 3, copied)
     assert err.value.seat == 1 and state.joins[1] is None
+    # a seat seat 0 gave its key to can prove it, and is still refused
+    colluder = EscrowKeys(seats[1].keys, 1)
+    colluder.deal = EscrowKeys(seats[0].keys, 0).deal
+    with pytest.raises(DeckError, match="already published by seat 0") as err:
+        state.apply(1, 4, own | {"escrow": colluder.published()})
+    assert err.value.seat == 1 and state.joins[1] is None
+    state.apply(1, 5, own)
 
 
 def test_a_game_without_escrow_refuses_escrow_fields_and_works_as_before() -> None:
