@@ -10,6 +10,8 @@ import secrets
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from creepnet.protocol.deck import PUBLIC, DeckError, DeckSeat, DeckState, create_message
 from creepnet.protocol.deck.escrow import (
@@ -29,7 +31,7 @@ from creepnet.protocol.deck.escrowing import (
     recover_message,
     refresh_message,
 )
-from creepnet.protocol.deck.group import mul_base
+from creepnet.protocol.deck.group import mul, mul_base, scalar_invert, scalar_product
 from creepnet.protocol.deck.hidden import make_release
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.ops import make_lock
@@ -479,3 +481,35 @@ class _Dealer(EscrowKeys):
     def __init__(self, real: DeckKeys, shares_from: DeckKeys) -> None:
         super().__init__(real, 2)
         self.keys = shares_from
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seats=st.sampled_from([3, 4]),
+    gone=st.integers(0, 3),
+    drawer=st.integers(0, 3),
+    position=st.integers(0, len(CARDS) - 1),
+)
+def test_a_draw_with_the_table_releasing_for_a_retired_seat_gives_the_true_card(
+    seats: int, gone: int, drawer: int, position: int
+) -> None:
+    """Whoever retires, whoever draws: the card is the one the retired seat's own release would
+    have given (computed here from every seat's real keys)."""
+    gone, drawer = gone % seats, drawer % seats
+    if drawer == gone:
+        drawer = (drawer + 1) % seats
+    t = Table(seats)
+    t.dealt()
+    point = t.spectator.pools["deck"].slots[position].point
+    keys = [p.keys.lock_key("deck", position) for p in t.players]
+    true_card = t.spectator.table.decode(mul(scalar_invert(scalar_product(keys)), point))
+    _retire(t, gone)
+    others = tuple(s for s in range(seats) if s != gone)
+    _recover(t, gone, [ScalarId("lock", "deck", position)], others)
+    for seat in others:
+        if seat != drawer:
+            t.post(seat, lambda q, seat=seat: t.players[seat].release("deck", [position], drawer))
+    _for_retired(
+        t, gone, lambda k, q: make_release(t.spectator, k, gone, "deck", [position], drawer)
+    )
+    assert t.players[drawer].decode("deck", position) == true_card
