@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from creepnet.protocol.deck import PUBLIC, DeckError, DeckSeat, DeckState, create_message
+from creepnet.protocol.deck import PUBLIC, DeckError, DeckSeat, DeckState, audit, create_message
 from creepnet.protocol.deck.escrow import (
     BOX_BYTES,
     Escrowed,
@@ -465,6 +465,9 @@ def test_the_audit_finds_an_escrow_not_derived_from_the_deck_secret() -> None:
     with pytest.raises(DeckError) as err:
         audit_escrows(t.spectator)
     assert (err.value.seat, err.value.operation) == (2, "audit")
+    with pytest.raises(DeckError) as err:  # the deck's audit runs it
+        audit(t.spectator)
+    assert (err.value.seat, err.value.operation) == (2, "audit")
 
 
 def test_the_audit_accepts_honest_escrows() -> None:
@@ -473,6 +476,7 @@ def test_the_audit_accepts_honest_escrows() -> None:
     for p in t.players:
         t.post(p.seat, lambda q, p=p: p.reveal())
     audit_escrows(t.spectator)
+    assert len(audit(t.spectator).cards) == len(CARDS)
 
 
 class _Dealer(EscrowKeys):
