@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import copy
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from functools import partial
 
 import pytest
 from hypothesis import given, settings
@@ -53,8 +54,7 @@ class Table:
         self.spectator = replica()
         self.players = [DeckSeat(self.states[s], s) for s in range(seats)]
         self.seq = 0
-        for p in self.players:
-            self.post(p.seat, lambda q, p=p: p.join())
+        self.each(range(seats), lambda p, q: p.join())
 
     @property
     def replicas(self) -> list[DeckState]:
@@ -66,6 +66,11 @@ class Table:
         for state in self.replicas:
             state.apply(seat, self.seq, msg)
         return msg
+
+    def each(self, seats: Iterable[int], make: Callable[[DeckSeat, int], dict]) -> None:
+        """Every one of `seats` in turn posts make(its DeckSeat, seq)."""
+        for seat in seats:
+            self.post(seat, partial(make, self.players[seat]))
 
     def refused(self, seat: int, msg: dict | Callable[[int], dict]) -> DeckError:
         """A message (or one made for the next seq) every replica refuses, leaving its state as
@@ -84,11 +89,9 @@ class Table:
 
     def dealt(self, lock: bool = True) -> None:
         self.post(0, lambda q: create_message("deck", CARDS))
-        for p in self.players:
-            self.post(p.seat, lambda q, p=p: p.shuffle(q, "deck"))
+        self.each(range(len(self.players)), lambda p, q: p.shuffle(q, "deck"))
         if lock:
-            for p in self.players:
-                self.post(p.seat, lambda q, p=p: p.lock(q, "deck"))
+            self.each(range(len(self.players)), lambda p, q: p.lock(q, "deck"))
 
 
 def test_every_replica_keeps_every_layer_and_lock_escrow_and_no_share_is_bad() -> None:
@@ -108,8 +111,7 @@ def test_the_table_releases_for_a_retired_seat_with_its_recovered_lock_key() -> 
     release message anyone checks against C_j; seat 0 then decodes its card."""
     t = Table(4)
     t.dealt()
-    for seat in (1, 2):
-        t.post(seat, lambda q, seat=seat: t.players[seat].release("deck", [2], 0))
+    t.each((1, 2), lambda p, q: p.release("deck", [2], 0))
     book = t.spectator.escrow
     assert book is not None
     target, bundle = book.bundles[(3, ScalarId("lock", "deck", 2))]
@@ -123,8 +125,7 @@ def test_the_table_releases_for_a_retired_seat_with_its_recovered_lock_key() -> 
     card = t.players[0].decode("deck", 2)
     assert card in CARDS
     # the same for a public card: nobody but the table speaks for seat 3
-    for seat in (0, 1, 2):
-        t.post(seat, lambda q, seat=seat: t.players[seat].release("deck", [5], PUBLIC))
+    t.each((0, 1, 2), lambda p, q: p.release("deck", [5], PUBLIC))
     target, bundle = book.bundles[(3, ScalarId("lock", "deck", 5))]
     shares = {r: open_share(book.directory, _escrow_keys(t, r), target, bundle) for r in (0, 1, 2)}  # type: ignore[arg-type]
     key = recover(target, bundle, shares)
@@ -141,8 +142,7 @@ def _escrow_keys(t: Table, seat: int) -> EscrowKeys:
 def test_a_seats_own_exempt_pool_carries_no_escrow() -> None:
     t = Table(3, exempt=lambda seat, pool: pool == f"deck:{seat}")
     t.post(0, lambda q: create_message("deck:1", CARDS))
-    for p in t.players:
-        t.post(p.seat, lambda q, p=p: p.shuffle(q, "deck:1"))
+    t.each(range(len(t.players)), lambda p, q: p.shuffle(q, "deck:1"))
     lock0 = t.post(0, lambda q: t.players[0].lock(q, "deck:1"))
     assert len(lock0["escrow"]) == len(CARDS)
     own = t.players[1].lock(t.seq + 1, "deck:1")
@@ -191,8 +191,7 @@ def test_a_game_without_escrow_refuses_escrow_fields_and_works_as_before() -> No
     keys = DeckKeys(t.spectator.game_id, t.spectator.seat_keys[0], secrets.token_bytes(32))
     err = t.refused(0, t.players[0].lock(t.seq + 1, "deck") | {"escrow": []})
     assert err.seat == 0 and "no escrow" in err.message
-    for p in t.players:
-        t.post(p.seat, lambda q, p=p: p.lock(q, "deck"))
+    t.each(range(len(t.players)), lambda p, q: p.lock(q, "deck"))
     assert keys.secret  # nothing of escrow needed the keys
     game, seat_keys = secrets.token_bytes(16), [secrets.token_bytes(32) for _ in range(3)]
     plain = DeckState(game, seat_keys, CARDS)
@@ -315,8 +314,7 @@ def _retire(t: Table, seat: int) -> None:
 
 
 def _recover(t: Table, dealer: int, scalars: list[ScalarId], seats: tuple[int, ...]) -> None:
-    for seat in seats:
-        t.post(seat, lambda q, seat=seat: _recovery(t, seat, dealer, scalars))
+    t.each(seats, lambda p, q: _recovery(t, p.seat, dealer, scalars))
 
 
 def _recovery(t: Table, seat: int, dealer: int, scalars: list[ScalarId]) -> dict:
@@ -337,8 +335,7 @@ def _for_retired(t: Table, seat: int, make: Callable[[DeckKeys, int], dict]) -> 
 def test_a_table_plays_on_after_one_and_then_a_second_departure() -> None:
     t = Table(4)
     t.post(0, lambda q: create_message("deck", CARDS))
-    for seat in (0, 1, 2):
-        t.post(seat, lambda q, seat=seat: t.players[seat].shuffle(q, "deck"))
+    t.each((0, 1, 2), lambda p, q: p.shuffle(q, "deck"))
     # seat 2 leaves before seat 3 has shuffled and before any lock
     _retire(t, 2)
     layer = ScalarId("layer", "deck", 1)
@@ -349,21 +346,18 @@ def test_a_table_plays_on_after_one_and_then_a_second_departure() -> None:
     shuffle3 = t.post(3, lambda q: t.players[3].shuffle(q, "deck"))
     assert len(shuffle3["escrow"]["commits"]) == 2  # dealt to seats 0 and 1 only
     # the others re-deal what seat 2 held shares of; seat 3 has nothing to re-deal
-    for seat in (0, 1):
-        t.post(seat, lambda q, seat=seat: _refresh(t, seat))
+    t.each((0, 1), lambda p, q: _refresh(t, p.seat))
     assert t.refused(3, {"op": "refresh", "escrow": []}).seat == 3
     assert book.bundles[(0, layer)][0].recipients == (1, 3)
     assert book.bundles[(0, layer)][0].epoch == 1
     # locks: seat 2's by the table (its recovered layer out, public keys in)
-    for seat in (0, 1):
-        t.post(seat, lambda q, seat=seat: t.players[seat].lock(q, "deck"))
+    t.each((0, 1), lambda p, q: p.lock(q, "deck"))
 
     table_lock = _for_retired(t, 2, lambda keys, q: make_lock(t.spectator, keys, 2, q, "deck"))
     assert "escrow" not in table_lock
     t.post(3, lambda q: t.players[3].lock(q, "deck"))
     # seat 0 draws position 4: seats 1 and 3 release, the table releases seat 2's public key
-    for seat in (1, 3):
-        t.post(seat, lambda q, seat=seat: t.players[seat].release("deck", [4], 0))
+    t.each((1, 3), lambda p, q: p.release("deck", [4], 0))
     _for_retired(t, 2, lambda keys, q: make_release(t.spectator, keys, 2, "deck", [4], 0))
     first = t.players[0].decode("deck", 4)
     # seat 1 leaves too: seats 0 and 3 recover its key of position 6 and seat 3 draws it
@@ -403,13 +397,7 @@ def test_recovery_shares_are_checked_and_only_a_retired_seats_scalars_are_recove
     assert book is not None and (2, lock) not in book.recovered
     # the retired seat is no recipient of its own escrow
     assert t.refused(2, honest).seat == 2
-    for seat in (1, 3):
-        t.post(
-            seat,
-            lambda q, seat=seat: recover_message(
-                t.states[seat], t.players[seat].keys, seat, 2, [lock]
-            ),
-        )
+    t.each((1, 3), lambda p, q: _recovery(t, p.seat, 2, [lock]))
     assert book.recovered[(2, lock)] == t.players[2].keys.lock_key("deck", 3)
 
 
@@ -439,8 +427,7 @@ def test_the_audit_finds_an_escrow_not_derived_from_the_deck_secret() -> None:
     check at once and open for their recipients, but the audit names seat 2."""
     t = Table(3)
     t.dealt(lock=False)
-    for seat in (0, 1):
-        t.post(seat, lambda q, seat=seat: t.players[seat].lock(q, "deck"))
+    t.each((0, 1), lambda p, q: p.lock(q, "deck"))
     dealer = _Dealer(t.players[2].keys, DeckKeys(t.spectator.game_id, b"x" * 32, bytes(32)))
     book = t.spectator.escrow
     assert book is not None and book.directory is not None
@@ -460,8 +447,7 @@ def test_the_audit_finds_an_escrow_not_derived_from_the_deck_secret() -> None:
 
     t.post(2, chosen)
     assert all(p.escrow_complaints() == [] for p in t.players)
-    for p in t.players:
-        t.post(p.seat, lambda q, p=p: p.reveal())
+    t.each(range(len(t.players)), lambda p, q: p.reveal())
     with pytest.raises(DeckError) as err:
         audit_escrows(t.spectator)
     assert (err.value.seat, err.value.operation) == (2, "audit")
@@ -473,8 +459,7 @@ def test_the_audit_finds_an_escrow_not_derived_from_the_deck_secret() -> None:
 def test_the_audit_accepts_honest_escrows() -> None:
     t = Table(3)
     t.dealt()
-    for p in t.players:
-        t.post(p.seat, lambda q, p=p: p.reveal())
+    t.each(range(len(t.players)), lambda p, q: p.reveal())
     audit_escrows(t.spectator)
     assert len(audit(t.spectator).cards) == len(CARDS)
 
@@ -510,9 +495,7 @@ def test_a_draw_with_the_table_releasing_for_a_retired_seat_gives_the_true_card(
     _retire(t, gone)
     others = tuple(s for s in range(seats) if s != gone)
     _recover(t, gone, [ScalarId("lock", "deck", position)], others)
-    for seat in others:
-        if seat != drawer:
-            t.post(seat, lambda q, seat=seat: t.players[seat].release("deck", [position], drawer))
+    t.each([s for s in others if s != drawer], lambda p, q: p.release("deck", [position], drawer))
     _for_retired(
         t, gone, lambda k, q: make_release(t.spectator, k, gone, "deck", [position], drawer)
     )
