@@ -81,10 +81,8 @@ def shuffle_proof(cards: int) -> dict[str, float]:
     perm = keys.permutation("p", 0, cards)
     encrypt, outputs = cpu(lambda: [mul(step, inputs[i]) for i in perm])
     ctx = b"benchmark context"
-    prove, proof = cpu(
-        lambda: prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx)  # type: ignore[arg-type]
-    )
-    verify, _ = cpu(lambda: verify_shuffle(proof, inputs, outputs, BASE, commit, ctx))  # type: ignore[arg-type]
+    prove, proof = cpu(lambda: prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx))
+    verify, _ = cpu(lambda: verify_shuffle(proof, inputs, outputs, BASE, commit, ctx))
     mult = (before + scalar_mult_cost(200, 3)) / 2
     return {
         "mult": mult,
@@ -111,9 +109,9 @@ def threads_side_by_side(cards: int, rounds: int) -> dict[str, float]:
             for threads in (1, default):
                 deck_threads.MAX_THREADS = threads
                 start = time.perf_counter()
-                proof = prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx)  # type: ignore[arg-type]
+                proof = prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx)
                 middle = time.perf_counter()
-                verify_shuffle(proof, inputs, outputs, BASE, commit, ctx)  # type: ignore[arg-type]
+                verify_shuffle(proof, inputs, outputs, BASE, commit, ctx)
                 end = time.perf_counter()
                 timed = {f"prove {threads}": middle - start, f"verify {threads}": end - middle}
                 for key, value in timed.items():
@@ -150,8 +148,8 @@ class Run:
     def post(self, seat: int, make: Callable[[int], dict]) -> None:
         self.seq += 1
         made, msg = cpu(lambda: make(self.seq))
-        checked, _ = cpu(lambda: self.state.apply(seat, self.seq, msg))  # type: ignore[arg-type]
-        self.authors.apply(seat, self.seq, msg)  # type: ignore[arg-type]
+        checked, _ = cpu(lambda: self.state.apply(seat, self.seq, msg))
+        self.authors.apply(seat, self.seq, msg)
         self.work += made
         self.checks += checked
         if self.authors.escrow is not None:

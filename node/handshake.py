@@ -158,7 +158,8 @@ async def _handshake(conn: Connection, identity: Identity, name: str, version: i
     transcript, mine_first = transcript_hash(DOMAIN, codec.encode(mine), codec.encode(theirs))
     conn.secure(*derive_keys(shared, transcript, mine_first))
 
-    await conn.send({"type": "auth", "sig": identity.sign(AUTH_DOMAIN + transcript + mine["key"])})
+    signed = AUTH_DOMAIN + transcript + identity.public_key
+    await conn.send({"type": "auth", "sig": identity.sign(signed)})
     auth = await _expect(conn, "auth")
     sig = auth.get("sig")
     if not isinstance(sig, bytes) or not verify_signature(

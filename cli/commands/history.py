@@ -12,7 +12,7 @@ from pathlib import Path
 
 from creepnet.cli.options import add_home_option, home_dir
 from creepnet.cli.text import printable
-from creepnet.protocol.identity import KEY_FILE, load_or_create_identity
+from creepnet.node.storage import KEY_FILE, load_or_create_identity
 from creepnet.protocol.log import Rejection, split_log
 from creepnet.protocol.session import Session
 

@@ -169,15 +169,7 @@ def handle_open(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if progress.next_seat < state.seats:
         pool.opening[position] = progress
         return
-    card = state.table.decode(out)
-    if card is None:
-        raise DeckError(
-            None,
-            "open",
-            "opened point is not a card: a shuffle was dishonest, run the audit",
-            position,
-        )
-    state.make_public(pool.family, card, "open", position)
+    card = state.decode_public(pool.family, out, "open", position)
     pool.opening.pop(position, None)
     pool.public[position] = card
 

@@ -84,7 +84,7 @@ class DeckState:
         if not isinstance(message, dict):
             raise DeckError(seat, "?", "message is not a dict")
         op = get(message, "op", str, seat, "?")
-        handler = HANDLERS.get(op)  # type: ignore[arg-type]
+        handler = HANDLERS.get(op)
         if handler is None:
             raise DeckError(seat, str(op), "unknown operation")
         if self.last_seq is not None and seq <= self.last_seq:
@@ -143,6 +143,16 @@ class DeckState:
         if not pool.locked(self.seats):
             raise DeckError(seat, op, f"pool {pool.name!r} is not locked by every seat")
         return pool
+
+    def decode_public(self, family: str, point: bytes, op: str, position: int) -> str:
+        """The card a fully opened point shows, now public.  An honest table always gets a card:
+        a point that is none means some shuffle was dishonest, which only the audit can name."""
+        card = self.table.decode(point)
+        if card is None:
+            reason = f"the {op} showed no card: a shuffle was dishonest, run the audit"
+            raise DeckError(None, op, reason, position)
+        self.make_public(family, card, op, position)
+        return card
 
     def make_public(self, family: str, card: str, op: str, position: int) -> None:
         """Defence in depth: a card is face up at most once per family.  With every
