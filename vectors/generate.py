@@ -606,7 +606,25 @@ def deck_vectors() -> dict[str, Any]:
         raise AssertionError("a swapped output verified")
     except ShuffleRejected:
         pass
+    from creepnet.protocol.deck.shuffleproof import _chain_weights, _challenges
+
+    seed, e = _challenges(ctx, layer_commit, commit, inputs, outputs, sproof["perm"])
+    chain_seed, weights = _chain_weights(seed, sproof["chain"])
+    v = int.from_bytes(
+        hashlib.sha512(
+            group.frame(chain_seed, "v", *(sproof[k] for k in (
+                "t_rows", "t_perm", "t_chain", "t_chain_end", "t_map", "t_layer")))
+        ).digest(),
+        "little",
+    ) % group.L  # fmt: skip
     out["shuffle"] = {
+        "challenges": {
+            "seed": h(seed),
+            "e": [h(group.as_scalar(x)) for x in e],
+            "chain_seed": h(chain_seed),
+            "lambda": [h(group.as_scalar(x)) for x in weights],
+            "v": h(group.as_scalar(v)),
+        },
         "context": h(ctx),
         "context_parts": {
             "game": h(game),
