@@ -1456,6 +1456,14 @@ def racer_logs() -> dict[str, Any]:
             bases, "racer-won", "2 seats, 1 Creep each: played until one seat is out", won.raw()
         )
     )
+    three = Game(
+        "racer", seats=3, options={"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 4},
+        seed=17, onion_length=64,
+    )  # fmt: skip
+    three.run(RacerPolicy(seed=17), lambda g: g.over)
+    vectors.append(honest_vector(bases, "racer-three-seats", "3 seats, 2 Creeps each (1 face "
+                                 "up), turn limit 4: every step taken by several seats in "
+                                 "seat order", three.raw()))  # fmt: skip
     vectors.append(racer_audit_vector(bases))
     vectors.extend(racer_exhausted_vectors(bases))
     vectors.extend(racer_option_vectors())
