@@ -4,6 +4,8 @@ It is what a bot or a console hands to the session (as Creeper moves are notatio
 unambiguous, readable in logs, and parseable without any seat's private knowledge, because it
 names slots and card ids outright.  Friendlier input (hand positions, names) is the console's
 job; it resolves what a person typed to an action and formats it here.
+
+Specified in docs/spec-racer.md §7 (action texts).
 """
 
 from __future__ import annotations
