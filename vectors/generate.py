@@ -1737,8 +1737,7 @@ def racer_long_game() -> tuple[Game, list[tuple[str, str, int, bytes]]]:
     faults.append(
         (
             "racer-keep-spaced-text",
-            "UNSTABLE (a reported bug, README.md): the honest kept card "
-            "with its action text written with two spaces is accepted today",
+            "the honest kept card with its action text written with two spaces: one spelling only",
             act("keep-drawn", lambda b: isinstance(b.get("proof"), bytes)),
             lambda s, t, b: long.sign(s, t, _with_text(b, b["action"].replace(" ", "  "))),
         )

@@ -54,6 +54,6 @@ def parse_action(text: str) -> SeatAction:
             raise IllegalAction(f"bad field {word!r}: write name=number (or name=- for none)")
         data[key] = None if value == "-" else int(value)
     action = action_from_dict(data)
-    if format_action(action) != " ".join(words):  # fields in order, none missing: one spelling
+    if format_action(action) != text:  # fields in order, none missing, one space: one spelling
         raise IllegalAction(f"write it as {format_action(action)!r}")
     return action  # type: ignore[return-value]
