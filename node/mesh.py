@@ -25,6 +25,7 @@ addresses, but only within these bounds:
   for a key that is not seated in the game, and only while the game is unfinished;
 * one address per (sender, key): a new one replaces the sender's old one, at most
   ``MAX_CHANGES`` times per sender and game, so a key has at most one candidate per other seat;
+  an address where a handshake proved the key is kept first, whatever anyone says later;
 * an address must be an IP literal with a port (no name is resolved on a peer's word), not
   unspecified, multicast or broadcast, and in the node's scope (``Scope``): ``loopback`` (a node
   listening on 127.0.0.1: tests), ``lan`` (the default: private, link-local and loopback
@@ -123,10 +124,14 @@ class AddressBook:
     heard: dict[tuple[bytes, bytes], str] = field(default_factory=dict)  # (sender, key) → addr
     changes: Counter[bytes] = field(default_factory=Counter)  # per sender
     refused: set[tuple[bytes, str]] = field(default_factory=set)  # (key, address) proved wrong
+    believed: dict[bytes, str] = field(default_factory=dict)  # where a handshake proved the key
 
     def candidates(self, key: bytes) -> list[str]:
+        """Where to dial key: where it was reached before (no hearsay displaces that), then
+        what each seat said."""
         found = {a for (_, k), a in self.heard.items() if k == key and (k, a) not in self.refused}
-        return sorted(found)
+        first = [self.believed[key]] if key in self.believed else []
+        return first + sorted(found - set(first))
 
     def hear(self, sender: bytes, key: bytes, address: str) -> bool:
         """Note sender's address for key; False when it is no news or over the bound."""
@@ -142,6 +147,8 @@ class AddressBook:
 
     def refuse(self, key: bytes, address: str) -> None:
         self.refused.add((key, address))
+        if self.believed.get(key) == address:
+            del self.believed[key]
         for entry in [e for e, a in self.heard.items() if e[1] == key and a == address]:
             del self.heard[entry]
 
@@ -197,10 +204,14 @@ class Mesh:
         book = self.books.get(runtime.game)
         if book is None:
             return
+        peers = self.connections.peers
         for key in self._to_dial(runtime):
-            if key not in self.connections.peers:
-                for address in book.candidates(key):
-                    self.connections.ensure_dialer(address, expect=key)
+            if key in peers:
+                if peers[key].dialed is not None:  # the handshake there proved the key
+                    book.believed[key] = peers[key].dialed  # type: ignore[assignment]
+                continue
+            for address in book.candidates(key):
+                self.connections.ensure_dialer(address, expect=key)
 
     @staticmethod
     def _to_dial(runtime: GameRuntime) -> list[bytes]:
