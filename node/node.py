@@ -6,6 +6,9 @@
   storage retry after a disk error
 * ``advertiser.Advertiser`` / ``relocation.HostFinder`` — zeroconf adverts of our hosted games,
   and finding a followed game's host that moved
+* ``mesh.Mesh`` — every seat connects to every other seat: addresses learned, bounded, and
+  believed only after a handshake with the key
+* ``stalls.watch_stalls`` — a node waiting on a seat asks every peer before it says "stalled"
 * ``reporter.Reporter`` — the update stream a UI reads
 
 The node never judges an event itself: it hands raw bytes to ``Session.receive`` and reports
