@@ -9,9 +9,9 @@ watches at (any seat).
 How addresses are learned (node layer only: the signed log and its events are untouched):
 
 * ``listen {port}``: a seat tells each other seat it is connected to, once per connection,
-  the TCP port it accepts connections on.  That peer's address is then the IP its connection came from with
-  that port; a peer we dialled is at the address we dialled.  We share only these addresses of
-  peers we are connected to, never hearsay of hearsay;
+  the TCP port it accepts connections on.  That peer's address is then the IP its connection
+  came from with that port; a peer we dialled is at the address we dialled.  We share only
+  these addresses of peers we are connected to, never hearsay of hearsay;
 * ``addresses {game, items: [{key, address}]}``: a seat tells the other seats of a game where
   it reaches the seats it is connected to.
 

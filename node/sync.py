@@ -190,7 +190,7 @@ class GameSync:
             before, after = await self._check_events(runtime, peer, message)
         finally:
             runtime.incoming.remove(span)
-        if not peer.closed.is_set():
+        if not peer.close_reason:  # not a peer we are hanging up on
             self._catch_up(runtime, peer, message, before, after)
 
     async def _check_events(

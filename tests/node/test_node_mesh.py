@@ -393,10 +393,8 @@ async def test_a_lying_host_makes_a_guest_dial_nothing_it_believes(tmp_path):
             async with trio.open_nursery() as nursery:
                 await nursery.start(news.follow, g2)
                 lie = [(key(y), y.address), (key(g1), x.address)]
-                host.peers[key(g2)].send(messages.addresses(game, lie))
-                await g2.wait_for(
-                    game, lambda rt: x.address in g2._mesh.books[game].candidates(key(g1))
-                )
+                await tell(host, g2, messages.addresses(game, lie))
+                assert x.address in g2._mesh.books[game].candidates(key(g1))
                 g2.peers[key(g1)].close("test: the cable is pulled")
                 await news.until(updates.ADDRESS_REFUSED)
                 nursery.cancel_scope.cancel()
@@ -409,3 +407,25 @@ async def test_a_lying_host_makes_a_guest_dial_nothing_it_believes(tmp_path):
             assert key(y) not in g2.peers and key(g2) not in y.peers
             assert key(x) not in g2.games[game].followers and not x.games
             await linked(g1, g2, game)  # the true link stands
+
+
+async def test_a_spectator_cannot_give_addresses(tmp_path):
+    """Only a seat of the game is heard about where the other seats are."""
+    with trio.fail_after(TIMEOUT):
+        async with (
+            racer_table(tmp_path) as (host, g1, g2, game),
+            Node.open(tmp_path / "watch", timeouts=FAST) as watcher,
+            Node.open(tmp_path / "x", timeouts=FAST) as x,
+        ):
+            await watcher.watch(g2.address, game)
+            await tell(watcher, g2, messages.addresses(game, [(key(g1), x.address)]))
+            assert x.address not in g2._mesh.books[game].candidates(key(g1))
+            assert key(g2) not in x.peers
+
+
+async def tell(sender: Node, to: Node, message: dict) -> None:
+    """Send message on sender's connection to `to`, and return once `to` has handled it
+    (it answers a `list` sent after it, in order)."""
+    peer = sender.peers[key(to)]
+    peer.send(message)
+    await sender._sync.list_remote(peer)
