@@ -100,7 +100,7 @@ def peer_ip(peer: Peer) -> str:
     """The IP address a peer's connection comes from (or goes to)."""
     if peer.dialed is not None:  # labelled with the address we dialled, which may be a name
         try:
-            return str(peer.conn.stream.socket.getpeername()[0])  # type: ignore[attr-defined]
+            return str(peer.conn.stream.socket.getpeername()[0])
         except (AttributeError, OSError, IndexError):
             pass
     return remote_address(peer.conn.label)  # an accepted connection: its peer's IP and port
@@ -207,8 +207,9 @@ class Mesh:
         peers = self.connections.peers
         for key in self._to_dial(runtime):
             if key in peers:
-                if peers[key].dialed is not None:  # the handshake there proved the key
-                    book.believed[key] = peers[key].dialed  # type: ignore[assignment]
+                dialed = peers[key].dialed
+                if dialed is not None:  # the handshake there proved the key
+                    book.believed[key] = dialed
                 continue
             for address in book.candidates(key):
                 self.connections.ensure_dialer(address, expect=key)
