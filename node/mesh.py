@@ -223,6 +223,10 @@ class Mesh:
     # ----- what we hear -------------------------------------------------------------------
 
     def on_listen(self, peer: Peer, port: int) -> None:
+        """A peer's port, once per connection: a listener does not move while connected, and
+        each change would be passed on to every other seat."""
+        if peer.listen_port is not None:
+            return
         peer.listen_port = port
         address = first_hand(peer)
         for runtime in self.games.values():

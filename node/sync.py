@@ -120,6 +120,8 @@ class GameSync:
         # learns how far we are even when our lengths are equal (its wait_synced counts on it).
         if kind != "join-refused" and self.add_follower(runtime, peer):
             peer.send(messages.have(runtime.game, runtime.stored))
+            if self.mesh is not None:
+                self.mesh.refresh()  # a seat: where we listen, and where the other seats are
         if kind == "have":
             await self._on_have(runtime, peer, message)
         elif kind == "get":
