@@ -147,6 +147,25 @@ async def test_the_seats_connect_to_each_other_and_a_spectator_follows_a_guest(t
             assert set(watcher.peers) <= {key(g1)}
 
 
+async def test_four_seats_form_a_full_mesh_with_one_connection_per_pair(tmp_path):
+    with trio.fail_after(TIMEOUT):
+        async with (
+            Node.open(tmp_path / "s0", timeouts=FAST) as s0,
+            Node.open(tmp_path / "s1", timeouts=FAST) as s1,
+            Node.open(tmp_path / "s2", timeouts=FAST) as s2,
+            Node.open(tmp_path / "s3", timeouts=FAST) as s3,
+        ):
+            seats = [s0, s1, s2, s3]
+            game = await s0.host_game("racer", "four", seats=4, player="s0", options=OPTIONS)
+            for k, node in enumerate(seats[1:], start=1):
+                await node.join(s0.address, game, player=f"s{k}")
+            for low, high in [(i, j) for j in range(4) for i in range(j)]:
+                await linked(seats[low], seats[high], game)
+                # the higher seat dialled the lower (the host: to join), never both
+                assert seats[high].peers[key(seats[low])].dialed == seats[low].address
+                assert seats[low].peers[key(seats[high])].dialed is None
+
+
 async def test_a_seat_gets_each_event_once_in_a_mesh(tmp_path, monkeypatch):
     """Gossip does not multiply in a mesh: a seat is sent an event by its author, the other
     seats only tell it their length (have), so a guest decodes each event about once."""
