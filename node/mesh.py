@@ -49,10 +49,12 @@ from creepnet.node.connections import Connections
 from creepnet.node.game import ACTIVE, GameRuntime
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
+from creepnet.node.storage import write_private_file
 from creepnet.node.transport import parse_address
 from creepnet.protocol.identity import fingerprint
 
 MAX_CHANGES = 8  # new addresses one sender may give per game (hosts do move, rarely)
+MESH_FILE = "mesh"  # in the game's folder: where the seats we dial were reached
 
 
 class Scope(enum.Enum):
@@ -202,14 +204,15 @@ class Mesh:
 
     def _dial(self, runtime: GameRuntime) -> None:
         book = self.books.get(runtime.game)
-        if book is None:
-            return
+        if book is None or self.connections.nursery is None:
+            return  # nothing known, or not listening yet (games load first)
         peers = self.connections.peers
         for key in self._to_dial(runtime):
             if key in peers:
                 dialed = peers[key].dialed
-                if dialed is not None:  # the handshake there proved the key
-                    book.believed[key] = dialed
+                if dialed is not None and book.believed.get(key) != dialed:
+                    book.believed[key] = dialed  # the handshake there proved the key
+                    self._save(runtime, book)
                 continue
             for address in book.candidates(key):
                 self.connections.ensure_dialer(address, expect=key)
@@ -219,6 +222,39 @@ class Mesh:
         """The seats we dial: those below ours, but not the host (seat 0)."""
         seat = runtime.session.local_seat
         return runtime.session.seat_keys[1:seat] if seat else []
+
+    # ----- what a restart needs ------------------------------------------------------------
+
+    def _save(self, runtime: GameRuntime, book: AddressBook) -> None:
+        """Where each seat we dial was reached (``games/<hex>/mesh``: key hex and address per
+        line), so a restart finds the other seats even when the host is gone."""
+        lines = "".join(f"{key.hex()} {address}\n" for key, address in book.believed.items())
+        path = runtime.store.folder / MESH_FILE
+        try:
+            write_private_file(path, lines.encode())
+        except OSError as exc:
+            self.reporter.publish(
+                updates.STORAGE_ERROR, f"cannot store {path}: {exc}", runtime.game
+            )
+
+    def load(self, runtime: GameRuntime) -> None:
+        """What _save wrote: addresses a handshake proved, for the seats we dial (checked
+        against the policy again; anything else in the file is skipped)."""
+        try:
+            lines = (runtime.store.folder / MESH_FILE).read_text().splitlines()
+        except (OSError, UnicodeDecodeError):
+            return
+        book = self.books.setdefault(runtime.game, AddressBook())
+        for line in lines:
+            key_hex, _, address = line.partition(" ")
+            try:
+                key = bytes.fromhex(key_hex)
+            except ValueError:
+                continue
+            if key in runtime.session.seat_keys and not address_refusal(
+                address, address.rpartition(":")[0].strip("[]"), self.scope
+            ):
+                book.believed[key] = address
 
     # ----- what we hear -------------------------------------------------------------------
 

@@ -145,6 +145,7 @@ class Node:
             await nursery.start(self._advertiser.run)
         for runtime in self.games.values():
             self._connections.redial(runtime)
+        self._mesh.refresh()  # and the other seats of our games, where we reached them before
         moved = f" (port {self.port_taken}, used before, is taken)" if self.port_taken else ""
         self._reporter.publish(
             updates.LISTENING, f"listening on {self.address}{moved} as {self.fingerprint}"
@@ -403,6 +404,7 @@ class Node:
         async with runtime.lock:
             await self._ledger.settle(runtime)  # anything we owe (e.g. a reveal cut off by a crash)
         runtime.dial.update(store.load_peers())
+        self._mesh.load(runtime)  # the other seats, where a handshake proved them before
 
 
 __all__ = ["FrameError", "JoinRefused", "Node", "NodeError", "ProtocolViolation", "Timeouts"]

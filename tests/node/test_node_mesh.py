@@ -166,6 +166,26 @@ async def test_four_seats_form_a_full_mesh_with_one_connection_per_pair(tmp_path
                 assert seats[low].peers[key(seats[high])].dialed is None
 
 
+async def test_a_restarted_guest_finds_the_other_guest_without_the_host(tmp_path):
+    """Where a handshake proved a seat is stored with the game: guest 2, restarted while the
+    host is gone, dials guest 1 there again."""
+    with trio.fail_after(TIMEOUT):
+        async with Node.open(tmp_path / "g1", timeouts=FAST) as g1:
+            with trio.CancelScope() as host_life:
+                async with Node.open(tmp_path / "host", timeouts=FAST) as host:
+                    game = await host.host_game(
+                        "racer", "back", seats=3, player="host", options=OPTIONS
+                    )
+                    await g1.join(host.address, game, player="g1")
+                    async with Node.open(tmp_path / "g2", timeouts=FAST) as g2:
+                        await g2.join(host.address, game, player="g2")
+                        await linked(g1, g2, game)
+                    host_life.cancel()
+            async with Node.open(tmp_path / "g2", timeouts=FAST) as g2:
+                await linked(g1, g2, game)
+                assert g2.peers[key(g1)].dialed == g1.address
+
+
 async def test_a_seat_gets_each_event_once_in_a_mesh(tmp_path, monkeypatch):
     """Gossip does not multiply in a mesh: a seat is sent an event by its author, the other
     seats only tell it their length (have), so a guest decodes each event about once."""
