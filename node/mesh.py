@@ -54,6 +54,7 @@ from creepnet.node.transport import parse_address
 from creepnet.protocol.identity import fingerprint
 
 MAX_CHANGES = 8  # new addresses one sender may give per game (hosts do move, rarely)
+MAX_REPORTS = 32  # refused addresses reported per game (a flood is not news)
 MESH_FILE = "mesh"  # in the game's folder: where the seats we dial were reached
 
 
@@ -109,14 +110,20 @@ def peer_ip(peer: Peer) -> str:
 
 
 def first_hand(peer: Peer) -> str | None:
-    """Where we would dial peer again: the address we dialled, or its IP with the port it
-    says it listens on."""
+    """Where we would dial peer again: the address we dialled (as an IP: others resolve no
+    names), or its IP with the port it says it listens on."""
+    port = peer.listen_port
     if peer.dialed is not None:
-        return peer.dialed
-    if peer.listen_port is None:
+        try:
+            host, port = parse_address(peer.dialed)
+            ipaddress.ip_address(host)
+            return peer.dialed
+        except ValueError:
+            pass
+    if port is None:
         return None
     ip = peer_ip(peer)
-    return f"[{ip}]:{peer.listen_port}" if ":" in ip else f"{ip}:{peer.listen_port}"
+    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
 @dataclass
@@ -127,6 +134,14 @@ class AddressBook:
     changes: Counter[bytes] = field(default_factory=Counter)  # per sender
     refused: set[tuple[bytes, str]] = field(default_factory=set)  # (key, address) proved wrong
     believed: dict[bytes, str] = field(default_factory=dict)  # where a handshake proved the key
+    reported: set[tuple[bytes, str]] = field(default_factory=set)  # (sender, address) refused
+
+    def first_report(self, sender: bytes, address: str) -> bool:
+        """Whether a refusal of sender's address is news (said once; at most MAX_REPORTS)."""
+        if (sender, address) in self.reported or len(self.reported) >= MAX_REPORTS:
+            return False
+        self.reported.add((sender, address))
+        return True
 
     def candidates(self, key: bytes) -> list[str]:
         """Where to dial key: where it was reached before (no hearsay displaces that), then
@@ -282,8 +297,11 @@ class Mesh:
         self.refresh()
 
     def _hear(self, runtime: GameRuntime, sender: Peer, key: bytes, address: str) -> None:
+        book = self.books.setdefault(runtime.game, AddressBook())
         refusal = address_refusal(address, peer_ip(sender), self.scope)
         if refusal is not None:
+            if not book.first_report(sender.key, address):
+                return  # a flood of bad addresses is reported once each, and not forever
             self.reporter.publish(
                 updates.ADDRESS_REFUSED,
                 f"not dialling {address} for {fingerprint(key)} on the word of {sender.label}: "
@@ -293,7 +311,7 @@ class Mesh:
                 data={"address": address, "key": key},
             )
             return
-        self.books.setdefault(runtime.game, AddressBook()).hear(sender.key, key, address)
+        book.hear(sender.key, key, address)
 
     # ----- what the dialers ask -----------------------------------------------------------
 

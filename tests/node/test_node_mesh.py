@@ -17,7 +17,7 @@ from creepnet.cli.racer.grammar import spelling
 from creepnet.engine import racer
 from creepnet.node import messages, updates
 from creepnet.node.bot import run_bot
-from creepnet.node.mesh import MAX_CHANGES, AddressBook, Scope, address_refusal
+from creepnet.node.mesh import MAX_CHANGES, MAX_REPORTS, AddressBook, Scope, address_refusal
 from creepnet.node.node import Node
 from creepnet.node.peer import Peer, ProtocolViolation
 from creepnet.node.sync import GameSync
@@ -481,3 +481,21 @@ async def tell(sender: Node, to: Node, message: dict) -> None:
     peer = sender.peers[key(to)]
     peer.send(message)
     await sender._sync.list_remote(peer)
+
+
+async def test_a_flood_of_bad_addresses_is_reported_a_bounded_number_of_times(tmp_path):
+    """A seat sending 160 addresses out of scope (not loopback, for a node on 127.0.0.1):
+    none is dialled or kept, and the update stream hears of at most MAX_REPORTS."""
+    with trio.fail_after(TIMEOUT):
+        async with racer_table(tmp_path) as (host, g1, g2, game):
+            news = News()
+            async with trio.open_nursery() as nursery:
+                await nursery.start(news.follow, g2)
+                for batch in range(10):
+                    items = [(key(g1), f"10.0.{batch}.{n}:4100") for n in range(16)]
+                    await tell(host, g2, messages.addresses(game, items))
+                nursery.cancel_scope.cancel()
+            refused = news.of(updates.ADDRESS_REFUSED)
+            assert 0 < len(refused) <= MAX_REPORTS
+            assert "not a loopback address" in refused[0].text
+            assert not [a for a in g2._mesh.books[game].candidates(key(g1)) if "10.0." in a]
