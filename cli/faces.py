@@ -1,7 +1,9 @@
 """The CLI's side of the game registry: each game's terminal face, found by the game's kind.
 
 `creepnet.protocol.games` holds the rules and bots; a game adds its console here, so the shared
-play loop never imports a game.
+play loop never imports a game.  Each face is imported when a game of its kind is shown, as the
+rules registry loads a game on first lookup: a Creeper command never loads Creepy Racer's
+console, engine or deck (issue 26.17).
 """
 
 from __future__ import annotations
@@ -10,12 +12,7 @@ import argparse
 from collections.abc import Callable
 from typing import Protocol
 
-from creepnet.cli.creeper.console import CreeperConsole
-from creepnet.cli.racer.console import RacerConsole
-from creepnet.cli.racer.replay import replay_racer
-from creepnet.cli.racer.session_table import SessionTable
 from creepnet.cli.reply import Reply
-from creepnet.protocol.games.racer import public_observation, seat_view
 from creepnet.protocol.session import Session
 
 
@@ -37,13 +34,29 @@ class Console(Protocol):
     def handle(self, line: str) -> Reply: ...
 
 
+def creeper_console(session: Session, colour: bool = False) -> Console:
+    from creepnet.cli.creeper.console import CreeperConsole
+
+    return CreeperConsole(session, colour=colour)
+
+
 def racer_console(session: Session, colour: bool = False) -> Console:
     """The Racer console over a networked session: the adapter's seat view and public view."""
+    from creepnet.cli.racer.console import RacerConsole
+    from creepnet.cli.racer.session_table import SessionTable
+    from creepnet.protocol.games.racer import public_observation, seat_view
+
     table = SessionTable(session, seat_view, public_observation)
     return RacerConsole(table, colour=colour)
 
 
-CONSOLES: dict[str, Callable[..., Console]] = {"creeper": CreeperConsole, "racer": racer_console}
+CONSOLES: dict[str, Callable[..., Console]] = {"creeper": creeper_console, "racer": racer_console}
+
+
+def replay_racer(events: list[bytes], args: argparse.Namespace) -> int:
+    from creepnet.cli.racer.replay import replay_racer as replay
+
+    return replay(events, args)
 
 
 # A game whose replay is not Creeper's board after each move: (log events, arguments) -> exit code.

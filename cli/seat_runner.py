@@ -9,13 +9,13 @@ from collections.abc import Awaitable, Callable
 
 import trio
 
+from creepnet.cli.game_options import BotChoices
 from creepnet.cli.options import home_dir, save_player_name, saved_player_name
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.rematch import ask, rematch
 from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
-from creepnet.protocol.games import bot_names
 from creepnet.protocol.lobby import JoinError, check_player_name
 
 
@@ -23,7 +23,9 @@ def add_player_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--player", default=None, help="your display name (default: `creepnet id --name`)"
     )
-    parser.add_argument("--bot", choices=bot_names(), help="let a bot play this seat")
+    parser.add_argument(
+        "--bot", choices=BotChoices(), metavar="BOT", help="let a bot play this seat"
+    )
     parser.add_argument("--seed", type=int, default=0, help="the bot's seed")
     parser.add_argument("--pace", type=float, default=0.0, help="seconds a bot waits before moving")
     add_colour_option(parser)

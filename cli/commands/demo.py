@@ -15,14 +15,19 @@ from pathlib import Path
 
 import trio
 
-from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seats_and_options
+from creepnet.cli.game_options import (
+    CHOICES,
+    BotChoices,
+    add_game_options,
+    check_bot,
+    seats_and_options,
+)
 from creepnet.cli.network import find_game, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.terminal import StdinLines
 from creepnet.cli.text import printable
 from creepnet.node.node import Node, NodeError
-from creepnet.protocol.games import bot_names
 from creepnet.protocol.verify import verify_log_bytes
 
 LOOPBACK = "127.0.0.1"  # demos never leave this machine
@@ -33,8 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_game_options(parser)
     parser.add_argument("--seed", type=int, default=1, help="bots' seed (default 1)")
     parser.add_argument("--out", type=Path, default=Path("demo-out"), help="where logs go")
-    parser.add_argument("--bot", choices=bot_names(), default=None, help="host's bot")
-    parser.add_argument("--vs", choices=bot_names(), default=None, help="guests' bot")
+    parser.add_argument("--bot", choices=BotChoices(), metavar="BOT", help="host's bot")
+    parser.add_argument("--vs", choices=BotChoices(), metavar="BOT", help="guests' bot")
     parser.add_argument("--pace", type=float, default=None, help="seconds between bot moves")
     parser.add_argument("--quiet", action="store_true", help="do not draw the board live")
     parser.add_argument(

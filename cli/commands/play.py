@@ -14,7 +14,13 @@ from typing import Any
 
 import trio
 
-from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seats_and_options
+from creepnet.cli.game_options import (
+    CHOICES,
+    BotChoices,
+    add_game_options,
+    check_bot,
+    seats_and_options,
+)
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
 from creepnet.cli.options import fail, home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
@@ -22,7 +28,6 @@ from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
-from creepnet.protocol.games import bot_names
 
 BOTS = "bots"
 
@@ -33,7 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_game_options(parser)
     parser.add_argument(
-        "--vs", choices=bot_names(), default=None, help="the bots (default: the game's usual one)"
+        "--vs",
+        choices=BotChoices(),
+        metavar="BOT",
+        default=None,
+        help="the bots (default: the game's usual one)",
     )
     add_player_options(parser)
     add_network_options(parser)
