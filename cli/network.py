@@ -51,6 +51,10 @@ def setup_logging(args: argparse.Namespace) -> None:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         for handler in logging.getLogger().handlers:
             handler.addFilter(_printable_record)
+    elif not logging.getLogger().handlers:
+        # The node's warnings reach the user as updates (a redial is one status line); without
+        # a handler, logging's last resort would print each to stderr too, one line per retry.
+        logging.getLogger("creepnet").addHandler(logging.NullHandler())
 
 
 def _printable_record(record: logging.LogRecord) -> bool:

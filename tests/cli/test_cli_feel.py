@@ -13,7 +13,7 @@ import trio
 from conftest import FAST, Said, finish, seated_pair
 
 from creepnet.cli.play_loop import play_in_terminal
-from creepnet.cli.terminal import CLEAR_LINE, Screen
+from creepnet.cli.terminal import Screen
 from creepnet.engine import creeper
 from creepnet.node import Node, updates
 
@@ -131,12 +131,91 @@ def test_a_status_line_updates_in_place_on_a_terminal_and_is_said_once_elsewhere
         "your opponent is connected",
         "cannot connect; retrying in 9s",
     ]
-    written: list[str] = []
-    tty = Screen(printed.append, written.append)
-    tty.set_prompt("> ")
-    tty.note("retrying in 1s")
-    tty.note("retrying in 2s")
-    assert written == ["> ", CLEAR_LINE, "retrying in 1s", CLEAR_LINE, "retrying in 2s"]
+
+
+class Terminal:
+    """Just enough of a VT100 to see what a person sees: text, CR, LF, erase to the end of
+    the line (ESC [ K) and cursor up (ESC [ A)."""
+
+    def __init__(self) -> None:
+        self.rows = [""]
+        self.row = self.column = 0
+
+    def write(self, text: str) -> None:
+        for token in re.findall(r"\x1b\[[AK]|.|\n", text, re.S):
+            if token == "\n":
+                self.row += 1
+                self.column = 0
+                if self.row == len(self.rows):
+                    self.rows.append("")
+            elif token == "\r":
+                self.column = 0
+            elif token == "\x1b[K":
+                self.rows[self.row] = self.rows[self.row][: self.column]
+            elif token == "\x1b[A":
+                self.row = max(0, self.row - 1)
+            else:
+                line = self.rows[self.row].ljust(self.column)
+                self.rows[self.row] = line[: self.column] + token + line[self.column + 1 :]
+                self.column += 1
+
+    def type(self, text: str) -> None:
+        """What the user types is echoed at the cursor (Enter moves to a new line)."""
+        self.write(text)
+
+
+def tty_screen() -> tuple[Screen, Terminal]:
+    terminal = Terminal()
+    return Screen(lambda text: terminal.write(text + "\n"), terminal.write), terminal
+
+
+def test_on_a_terminal_the_status_line_has_its_own_row_above_the_prompt():
+    """Issue 26.1: typed input was glued to the status ("…on reconnectionattack 2b")."""
+    screen, terminal = tty_screen()
+    screen.say("your turn (light)")
+    screen.set_prompt("> ")
+    screen.note("* your move is saved but not delivered yet; it goes out on reconnection")
+    terminal.type("e7-d6")
+    assert terminal.rows[-2:] == [
+        "* your move is saved but not delivered yet; it goes out on reconnection",
+        "> e7-d6",
+    ]
+    screen, terminal = tty_screen()
+    screen.note("* a status before any prompt")  # not the player's turn: an empty prompt row
+    terminal.type("board")
+    assert terminal.rows[-2:] == ["* a status before any prompt", "board"]
+
+
+def test_a_new_status_replaces_the_old_one_and_a_line_that_stays_clears_it():
+    """Issue 26.2: redial attempts must not scroll; one status row, redrawn."""
+    screen, terminal = tty_screen()
+    screen.say("the board")
+    screen.set_prompt("> ")
+    for attempt in range(5):
+        screen.note(f"* cannot connect to 10.0.0.1:4000; retrying in {attempt}.0s", "redial")
+    assert terminal.rows == [
+        "the board",
+        "* cannot connect to 10.0.0.1:4000; retrying in 4.0s",
+        "> ",
+    ]
+    screen.note("x" * 200)  # one row at most, or erasing it would leave a tail behind
+    assert len(terminal.rows[-2]) < 80
+    screen.say("* seat 0 is back; the game goes on")
+    screen.set_prompt("")
+    screen.close()
+    assert terminal.rows == ["the board", "* seat 0 is back; the game goes on", ""]
+
+
+def test_after_enter_the_status_and_the_typed_line_stay_as_history(monkeypatch):
+    from creepnet.cli.terminal import StdinLines
+
+    screen, terminal = tty_screen()
+    screen.set_prompt("> ")
+    screen.note("* not delivered yet")
+    terminal.type("e7-d6\n")
+    monkeypatch.setattr(StdinLines, "read", StdinLines.read + 1)  # the reader got the line
+    screen.say("not sent: not your turn")
+    assert terminal.rows == ["* not delivered yet", "> e7-d6", "not sent: not your turn", "> "]
 
 
 def moving(runtime) -> bool:
@@ -520,3 +599,22 @@ async def test_the_end_of_input_is_kept_for_every_later_question():
     with trio.fail_after(5):
         assert await lines.next() is None
         assert await lines.next() is None
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_redial_warnings_are_not_printed_to_stderr_unless_asked_for(verbose):
+    """Issue 26.2: "k3xq-7mfa error: cannot connect …; retrying in 4.0s" scrolled once per
+    retry under the status line: logging's last-resort handler printed the node's warnings."""
+    code = (
+        "import argparse\n"
+        "from creepnet.cli.network import setup_logging\n"
+        "from creepnet.node import updates\n"
+        f"setup_logging(argparse.Namespace(verbose={verbose}))\n"
+        "updates.Broadcaster('k3xq-7mfa').publish(\n"
+        "    updates.Update(updates.ERROR, 'cannot connect to 10.0.0.1:1; retrying in 4.0s'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert done.returncode == 0, done.stderr
+    assert ("retrying in 4.0s" in done.stderr) is verbose, done.stderr
