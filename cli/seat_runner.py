@@ -111,7 +111,7 @@ async def run_seat(
     screen = Screen(out) if out is not None else Screen.for_stdout()
     lines = lines or StdinLines()
     if play_again is None and player is not None:
-        play_again = functools.partial(_lan_rematch, node, player)
+        play_again = functools.partial(_lan_rematch, node, player, lines)
     next_game: bytes | None = game
     while next_game is not None:
         game = next_game
@@ -123,8 +123,10 @@ async def run_seat(
     return 0
 
 
-async def _lan_rematch(node: Node, player: str, last: bytes, screen: Screen) -> bytes | None:
-    return await rematch(node, last, player, screen)
+async def _lan_rematch(
+    node: Node, player: str, lines: StdinLines, last: bytes, screen: Screen
+) -> bytes | None:
+    return await rematch(node, last, player, screen, lines)
 
 
 async def wrap_up(node: Node, game: bytes, say: Out, resume_hint: str) -> int:

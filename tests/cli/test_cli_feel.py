@@ -618,3 +618,42 @@ def test_redial_warnings_are_not_printed_to_stderr_unless_asked_for(verbose):
     )
     assert done.returncode == 0, done.stderr
     assert ("retrying in 4.0s" in done.stderr) is verbose, done.stderr
+
+
+async def test_the_host_of_a_rematch_is_told_the_guest_left_and_can_quit_waiting(tmp_path):
+    """Issue 26.3: host says yes, guest says no: the host waited forever, deaf to help/quit."""
+    import queue
+
+    from creepnet.cli.rematch import WAITING_HELP, rematch
+    from creepnet.cli.terminal import StdinLines
+
+    said = Said()
+    typed: queue.Queue[str] = queue.Queue()
+    async with Node.open(tmp_path / "host", host=LOOPBACK) as host:
+        first = await host.host_game("creeper", "series", player="h", options={"max_plies": 4})
+        async with Node.open(tmp_path / "guest", host=LOOPBACK) as guest:
+            await guest.join(host.address, first, player="g")
+            with trio.fail_after(TIMEOUT):
+                await finish(first, host, guest)
+                await host.wait_for(first, lambda rt: rt.synced())
+        # The guest answered no: its command ended and its node closed.
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                result: list[bytes | None] = []
+
+                async def host_says_yes() -> None:
+                    result.append(
+                        await rematch(host, first, "h", Screen(said.out), StdinLines(typed.get))
+                    )
+
+                nursery.start_soon(host_says_yes)
+                await said.until("left without joining the rematch")
+                typed.put("help\n")
+                await said.until(WAITING_HELP)
+                typed.put("quit\n")
+    typed.put("")  # input ends: the reader thread finishes
+    assert result == [None]
+    text = "\n".join(said.lines)
+    assert "hosting the rematch 'series'" in text and "creepnet join series" in text
+    assert "stopped waiting for the rematch" in text
+    assert all(len(row) <= 80 for row in text.splitlines())
