@@ -78,7 +78,10 @@ class CreeperConsole:
         game = self.session.game_state
         if game is None:
             return "(the board appears when an opponent has joined)"
-        return creeper.render(game.state, game.last_move, colour=self.colour)
+        # The dark player's board is mirrored, so each player's home base is at the bottom left.
+        seat = self.session.local_seat
+        dark = seat is not None and game.colour_of(seat) is creeper.Colour.DARK
+        return creeper.render(game.state, game.last_move, colour=self.colour, flip=dark)
 
     def status(self) -> str:
         return fit(printable(self._status()))
