@@ -31,6 +31,16 @@ def describe(session: Session, event_index: int) -> str:
     return printable(f"seq {event.seq}: {who} {what}")
 
 
+def unseated_news(text: str, connected: bool, started: bool) -> str:
+    """A peer with no seat came or went: before the game starts it may still take a seat
+    (the seat is announced then), afterwards it watches.  ``text`` is the node's
+    "NAME (FINGERPRINT) at ADDRESS follows the game": the address is left out."""
+    who = text.split(" at ", 1)[0] if " at " in text else text
+    if not started:
+        return f"{who} connected" if connected else f"{who} left"
+    return f"{who} is watching" if connected else f"{who} stopped watching"
+
+
 def status(session: Session) -> str:
     """One line: what the game is doing, from the local seat's point of view."""
     if session.halted is not None:

@@ -65,9 +65,10 @@ def _printable_record(record: logging.LogRecord) -> bool:
 
 @asynccontextmanager
 async def open_node(
-    args: argparse.Namespace, *, discovery: bool, port: int = 0
+    args: argparse.Namespace, *, discovery: bool, port: int = 0, name: str = ""
 ) -> AsyncIterator[Node]:
-    """A node listening on the chosen interface (all by default), with or without zeroconf."""
+    """A node listening on the chosen interface (all by default), with or without zeroconf;
+    ``name`` is the player name its handshake shows (a spectator has no seat to carry one)."""
     setup_logging(args)
     chosen = interfaces(args)
     async with Node.open(
@@ -77,6 +78,7 @@ async def open_node(
         discovery=discovery,
         iface=chosen,
         trace=getattr(args, "trace", None),
+        name=name,
     ) as node:
         yield node
 

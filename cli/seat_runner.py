@@ -37,13 +37,19 @@ def add_colour_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def player_name(args: argparse.Namespace, saved: str | None = None) -> str:
-    """--player, else the bot's name, else the name saved with `creepnet id --name`, else the
-    OS user."""
+def bot_player_name(bot: str, fingerprint: str = "") -> str:
+    """The one name rule for a seat a bot plays (`play`, `host`/`join --bot`, `demo`): the bot
+    and the start of its node's fingerprint, so two seats of one bot are told apart."""
+    return f"{bot}-bot-{fingerprint[:4]}" if fingerprint else f"{bot}-bot"
+
+
+def player_name(args: argparse.Namespace, saved: str | None = None, fingerprint: str = "") -> str:
+    """--player, else the bot's name (with our node's ``fingerprint``), else the name saved
+    with `creepnet id --name`, else the OS user."""
     if args.player:
         return args.player[:32]
     if args.bot:
-        return f"{args.bot}-bot"
+        return bot_player_name(args.bot, fingerprint)
     if saved:
         return saved[:32]
     import getpass

@@ -114,8 +114,6 @@ async def _demo(args: argparse.Namespace) -> int:
             args.bot,
             "--seed",
             str(args.seed),
-            "--player",
-            f"{args.bot}-bot",
             "--home",
             str(homes["host"]),
         ),
@@ -131,9 +129,7 @@ async def _demo(args: argparse.Namespace) -> int:
             args.vs,
             "--seed",
             str(args.seed + k),
-            "--player",
-            f"{args.vs}-bot-{k}" if len(guests) > 1 else f"{args.vs}-bot",
-            "--home",
+            "--home",  # each bot names itself by the one rule (seat_runner.bot_player_name)
             str(homes[role]),
         )
     bots = f"{args.bot} (host) vs {len(guests)} x {args.vs}"

@@ -63,10 +63,13 @@ def hosted_game(node: Node, name: str) -> bytes | None:
 
 
 async def _host(args: argparse.Namespace) -> int:
-    player = player_name(args, saved_player_name(home_dir(args)))
+    saved = saved_player_name(home_dir(args))
     seats, options = seats_and_options(args)
-    name = (args.name or f"{player}'s game")[:64]
-    async with open_node(args, discovery=not args.no_discovery, port=args.port) as node:
+    name = (args.name or f"{player_name(args, saved)}'s game")[:64]
+    async with open_node(
+        args, discovery=not args.no_discovery, port=args.port, name=player_name(args, saved)
+    ) as node:
+        player = player_name(args, saved, node.fingerprint)
         game = hosted_game(node, name)
         if game is not None:
             print(f"resuming game {name!r} ({game.hex()[:8]})")

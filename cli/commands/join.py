@@ -134,14 +134,15 @@ async def _join(args: argparse.Namespace) -> int:
 
 async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
     # Zeroconf starts only once we know we need it: `--addr` alone never multicasts.
-    async with open_node(args, discovery=False) as node:
+    saved = saved_player_name(home_dir(args))
+    async with open_node(args, discovery=False, name=player_name(args, saved)) as node:
         game = stored_game(node, args.game)
         if game is not None:
             return await resume(node, game, args)
         address, prefix, host = await locate(args)
         target = await pick(node, address, args.game, prefix, to_play=True)
         known = set(node.games)
-        player = player_name(args, saved_player_name(home_dir(args)))
+        player = player_name(args, saved, node.fingerprint)
         try:
             game = await node.join(address, target, player=player, host=host)
         except BaseException:
@@ -183,7 +184,7 @@ async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
     note = port_note(node)
     if note:
         print(note)
-    player = player_name(args, saved_player_name(home_dir(args)))
+    player = player_name(args, saved_player_name(home_dir(args)), node.fingerprint)
     hint = resume_command(node, game)
     if args.web:
         return await serve_game(node, game, args, player)

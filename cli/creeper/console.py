@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from creepnet.cli.narration import unseated_news
 from creepnet.cli.reply import Reply
 from creepnet.cli.text import fit, printable
 from creepnet.engine import creeper
@@ -155,6 +156,8 @@ class CreeperConsole:
         """A connection change in words about the game: who it is and what it means."""
         s = self.session
         seat = next((i for i, seat in enumerate(s.seats) if fp_of(seat.key) == fingerprint), None)
+        if seat is None and not s.finished:
+            return fit(f"* {printable(unseated_news(text, connected, s.started))}")
         if seat is None or s.finished:
             return fit(f"* {printable(text)}")
         who = "your opponent" if s.local_seat is not None else f"seat {seat}"

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from string import ascii_lowercase
 from typing import Protocol
 
+from creepnet.cli.narration import unseated_news
 from creepnet.cli.racer.grammar import (
     Step,
     creep_labels,
@@ -204,7 +205,7 @@ class RacerConsole:
         """A connection change in words about the game (peer text made printable)."""
         seat = self.table.seat_of_peer(fingerprint)
         if seat is None or self.table.outcome() is not None:
-            return fit(printable(f"* {_unseated_news(text, connected, self.ready())}"))
+            return fit(printable(f"* {unseated_news(text, connected, self.ready())}"))
         name = printable(f"{self._label(seat)} ({fingerprint})")
         if connected:
             return fit(f"* {name} is back; the game goes on" if back else f"* {name} is connected")
@@ -428,12 +429,3 @@ def _count(number: int, noun: str) -> str:
 
 def _card_line(catalogue: Catalogue, label: str, card: Card) -> str:
     return f"{label} {card.name}, {KIND_WORDS[card.kind]}: {effect(catalogue, card)}"
-
-
-def _unseated_news(text: str, connected: bool, started: bool) -> str:
-    """A peer with no seat: before the deal it may still take one; afterwards it watches.
-    ``text`` is the node's "NAME (FINGERPRINT) at ADDRESS follows the game"."""
-    who = text.split(" at ", 1)[0] if " at " in text else text
-    if not started:
-        return f"{who} connected" if connected else f"{who} left"
-    return f"{who} is watching" if connected else f"{who} stopped watching"

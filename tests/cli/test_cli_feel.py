@@ -657,3 +657,38 @@ async def test_the_host_of_a_rematch_is_told_the_guest_left_and_can_quit_waiting
     assert "hosting the rematch 'series'" in text and "creepnet join series" in text
     assert "stopped waiting for the rematch" in text
     assert all(len(row) <= 80 for row in text.splitlines())
+
+
+def test_one_name_rule_tells_two_seats_of_one_bot_apart():
+    """Issue 26.8: two `join --bot heuristic` seats were both "heuristic-bot"."""
+    from types import SimpleNamespace
+
+    from creepnet.cli.seat_runner import bot_player_name, player_name
+
+    args = SimpleNamespace(player=None, bot="heuristic")
+    first, second = player_name(args, None, "k3xq-7mfa"), player_name(args, None, "b9zz-0aaa")
+    assert (first, second) == ("heuristic-bot-k3xq", "heuristic-bot-b9zz")
+    assert bot_player_name("greedy", "k3xq-7mfa") == "greedy-bot-k3xq"  # play and demo too
+    assert player_name(SimpleNamespace(player="ann", bot="greedy"), None, "k3xq") == "ann"
+
+
+async def test_a_spectators_saved_name_is_shown_to_the_players(tmp_path):
+    """Issue 26.8: the name set with `creepnet id --name` never reached the players."""
+    from argparse import Namespace
+
+    from creepnet.cli.creeper.console import CreeperConsole
+    from creepnet.cli.network import open_node
+
+    async with seated_pair(tmp_path / "host", tmp_path / "guest", "watched") as (host, _, game):
+        args = Namespace(home=tmp_path / "zoe", iface=[LOOPBACK], verbose=False, trace=None)
+        with trio.fail_after(TIMEOUT):
+            async with (
+                host.updates() as stream,
+                open_node(args, discovery=False, name="zoe") as zoe,
+            ):
+                await zoe.watch(host.address, game)
+                async for update in stream:
+                    if update.kind == updates.FOLLOWER_ARRIVED and update.peer == zoe.fingerprint:
+                        break
+        news = CreeperConsole(host.session(game)).peer_news(True, update.peer, update.text)
+    assert news == f"* zoe ({zoe.fingerprint}) is watching"  # not "… at ADDR follows the game"
