@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from creepnet.cli.text import printable
 from creepnet.protocol.session import Session
 
@@ -33,9 +35,13 @@ def describe(session: Session, event_index: int) -> str:
 
 def unseated_news(text: str, connected: bool, started: bool) -> str:
     """A peer with no seat came or went: before the game starts it may still take a seat
-    (the seat is announced then), afterwards it watches.  ``text`` is the node's
-    "NAME (FINGERPRINT) at ADDRESS follows the game": the address is left out."""
-    who = text.split(" at ", 1)[0] if " at " in text else text
+    (the seat is announced then), afterwards it watches.  ``text`` is the node's "NAME
+    (FINGERPRINT) at ADDRESS follows the game" (or "stopped following …"): other text is
+    kept as it is."""
+    found = re.fullmatch(r"(.+?) at \S+ (follows the game|stopped following the game).*", text)
+    if found is None:
+        return text
+    who = found[1]
     if not started:
         return f"{who} connected" if connected else f"{who} left"
     return f"{who} is watching" if connected else f"{who} stopped watching"
