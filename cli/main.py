@@ -42,12 +42,13 @@ def command_names() -> list[str]:
     )
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.ArgumentParser:
     """The whole command line, or only the subcommand ``only`` when it names one.
 
     Subcommand modules import what they run (trio, the node, zeroconf); loading just the one
-    asked for keeps `creepnet verify` from paying ~0.3 s of imports it never uses.  Without a
-    command (`creepnet --help`, a mistyped name) the list comes from SUMMARIES, importing none.
+    asked for keeps `creepnet verify` from paying ~0.3 s of imports it never uses.  ``lazy``
+    (what `creepnet` itself uses): without a command (`creepnet --help`, a mistyped name) the
+    list comes from SUMMARIES, importing none.
     """
     parser = argparse.ArgumentParser(
         prog="creepnet",
@@ -59,11 +60,30 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name in names:
         if only in names and name != only:
             continue
-        if name != only and name in SUMMARIES:
+        if lazy and name != only and name in SUMMARIES:
             sub.add_parser(name, help=SUMMARIES[name])
         else:
             importlib.import_module(f"{commands.__name__}.{name}").register(sub)
     return parser
+
+
+def runnable() -> str:
+    """How to type `creepnet` so that it runs here, for commands we print: `creepnet` when it is
+    on PATH, else this interpreter's own script (`.venv/bin/creepnet` after the README's first
+    command, which does not activate the venv), else `python -m creepnet.cli`."""
+    import shlex
+    import shutil
+    from pathlib import Path
+
+    if shutil.which("creepnet"):
+        return "creepnet"
+    script = Path(sys.executable).parent / "creepnet"
+    if script.is_file():
+        try:
+            return shlex.quote(str(script.absolute().relative_to(Path.cwd())))
+        except ValueError:  # not below the current folder
+            return shlex.quote(str(script.absolute()))
+    return f"{shlex.quote(sys.executable)} -m creepnet.cli"
 
 
 class _Version(argparse.Action):
@@ -85,7 +105,7 @@ def version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(arguments[0] if arguments else None)
+    parser = build_parser(arguments[0] if arguments else None, lazy=True)
     args = parser.parse_args(arguments)
     if not getattr(args, "func", None):
         parser.print_help()

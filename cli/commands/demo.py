@@ -22,6 +22,7 @@ from creepnet.cli.game_options import (
     check_bot,
     seats_and_options,
 )
+from creepnet.cli.main import runnable
 from creepnet.cli.network import find_game, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.play_loop import play_in_terminal
@@ -227,9 +228,9 @@ def _report(
             return fail("a cheat was not caught as expected", 1)
     if ok and identical:
         print(f"outcome: {verify_log_bytes(logs['host']).outcome}")
+        me = runnable()  # commands that work as typed, on PATH or not
         print(
-            f"check it yourself:  creepnet verify {out / 'host.log'}   "
-            f"creepnet replay {out / 'host.log'}"
+            f"check it yourself:  {me} verify {out / 'host.log'}   {me} replay {out / 'host.log'}"
         )
         return 0
     return 1

@@ -74,3 +74,23 @@ def test_every_command_is_listed_with_its_own_words():
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         (registered,) = sub._choices_actions
         assert (registered.dest, registered.help) == (name, SUMMARIES[name])
+
+
+def test_printed_commands_work_as_typed_when_creepnet_is_not_on_path(tmp_path, monkeypatch):
+    """Issue 26.16: after `python3 -m venv .venv && .venv/bin/pip install -e .` creepnet is not
+    on PATH, yet the demo ended with "check it yourself: creepnet verify …"."""
+    import shutil
+
+    from creepnet.cli.main import runnable
+
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "creepnet").write_text("#!/bin/sh\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / ".venv" / "bin" / "python"))
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert runnable() == ".venv/bin/creepnet"
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/local/bin/creepnet")
+    assert runnable() == "creepnet"
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python3"))  # no script beside it
+    assert runnable() == f"{tmp_path / 'python3'} -m creepnet.cli"
