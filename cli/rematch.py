@@ -24,7 +24,7 @@ from creepnet.node.node import Node, NodeError
 from creepnet.node.transport import TransportError
 from creepnet.protocol.identity import fingerprint
 
-QUESTION = "play again? same opponent, colours drawn again [y/N] "
+QUESTION = "play again? the same players, a new game [y/N] "
 YES = {"y", "yes"}
 GUEST_PATIENCE = 120.0  # seconds the guest waits for the host to open the rematch
 POLL = 1.0  # seconds between asking the host (a polling timer, not synchronisation)

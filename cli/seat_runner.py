@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from creepnet.cli.game_options import BotChoices
+from creepnet.cli.main import runnable
 from creepnet.cli.options import home_dir, save_player_name, saved_player_name
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.rematch import ask, rematch
@@ -141,7 +142,7 @@ async def wrap_up(node: Node, game: bytes, say: Out, resume_hint: str) -> int:
     if over(node, game):
         await linger(node, game)
         store = node.home.game(game)
-        say(f"log: {store.log_path}\nverify it with: creepnet verify {store.log_path}")
+        say(f"log: {store.log_path}\nverify it with: {runnable()} verify {store.log_path}")
     elif resume_hint:
         say(f"left the game; it waits for you: {resume_hint}")
     return 0

@@ -229,8 +229,7 @@ def _report(
     if ok and identical:
         print(f"outcome: {verify_log_bytes(logs['host']).outcome}")
         me = runnable()  # commands that work as typed, on PATH or not
-        print(
-            f"check it yourself:  {me} verify {out / 'host.log'}   {me} replay {out / 'host.log'}"
-        )
+        log = out / "host.log"
+        print(f"check it yourself:\n  {me} verify {log}\n  {me} replay {log}")
         return 0
     return 1

@@ -8,6 +8,7 @@ import shlex
 import trio
 
 from creepnet.cli.game_options import add_game_options, check_bot, seats_and_options
+from creepnet.cli.main import runnable
 from creepnet.cli.network import (
     add_network_options,
     open_node,
@@ -91,7 +92,7 @@ async def _host(args: argparse.Namespace) -> int:
         )
         if args.web:
             return await serve_game(node, game, args, player)  # the page shows the lobby
-        again = f"creepnet host {args.kind} --name {shlex.quote(name)}"
+        again = f"{runnable()} host {args.kind} --name {shlex.quote(name)}"  # to type here
         if not args.bot:  # the console shows the lobby and answers while it waits
             return await run_seat(node, game, args, resume_hint=again, player=player)
         async with trio.open_nursery() as nursery:

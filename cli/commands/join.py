@@ -7,6 +7,7 @@ import shlex
 import shutil
 
 from creepnet.cli.commands.play import bot_of_game
+from creepnet.cli.main import runnable
 from creepnet.cli.network import (
     DEFAULT_WAIT,
     add_network_options,
@@ -162,7 +163,7 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
 
 
 def resume_command(node: Node, game: bytes) -> str:
-    return f"creepnet join {shlex.quote(node.session(game).name)}"
+    return f"{runnable()} join {shlex.quote(node.session(game).name)}"
 
 
 async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
@@ -177,7 +178,7 @@ async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
     if bot is not None:
         print(
             f"that is your game against the {bot} bot, and the bot is not running; "
-            f"resume it, bot included, with: creepnet play {session.kind} --vs {bot}"
+            f"resume it, bot included, with: {runnable()} play {session.kind} --vs {bot}"
         )
         return 1
     await node.start_discovery()

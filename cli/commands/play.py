@@ -21,6 +21,7 @@ from creepnet.cli.game_options import (
     check_bot,
     seats_and_options,
 )
+from creepnet.cli.main import runnable
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
 from creepnet.cli.options import fail, home_dir, saved_player_name
 from creepnet.cli.seat_runner import (
@@ -119,7 +120,7 @@ async def _play(
                 await table.resume(game)
             else:
                 game = await table.new_game(player, seats, options)
-            again = f"creepnet play {args.kind} --vs {args.vs}"
+            again = f"{runnable()} play {args.kind} --vs {args.vs}"
             if seats > 2:
                 again += f" --players {seats}"
             if args.web:

@@ -164,8 +164,14 @@ class RacerConsole:
         if outcome is not None:
             return f"game over: {outcome}"
         obs = self.table.observation()
+        seats = self._seat_news(dealt=obs is not None)
         if obs is None:
-            return self._lobby_status()
+            labels, count = self.table.labels(), self.table.seat_count()
+            if len(labels) < count:
+                text = f"waiting for players to join ({len(labels)}/{count} seats taken)"
+            else:
+                text = self.table.waiting() or "dealing the cards"
+            return "\n".join([*seats, text])
         news = [*self._pending_news(), self.notice] if self.notice else self._pending_news()
         self.news, self.notice = [], ""
         text = self._request_text(obs)
@@ -173,28 +179,30 @@ class RacerConsole:
             self.hinted = True
             hint = " ('moves' lists them)"
             text += hint if len(text + hint) <= WIDTH else ""  # the status keeps to one row
-        return "\n".join([*news, text])
+        return "\n".join([*seats, *news, text])
 
     def _pending_news(self) -> list[str]:
         self.news.extend(self.table.news())
         return list(self.news)
 
-    def _lobby_status(self) -> str:
-        """While seats fill: who took a seat since last time, ours included, and the count."""
+    def _seat_news(self, dealt: bool) -> list[str]:
+        """Seats taken since the last status, ours too, until the table is shown (a console
+        that first looks at a dealt game, e.g. on resuming, announces nobody)."""
         labels, count = self.table.labels(), self.table.seat_count()
-        lines = []
-        for seat in range(self.seated, len(labels)):
-            if seat == self.table.local_seat:
-                lines.append(f"you have seat {seat}")
-            elif seat > 0:
-                lines.append(f"* {self._label(seat)} takes a seat")
+        fresh = range(self.seated, len(labels))
         self.seated = len(labels)
-        taken = f"{len(labels)}/{count} seats taken"
-        if len(labels) < count:
-            lines.append(f"waiting for players to join ({taken})")
-        else:
-            lines.append(f"all {count} seats taken; dealing the cards")
-        return "\n".join(lines)
+        if dealt:
+            return []
+        lines = [
+            f"you have seat {seat}"
+            if seat == self.table.local_seat
+            else f"* {self._label(seat)} takes a seat"
+            for seat in fresh
+            if seat > 0 or seat == self.table.local_seat  # seat 0 hosts: it was there first
+        ]
+        if fresh and len(labels) == count:
+            lines.append(f"all {count} seats taken: the game starts")
+        return lines
 
     def prompt(self) -> str:
         return "> " if self.table.legal() else ""

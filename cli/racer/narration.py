@@ -262,7 +262,7 @@ def modifier_die(state: State) -> tuple[tuple[int, Slot, int], int] | None:
 
 # --- what the table waits for, in words --------------------------------------------------------
 
-DIE_WORDS = {"start": "roll to start", "deck-shift": "Deck Shift roll", "modifier": "Modifier die"}
+DIE_WORDS = {"start": "start roll", "deck-shift": "Deck Shift", "modifier": "Modifier"}
 TOPIC_WORDS = {
     "move": "move",
     "attack": "declare the attack",
@@ -292,17 +292,17 @@ def _random(purpose: str) -> str:
 
 
 _STEPS: tuple[tuple[str, Callable[[re.Match[str]], str]], ...] = (
-    (r"commit to a deck secret", lambda m: "join the shuffle (commit to a deck secret)"),
+    (r"commit to a deck secret", lambda m: "commit to a deck secret"),
     (r"shuffle (\S+)", lambda m: f"shuffle {_pool(m[1])}"),
-    (r"lock (\S+)", lambda m: f"seal {_pool(m[1])} (nobody can change it afterwards)"),
+    (r"lock (\S+)", lambda m: f"seal {_pool(m[1])}"),
     (r"reveal (\S+) to everyone", lambda m: f"turn up a card of {_pool(m[1])}"),
     (r"release \S+\[\d+\] to seat (\d+)", lambda m: f"let seat {m[1]} see the card it draws"),
     (r"take the hostage card .*", lambda m: "take the Hostage card"),
     (r"hand over the hostage card .*", lambda m: "hand over the Hostage card"),
-    (r"show whether the card just drawn is a Creep", lambda m: "place or keep the card drawn"),
+    (r"show whether the card just drawn is a Creep", lambda m: "place or keep the card it drew"),
     (r"reveal the deck secret for the audit", lambda m: "show its deck secret, to check the game"),
     (r"decide \((\w+)\)", lambda m: TOPIC_WORDS.get(m[1], "decide")),
-    (r"reveal randomness for the (.+)", lambda m: f"add its randomness to {_random(m[1])}"),
+    (r"reveal randomness for the (.+)", lambda m: f"roll for {_random(m[1])}"),
 )
 
 

@@ -88,7 +88,8 @@ class SessionTable:
         waiting = self.session.waiting_for()
         if waiting is None:
             return None
-        who = printable(f"seat {waiting.seat}, {waiting.player} ({fingerprint(waiting.key)})")
+        # As the console names seats everywhere else: by number and name.
+        who = printable(f"seat {waiting.seat} {waiting.player}")
         return f"waiting for {who} to {waiting_words(waiting.what)}"
 
     def news(self) -> list[str]:

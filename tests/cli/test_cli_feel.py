@@ -12,6 +12,7 @@ import pytest
 import trio
 from conftest import FAST, Said, finish, seated_pair
 
+from creepnet.cli.main import runnable
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.terminal import Screen
 from creepnet.engine import creeper
@@ -93,7 +94,7 @@ def test_the_host_answers_in_the_lobby_and_quit_stops_hosting(tmp_path):
     assert "waiting for an opponent to join (1/2 seats taken)" in out
     assert "commands:" in out and "has not started" in out
     assert "--addr 127.0.0.1:" in out and "<this-host>" not in out
-    assert "it waits for you: creepnet host creeper --name lobby" in out
+    assert f"it waits for you: {runnable()} host creeper --name lobby" in out  # as typed here
     again = cli(
         "host", "creeper", "--name", "lobby", "--no-discovery", "--iface", LOOPBACK,
         "--home", str(tmp_path), stdin="quit\n",
@@ -106,7 +107,7 @@ def test_a_bot_game_left_with_quit_resumes_with_its_bot(tmp_path):
     left = cli("play", "creeper", "--vs", "random", "--max-plies", "8", "--home", home,
                stdin="quit\n")  # fmt: skip
     assert left.returncode == 0, left.stdout + left.stderr
-    assert "it waits for you: creepnet play creeper --vs random" in left.stdout
+    assert f"it waits for you: {runnable()} play creeper --vs random" in left.stdout
     joined = cli("join", "--home", home, "--wait", "1")
     assert "creepnet play creeper --vs random" in joined.stdout and joined.returncode == 1
     # Our seat played by a bot too: the game can only end if the resumed opponent bot moves.

@@ -92,13 +92,13 @@ def test_a_hostage_exchange_tells_each_player_their_own_side_and_the_table_that_
 def test_the_deck_work_is_said_in_words_for_people():
     said = {
         "release deck:3[12] to seat 0": "let seat 0 see the card it draws",
-        "show whether the card just drawn is a Creep": "place or keep the card drawn",
+        "show whether the card just drawn is a Creep": "place or keep the card it drew",
         "decide (hero)": "play a Hero or stop",
         "reveal the deck secret for the audit": "show its deck secret, to check the game",
         "shuffle discard:2": "shuffle the discard pile",
-        "lock deck:1": "seal a draw deck (nobody can change it afterwards)",
-        "reveal randomness for the die (modifier) of seat 2": "add its randomness to seat 2's "
-        "Modifier die",
+        "lock deck:1": "seal a draw deck",
+        "reveal randomness for the die (modifier) of seat 2": "roll for seat 2's Modifier",
+        "reveal randomness for the die (start) of seat 0": "roll for seat 0's start roll",
         "take the hostage card deck:1[4]": "take the Hostage card",
         "seat the next player who asks to join": "seat the next player who asks to join",
     }
@@ -190,7 +190,18 @@ def test_while_seats_fill_the_lobby_counts_them_and_names_who_took_one():
     joiner = RacerConsole(Lobby(["ann", "bob"], local_seat=1))
     assert joiner.status() == "you have seat 1\nwaiting for players to join (2/4 seats taken)"
     lobby.names += ["cy", "dee"]
-    assert host.status().endswith("all 4 seats taken; dealing the cards")
+    assert host.status().split("\n") == [
+        "* seat 2 cy takes a seat",
+        "* seat 3 dee takes a seat",
+        "all 4 seats taken: the game starts",
+        "dealing the cards",
+    ]
+    assert host.status() == "dealing the cards"  # said once
+
+
+def test_a_console_that_first_looks_at_a_dealt_game_announces_no_seats():
+    table, console = table_at(two_player())
+    assert "takes a seat" not in console.status() and "you have seat" not in console.status()
 
 
 def every_screen(console: RacerConsole, table: LocalTable) -> list[str]:
