@@ -52,7 +52,7 @@ def build_parser(only: str | None = None, *, lazy: bool = False) -> argparse.Arg
     """
     parser = argparse.ArgumentParser(
         prog="creepnet",
-        description="Serverless, cheat-proof LAN play of Creeper and Creepy Racer.",
+        description="Serverless, cheat-proof LAN play of board and card games.",
     )
     parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -89,7 +89,7 @@ def runnable() -> str:
 class _Version(argparse.Action):
     """--version, looked up only when asked for (importlib.metadata costs ~40 ms to import)."""
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:  # type: ignore[no-untyped-def]
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
         print(f"creepnet {version()}")
         parser.exit()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import trio
 
+from creepnet.cli.faces import FACES
 from creepnet.cli.options import add_home_option, fail, home_dir
 from creepnet.cli.text import printable
 from creepnet.node.discovery import Found, open_discovery
@@ -163,7 +164,8 @@ async def find_open_game(iface: list[str] | None, wait: float, settle: float = 2
     if not open_games:
         raise LookupError(
             f"no open game found on the LAN within {wait:g}s; "
-            "host one with `creepnet host creeper`, or join one with --addr HOST:PORT"
+            f"host one with `creepnet host GAME` (GAME: {', '.join(FACES)}), "
+            "or join one with --addr HOST:PORT"
         )
     listing = ", ".join(sorted(f"{f.name!r} ({f.game})" for f in open_games.values()))
     raise LookupError(f"several open games: {listing}; say which: creepnet join NAME-OR-ID")

@@ -24,6 +24,7 @@ from creepnet.node.transport import Connection, Timeouts, TransportError, connec
 from creepnet.protocol.identity import Identity
 
 MAX_RETRY = 30.0  # seconds: the longest pause between two dials of one address
+MAX_SHUNNED = 4096  # keys refused for a while (over their CPU budget)
 
 Pause = Callable[[str, float, int], Awaitable[None]]  # (address, delay, failures in a row)
 
@@ -71,6 +72,7 @@ class Connections:
         self.nursery: trio.Nursery | None = None  # where dialers run; set by listen()
         self._dialers: dict[str, Dialer] = {}
         self._admission = Admission()
+        self._shunned: dict[bytes, float] = {}  # key -> until when its connections are refused
 
     # ----- listening ----------------------------------------------------------------------
 
@@ -86,26 +88,67 @@ class Connections:
 
     async def _accept(self, stream: trio.SocketStream) -> None:
         conn = Connection(stream, self.timeouts)
+        try:
+            await self._admit(conn)
+        except Exception as exc:  # a bug: this connection ends, never the listener (the node)
+            self.reporter.fault(f"accepting a connection at {conn.label}", exc)
+            await conn.aclose()
+
+    async def _admit(self, conn: Connection) -> None:
         address = remote_address(conn.label)
-        refusal = self._admission.enter(address)
-        if refusal is not None:
-            await conn.send_error(refusal)
+        slot = self._admission.enter(address)
+        if isinstance(slot, str):
+            await conn.send_error(slot)
             await conn.aclose()
             return
         try:
-            hello = await handshake(conn, self.identity, name=self.name, version=self.version)
+            with slot.scope:  # an eviction (slots scarce, this one the oldest) cancels it
+                hello = await handshake(
+                    conn,
+                    self.identity,
+                    name=self.name,
+                    version=self.version,
+                    on_hello=lambda h: (
+                        self.shunned(h.key) or self._admission.hello(slot, h.key, self._players())
+                    ),
+                )
         except HandshakeError as exc:
             self.reporter.publish(updates.HANDSHAKE_FAILED, str(exc))
             return
         finally:
-            self._admission.leave(address)
-        players = {key for rt in self.games.values() for key in rt.session.seat_keys}
-        refusal = self._admission.make_room(self.peers, hello.key, players)
+            self._admission.leave(slot)
+        if slot.scope.cancelled_caught:
+            await conn.send_error(f"handshake cut short: {slot.evicted}")
+            await conn.aclose()
+            self.reporter.publish(
+                updates.HANDSHAKE_FAILED, f"{conn.label}: evicted: {slot.evicted}"
+            )
+            return
+        refusal = self._admission.make_room(self.peers, hello.key, self._players())
         if refusal is not None:
             await conn.send_error(refusal)
             await conn.aclose()
             return
         await self._serve(Peer(conn, hello))
+
+    def shun(self, key: bytes, seconds: float) -> None:
+        """Refuse key's connections for a while (it overdrew its CPU budget: sync.py)."""
+        now = trio.current_time()
+        self._shunned = {k: t for k, t in self._shunned.items() if t > now}
+        if len(self._shunned) < MAX_SHUNNED:
+            self._shunned[key] = now + seconds
+
+    def shunned(self, key: bytes) -> str | None:
+        """Why key's connection is refused now, or None."""
+        until = self._shunned.get(key)
+        if until is None or until <= trio.current_time():
+            return None
+        left = until - trio.current_time()
+        return f"refused for {left:.0f}s more: its events cost this node too much CPU"
+
+    def _players(self) -> set[bytes]:
+        """Keys seated in (or hosting) one of our games: they are let in before strangers."""
+        return {key for rt in self.games.values() for key in rt.session.seat_keys}
 
     # ----- dialling -----------------------------------------------------------------------
 
@@ -146,16 +189,26 @@ class Connections:
                 try:
                     conn = await connect(dialer.address, self.timeouts)
                     hello = await handshake(
-                        conn, self.identity, name=self.name, version=self.version
+                        conn,
+                        self.identity,
+                        name=self.name,
+                        version=self.version,
+                        on_hello=lambda h: self.shunned(h.key),
                     )
-                except (TransportError, HandshakeError) as exc:
+                except Exception as exc:  # a bug in dialling is one more failed dial
+                    if not isinstance(exc, TransportError | HandshakeError):
+                        self.reporter.fault(f"dialling {dialer.address}", exc)
                     dialer.error = str(exc)
                     dialer.notify()
                     if not self.wanted(dialer.address):
                         return
                     failures += 1
                     self.reporter.publish(updates.ERROR, f"{exc}; retrying in {delay:.1f}s")
-                    await self.pause_before_redial(dialer.address, delay, failures)
+                    try:
+                        await self.pause_before_redial(dialer.address, delay, failures)
+                    except Exception as exc:  # e.g. zeroconf failing: back off all the same
+                        self.reporter.fault(f"looking for {dialer.address} elsewhere", exc)
+                        await trio.sleep(delay)
                     if not self.wanted(dialer.address):
                         return  # every game that needed it was found elsewhere
                     delay = min(delay * 2, MAX_RETRY)
@@ -179,15 +232,24 @@ class Connections:
             old.close("replaced by a newer connection from the same key")
         self.peers[peer.key] = peer
         self.reporter.publish(updates.PEER_CONNECTED, f"connected to {peer.label}", peer=peer)
-        self.on_connected(peer)
         key = peer.key
         assert self.handler is not None
         try:
-            await peer.run(self.handler)
+            try:
+                self.on_connected(peer)
+            except Exception as exc:  # greeting it failed: it goes, nobody else does
+                peer.fault = exc
+                peer.close(f"internal error while greeting this peer ({type(exc).__name__})")
+            await peer.run(self.handler)  # never raises: a fault is kept in peer.fault
         finally:
             if self.peers.get(key) is peer:
                 del self.peers[key]
-            self.on_disconnected(peer)
+            if peer.fault is not None:
+                self.reporter.fault("serving a peer", peer.fault, peer)
+            try:
+                self.on_disconnected(peer)
+            except Exception as exc:
+                self.reporter.fault("forgetting a peer", exc, peer)
             self.reporter.publish(
                 updates.PEER_DISCONNECTED,
                 f"{peer.label} disconnected: {peer.close_reason}",

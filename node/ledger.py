@@ -36,6 +36,7 @@ class Ledger:
         self.nursery: trio.Nursery | None = None  # where retry tasks run; set by the node
         self.trace: EventTrace | None = None  # `--trace`: when each event was stored
         self.inline_appends = True  # until one append is slow (see _append)
+        self.clock: Callable[[], float] = time.perf_counter  # times appends (tests: a fake disk)
 
     async def settle(
         self, runtime: GameRuntime, source: Peer | None = None, received: set[bytes] | None = None
@@ -104,11 +105,11 @@ class Ledger:
         they run in a thread, shielded (a cancelled append would leave the file and `stored`
         disagreeing), so a slow disk never holds up the node's other connections."""
         if self.inline_appends:
-            start = time.perf_counter()
+            start = self.clock()
             try:
                 runtime.store.append(raws)
             finally:
-                if time.perf_counter() - start > SLOW_APPEND:
+                if self.clock() - start > SLOW_APPEND:
                     self.inline_appends = False
             return
         with trio.CancelScope(shield=True):
@@ -138,9 +139,12 @@ class Ledger:
             while runtime.storage_error is not None:
                 await trio.sleep(delay)  # a back-off timer, not synchronisation
                 delay = min(delay * 2, MAX_RETRY)
-                async with runtime.lock:
-                    if runtime.storage_error is not None:
-                        await self.settle(runtime)
+                try:
+                    async with runtime.lock:
+                        if runtime.storage_error is not None:
+                            await self.settle(runtime)
+                except Exception as exc:  # a bug: this game keeps retrying, the node goes on
+                    self.reporter.fault("retrying a held-back append", exc, game=runtime.game)
         finally:
             runtime.retrying_storage = False
         self.reporter.publish(

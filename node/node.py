@@ -90,6 +90,7 @@ class Node:
         self._connections.handler = self._sync.dispatch
         self._connections.on_connected = self._sync.greet
         self._connections.on_disconnected = self._sync.forget
+        self._sync.shun = self._connections.shun
         finder = HostFinder(self.games, self._connections, self._advertiser, self._reporter)
         self._connections.pause_before_redial = finder.pause_before_redial
 

@@ -46,6 +46,9 @@ class Peer:
         self.queued = 0  # messages queued so far, and written to the connection so far
         self.written = 0
         self._wrote = trio.Event()
+        # An unexpected exception while serving it (a bug of ours its frame ran into): it ends
+        # this connection only, and the node reports it (Connections._serve) and goes on.
+        self.fault: Exception | None = None
 
     @property
     def label(self) -> str:
@@ -82,9 +85,12 @@ class Peer:
         except trio.EndOfChannel:
             raise TransportError(f"{self.label}: connection closed ({self.close_reason})") from None
 
-    def close(self, reason: str) -> None:
+    def close(self, reason: str, *, tell: bool = False) -> None:
+        """Hang up (with ``tell``, sending the peer the reason in an `error` frame first)."""
         if not self.close_reason:
             self.close_reason = reason
+            if tell:
+                self._tell = reason
         self._cancel.cancel()
 
     async def run(self, handler: Handler) -> None:
@@ -103,7 +109,9 @@ class Peer:
         await self.conn.aclose()
 
     async def _guard(self, task: Callable[[], Awaitable[None]], nursery: trio.Nursery) -> None:
-        """Run one of the peer's tasks; whichever ends first ends them all, with its reason."""
+        """Run one of the peer's tasks; whichever ends first ends them all, with its reason.
+        Nothing but cancellation leaves it: an exception in a child task would cancel the
+        node's whole nursery, every game with it."""
         try:
             await task()
         except ProtocolViolation as exc:
@@ -114,6 +122,9 @@ class Peer:
             self._fail(str(exc), tell=True)  # oversized or garbage frame: say why we hang up
         except TransportError as exc:
             self._fail(str(exc))
+        except Exception as exc:  # a bug must not become a remote kill switch: drop this peer
+            self.fault = self.fault or exc
+            self._fail(f"internal error while serving this peer ({type(exc).__name__})", tell=True)
         finally:
             nursery.cancel_scope.cancel()
 

@@ -13,11 +13,13 @@ taught us something).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import trio
 
 from creepnet.node import messages, updates
+from creepnet.node.budget import CpuBudget
 from creepnet.node.errors import JoinRefused, NodeError
 from creepnet.node.game import GameRuntime, PassedOn
 from creepnet.node.ledger import Ledger
@@ -45,6 +47,8 @@ class GameSync:
         self.ledger = ledger
         self.reporter = reporter
         self.reply_timeout = reply_timeout
+        self.budget = CpuBudget()  # what a peer's refused events may cost us (budget.py)
+        self.shun: Callable[[bytes, float], None] = lambda key, seconds: None  # Connections.shun
 
     def greet(self, peer: Peer) -> None:
         """Announce what we hold to a peer that may hear of it: one that follows a game
@@ -150,13 +154,20 @@ class GameSync:
                 for follower in passed_to:
                     await follower.wait_written(follower.queued)
             slice_ends = time.monotonic() + SLICE
+            over_budget: bytes | None = None  # the key whose refused events overdrew its budget
             for raw in message["items"]:
                 if time.monotonic() > slice_ends:
                     # A catch-up batch of proven Racer events takes seconds to check: let
                     # pings, other peers and the page run meanwhile (this game stays locked).
                     await trio.lowlevel.checkpoint()
                     slice_ends = time.monotonic() + SLICE
+                started = self.budget.clock()
                 receipt = session.receive(raw, sender=peer.key)
+                if receipt.status == "rejected":
+                    # Another signer's event, relayed: its author pays, not the relay.
+                    payer = _blamed_author(receipt.rejections, peer.key) or peer.key
+                    if self.budget.charge(payer, self.budget.clock() - started):
+                        over_budget = payer
                 for rejection in receipt.rejections:
                     if receipt.status == "equivocation":
                         continue
@@ -174,10 +185,14 @@ class GameSync:
                         self.reporter.publish(updates.REJECTED, text, runtime.game, None, data)
                 if receipt.status == "equivocation" and receipt.proof is not None:
                     await self._on_equivocation(runtime, receipt.proof, raw)
-                if session.halted is not None:
+                if session.halted is not None or over_budget is not None:
                     break
             told = await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
             after = len(session.log)
+        if over_budget is not None:
+            self._cut_off(runtime, peer, over_budget)
+            if over_budget == peer.key:
+                return
         if peer.rejections > MAX_REJECTIONS:
             peer.close(f"sent {peer.rejections} events that were refused")
             return
@@ -199,6 +214,28 @@ class GameSync:
             and (after > before or message["from"] > before)
         ):
             peer.send(messages.get(runtime.game, after))
+
+    def _cut_off(self, runtime: GameRuntime, peer: Peer, key: bytes) -> None:
+        """key's refused events (sent by peer, or signed by key and passed on by peer) cost
+        more CPU than its budget: shun key, and hang up on its connection."""
+        budget = self.budget
+        reason = (
+            f"its refused events cost {budget.spent(key) * 1000:.0f} ms of CPU, over the "
+            f"budget of {budget.burst * 1000:.0f} ms (+{budget.rate * 1000:.0f} ms/s); "
+            f"refused for {budget.shun:g}s"
+        )
+        self.shun(key, budget.shun)
+        via = "" if key == peer.key else f", passed on by {peer.label}"
+        self.reporter.publish(
+            updates.ERROR,
+            f"cut off {fingerprint(key)}{via}: {reason}",
+            runtime.game,
+            peer if key == peer.key else None,
+            {"key": key},
+        )
+        author = peer if key == peer.key else runtime.followers.get(key)
+        if author is not None:
+            author.close(reason, tell=True)
 
     def _pass_on(self, runtime: GameRuntime, source: Peer, message: dict[str, Any]) -> list[Peer]:
         """Relay the owed author's next events to the other followers before checking them.
@@ -341,6 +378,11 @@ class GameSync:
             what = "no" if not chosen else "more than one"
             raise NodeError(f"{what} matching game at {peer.conn.label}; it holds: {listing}")
         return chosen[0]
+
+
+def _blamed_author(rejections: list[Rejection], sender: bytes) -> bytes | None:
+    """The signer a rejection names, when it is not the sender (a relayed event)."""
+    return next((r.author for r in rejections if r.author not in (None, sender)), None)
 
 
 def _tell(runtime: GameRuntime, peer: Peer) -> None:

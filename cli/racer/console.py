@@ -87,7 +87,8 @@ def cards_help(catalogue: Catalogue = STANDARD_CATALOGUE) -> str:
 class RacerTable(Protocol):
     """Where the console reads the game: a networked session or a local engine game."""
 
-    local_seat: int | None  # None for a spectator
+    @property
+    def local_seat(self) -> int | None: ...  # None for a spectator (read only)
 
     def labels(self) -> Sequence[str]: ...  # a short name per seat
     def observation(self) -> Observation | None: ...  # the local seat's (or public); None: no deal

@@ -30,8 +30,12 @@ from creepnet.protocol.identity import fingerprint
 
 
 class SeatViewLike(Protocol):
-    observation: Observation
-    legal: Sequence[Any]
+    """What the adapter's seat view offers (read only: the adapter's is a frozen record)."""
+
+    @property
+    def observation(self) -> Observation: ...
+    @property
+    def legal(self) -> Sequence[Any]: ...
 
 
 SeatViewOf = Callable[[Any], SeatViewLike | None]

@@ -306,7 +306,7 @@ _ACTION_TYPES: dict[str, type] = {
 
 def action_to_dict(action: Action) -> dict[str, Any]:
     data: dict[str, Any] = {"type": type(action).__name__}
-    for f in fields(action):  # type: ignore[arg-type]
+    for f in fields(action):
         value = getattr(action, f.name)
         data[f.name] = list(value) if isinstance(value, tuple) else value
     return data
@@ -318,6 +318,6 @@ def action_from_dict(data: dict[str, Any]) -> Action:
         kwargs = {k: v for k, v in data.items() if k != "type"}
         if isinstance(kwargs.get("permutation"), list):
             kwargs["permutation"] = tuple(kwargs["permutation"])
-        return cls(**kwargs)  # type: ignore[no-any-return]
+        return cls(**kwargs)
     except (KeyError, TypeError) as exc:
         raise IllegalAction(f"malformed action {data!r}") from exc

@@ -16,7 +16,7 @@ from creepnet.engine.racer.actions import (
     Withdraw,
 )
 from creepnet.engine.racer.cards import OPENING_HEROES, Hero, Kind
-from creepnet.engine.racer.state import Declaring, Exchange, Moves, State
+from creepnet.engine.racer.state import Declaring, Exchange, Handlers, Moves, State
 from creepnet.engine.racer.table import (
     from_hand,
     kill,
@@ -168,7 +168,7 @@ def attack_values(state: State, st: Declaring) -> tuple[int, int]:
     return total, state.strength(target[1])
 
 
-HANDLERS = {
+HANDLERS: Handlers = {
     (Moves, DeclareAttack): _on_declare_attack,
     (Declaring, AddAttacker): _on_add_attacker,
     (Declaring, Withdraw): _on_withdraw,

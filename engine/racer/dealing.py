@@ -19,6 +19,7 @@ from creepnet.engine.racer.cards import Kind
 from creepnet.engine.racer.state import (
     DeckShift,
     Drawing,
+    Handlers,
     LineCreep,
     Moves,
     RevealFaceUp,
@@ -195,7 +196,7 @@ def settle_drawing(state: State, st: Drawing) -> State | None:
     return replace(state, stage=replace(st, queue=tuple(rest)))  # nothing left to draw
 
 
-HANDLERS = {
+HANDLERS: Handlers = {
     (SetupShuffle, Shuffle): _on_setup_shuffle,
     (RevealFaceUp, Learn): _on_reveal_face_up,
     (DeckShift, Die): _on_deck_shift,

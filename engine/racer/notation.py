@@ -21,7 +21,7 @@ from creepnet.engine.racer.actions import (
 
 _SEAT_ACTION_NAMES = {
     re.sub(r"(?<!^)(?=[A-Z])", "-", cls.__name__).lower(): cls.__name__
-    for cls in SeatAction.__args__  # type: ignore[attr-defined]
+    for cls in SeatAction.__args__
 }
 _TYPE_NAMES = {v: k for k, v in _SEAT_ACTION_NAMES.items()}
 _NUMBER = re.compile(r"-|0|[1-9][0-9]{0,9}")
@@ -34,8 +34,7 @@ def format_action(action: Action) -> str:
     if name is None:
         raise IllegalAction(f"{type(action).__name__} is not a seat action")
     parts = [name] + [
-        f"{f.name}={'-' if data[f.name] is None else data[f.name]}"
-        for f in fields(action)  # type: ignore[arg-type]
+        f"{f.name}={'-' if data[f.name] is None else data[f.name]}" for f in fields(action)
     ]
     return " ".join(parts)
 

@@ -20,14 +20,11 @@ This module joins their handler tables and settles the automatic steps between r
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from creepnet.engine.racer import attacks, calamities, dealing, hostage, turns
 from creepnet.engine.racer.actions import Action, IllegalAction
 from creepnet.engine.racer.attacks import resolve_attack
 from creepnet.engine.racer.dealing import settle_drawing
-from creepnet.engine.racer.state import Discarding, Drawing, Exchange, State
+from creepnet.engine.racer.state import Discarding, Drawing, Exchange, Handlers, State
 from creepnet.engine.racer.table import side_seat, turn_seat
 from creepnet.engine.racer.turns import end_turn, start_turn
 from creepnet.engine.racer.waiting import legal_actions, pending
@@ -35,7 +32,7 @@ from creepnet.engine.racer.waiting import legal_actions, pending
 __all__ = ["apply", "begin_turn", "legal_actions", "pending"]
 
 # (stage type, action type) -> handler(state, stage, action) -> unsettled next state
-_HANDLERS: dict[tuple[type, type], Callable[[State, Any, Any], State]] = {
+_HANDLERS: Handlers = {
     **dealing.HANDLERS,
     **turns.HANDLERS,
     **calamities.HANDLERS,

@@ -12,9 +12,10 @@ any seat's information state from a full one. Shuffles issue fresh handles, whic
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Any
 
 from creepnet.engine.racer.actions import Slot
 from creepnet.engine.racer.cards import STANDARD_CATALOGUE, Card, CardId, Catalogue, Kind
@@ -321,3 +322,9 @@ def with_player(state: State, player: Player) -> State:
     players = list(state.players)
     players[player.seat] = player
     return replace(state, players=tuple(players))
+
+
+# A stage's answer to an action: (state, the stage, the action) -> the unsettled next state.
+# Each stage module (dealing, turns, attacks, …) keys its handlers by (stage type, action type).
+Handler = Callable[[State, Any, Any], State]
+Handlers = dict[tuple[type, type], Handler]

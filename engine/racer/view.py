@@ -136,10 +136,10 @@ def audit(state: State, reveal: Mapping[Slot, CardId] | None = None) -> list[str
     """
     identities = dict(state.known)
     problems = []
-    for slot, card_id in (reveal or {}).items():
-        if identities.get(slot, card_id) != card_id:
-            problems.append(f"slot {slot} was seen as #{identities[slot]}, revealed as #{card_id}")
-        identities.setdefault(slot, card_id)
+    for slot, revealed in (reveal or {}).items():
+        if identities.get(slot, revealed) != revealed:
+            problems.append(f"slot {slot} was seen as #{identities[slot]}, revealed as #{revealed}")
+        identities.setdefault(slot, revealed)
     where: dict[CardId, str] = {}
     # A card being drawn is in the hand until the drawer says whether it is a Creep.
     drawing = state.stage.drawn if isinstance(state.stage, Drawing) else None

@@ -39,15 +39,15 @@ def handle_reveal(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     secret = get(msg, "secret", bytes, seat, "reveal")
     if (
         len(secret) != SECRET_BYTES
-        or commit_secret(  # type: ignore[arg-type]
+        or commit_secret(
             state.game_id,
             state.seat_keys[seat],
-            secret,  # type: ignore[arg-type]
+            secret,
         )
         != state.joins[seat]
     ):
         raise DeckError(seat, "reveal", "secret does not match its commitment")
-    state.secrets[seat] = secret  # type: ignore[assignment]
+    state.secrets[seat] = secret
 
 
 @dataclass
@@ -157,7 +157,7 @@ def _check_claim(claim: dict, cards: dict[tuple[str, int], str]) -> None:
     seat, pool, position = claim.get("seat"), claim.get("pool"), claim.get("position")
     actual = cards.get((pool, position))  # type: ignore[arg-type]
     if actual is None:
-        raise DeckError(seat, "claim", f"no such position {pool}[{position}]", position)  # type: ignore[arg-type]
+        raise DeckError(seat, "claim", f"no such position {pool}[{position}]", position)
     if "card" in claim:
         ok = actual == claim["card"]
     elif "one_of" in claim:
@@ -170,6 +170,6 @@ def _check_claim(claim: dict, cards: dict[tuple[str, int], str]) -> None:
         raise DeckError(
             seat,
             "claim",
-            f"false claim about {pool}[{position}]: it was {actual!r}",  # type: ignore[arg-type]
+            f"false claim about {pool}[{position}]: it was {actual!r}",
             position,
-        )  # type: ignore[arg-type]
+        )

@@ -35,9 +35,9 @@ def handle_join(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if state.joins[seat] is not None:
         raise DeckError(seat, "join", "already joined")
     commit = get(msg, "commit", bytes, seat, "join")
-    if len(commit) != 32:  # type: ignore[arg-type]
+    if len(commit) != 32:
         raise DeckError(seat, "join", "commitment must be 32 bytes")
-    state.joins[seat] = commit  # type: ignore[assignment]
+    state.joins[seat] = commit
 
 
 HANDLERS: dict[str, Handler] = {

@@ -8,8 +8,11 @@ revealed secrets.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from creepnet.protocol.deck.errors import DeckError
+
+T = TypeVar("T")
 
 PUBLIC = -1  # "release to everybody": a public reveal of a locked slot
 
@@ -113,7 +116,7 @@ Record = ShuffleRecord | LockRecord | BlindRecord
 # --- message field access -----------------------------------------------------------
 
 
-def get(msg: dict, key: str, kind: type, seat: int, op: str) -> object:
+def get(msg: dict, key: str, kind: type[T], seat: int, op: str) -> T:
     """A typed field of a received message; a missing or mistyped one is the author's fault."""
     value = msg.get(key)
     if type(value) is not kind:  # exact: True is not a position, nor a str subclass a name
@@ -122,12 +125,12 @@ def get(msg: dict, key: str, kind: type, seat: int, op: str) -> object:
 
 
 def get_str(msg: dict, key: str, seat: int, op: str) -> str:
-    return get(msg, key, str, seat, op)  # type: ignore[return-value]
+    return get(msg, key, str, seat, op)
 
 
 def get_int(msg: dict, key: str, seat: int, op: str) -> int:
-    return get(msg, key, int, seat, op)  # type: ignore[return-value]
+    return get(msg, key, int, seat, op)
 
 
 def get_list(msg: dict, key: str, seat: int, op: str) -> list:
-    return get(msg, key, list, seat, op)  # type: ignore[return-value]
+    return get(msg, key, list, seat, op)

@@ -72,7 +72,7 @@ class DeckState:
         if not isinstance(message, dict):
             raise DeckError(seat, "?", "message is not a dict")
         op = get(message, "op", str, seat, "?")
-        handler = HANDLERS.get(op)  # type: ignore[arg-type]
+        handler = HANDLERS.get(op)
         if handler is None:
             raise DeckError(seat, str(op), "unknown operation")
         if self.last_seq is not None and seq <= self.last_seq:

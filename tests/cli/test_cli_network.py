@@ -339,7 +339,7 @@ async def test_join_without_a_name_takes_the_only_open_game(tmp_path):
 def test_join_without_a_name_and_no_open_game_says_what_to_do(tmp_path):
     result = cli("join", "--wait", "1", "--iface", LOOPBACK, "--home", str(tmp_path))
     assert result.returncode == 1 and "no open game found" in result.stderr
-    assert "creepnet host creeper" in result.stderr
+    assert "`creepnet host GAME` (GAME: creeper, racer)" in result.stderr
 
 
 async def visible_on_loopback(names: set[str]) -> None:
