@@ -66,7 +66,7 @@ class CreeperConsole:
     def introduction(self) -> str:
         s = self.session
         title = printable(s.name)
-        lines = [f"creeper game {title!r} ({s.game.hex()[:8]})"]  # type: ignore[union-attr]
+        lines = [f"creeper game {title!r} ({s.game.hex()[:8]})"]
         for seat in range(len(s.seats)):
             me = " (you)" if seat == s.local_seat else ""
             lines.append(f"  {printable(s.seat_label(seat))}{me}")

@@ -60,7 +60,7 @@ class LocalTable:
         seat = self.local_seat
         if seat is None or racer.pending(self.state).actor != seat or seat in self.bots:
             return []
-        return racer.legal_actions(racer.redact(self.state, seat))  # type: ignore[return-value]
+        return racer.legal_actions(racer.redact(self.state, seat))
 
     def story(self) -> Sequence[str]:
         return self._story.lines

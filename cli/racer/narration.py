@@ -180,9 +180,9 @@ def _describe(before: State, actor: int, action: racer.Action | None, after: Sta
     if isinstance(action, racer.PlayGoodFortune):
         return f"{_name(after, action.slot)} heals {_creep(after, action.target)}"
     if isinstance(action, racer.Launch) and hasattr(stage, "attackers"):
-        attackers = " + ".join(_creep(before, s) for s in stage.attackers)  # type: ignore[union-attr]
+        attackers = " + ".join(_creep(before, s) for s in stage.attackers)
         opener = f" opening with {_name(after, action.slot)}" if action.slot is not None else ""
-        return f"attacks {_creep(before, stage.target)} with {attackers}{opener}"  # type: ignore[union-attr]
+        return f"attacks {_creep(before, stage.target)} with {attackers}{opener}"
     if isinstance(action, racer.Withdraw):
         return "calls off an attack"
     if isinstance(action, racer.PlayHero):
@@ -190,7 +190,7 @@ def _describe(before: State, actor: int, action: racer.Action | None, after: Sta
     if isinstance(action, racer.Die) and isinstance(request, racer.NeedDie):
         return f"Modifier die {action.value}"
     if isinstance(action, racer.StopHeroes) and hasattr(stage, "values"):
-        values = stage.values  # type: ignore[union-attr]
+        values = stage.values
         return f"seat {actor} stops: attack ends {values[0]} to {values[1]}"
     if isinstance(action, racer.AskHostage):
         return f"asks seat {action.seat} for a Hostage Exchange"

@@ -57,7 +57,7 @@ class SessionTable:
 
     @property
     def local_seat(self) -> int | None:
-        return self.session.local_seat  # type: ignore[no-any-return]
+        return self.session.local_seat
 
     def labels(self) -> Sequence[str]:
         return [seat.player for seat in self.session.seats]
@@ -85,7 +85,7 @@ class SessionTable:
     def outcome(self) -> str | None:
         if self.session.halted is not None:
             return "stopped: a player signed two different events at one position (proof kept)"
-        return self.session.outcome_text  # type: ignore[no-any-return]
+        return self.session.outcome_text
 
     def waiting(self) -> str | None:
         """Whom the game waits for, and for what, in words for people (not the step's text)."""
@@ -103,7 +103,7 @@ class SessionTable:
         return news
 
     def seat_count(self) -> int:
-        return self.session.seat_count  # type: ignore[no-any-return]
+        return self.session.seat_count
 
     def seat_of_peer(self, peer: str | None) -> int | None:
         keys = [fingerprint(seat.key) for seat in self.session.seats]
