@@ -165,7 +165,7 @@ class RacerConsole:
         if outcome is not None:
             return f"game over: {outcome}"
         obs = self.table.observation()
-        seats = self._seat_news(dealt=obs is not None)
+        seats = self._seat_news(dealt=self.ready())
         if obs is None:
             labels, count = self.table.labels(), self.table.seat_count()
             if len(labels) < count:
@@ -187,8 +187,8 @@ class RacerConsole:
         return list(self.news)
 
     def _seat_news(self, dealt: bool) -> list[str]:
-        """Seats taken since the last status, ours too, until the table is shown (a console
-        that first looks at a dealt game, e.g. on resuming, announces nobody)."""
+        """Seats taken since the last status, ours too, until the first turn (a console that
+        first looks at a game under way, e.g. on resuming, announces nobody)."""
         labels, count = self.table.labels(), self.table.seat_count()
         fresh = range(self.seated, len(labels))
         self.seated = len(labels)

@@ -64,9 +64,11 @@ class SessionTable:
 
     def observation(self) -> Observation | None:
         state = self._public_state()
-        if state is None or isinstance(state.stage, RevealFaceUp):  # dealt, not yet shown
+        if state is None:
             return None
-        self._catch_up()
+        self._catch_up()  # the deal too: the story tells the face-up Creeps once they are shown
+        if isinstance(state.stage, RevealFaceUp):  # dealt, not yet shown
+            return None
         if self.local_seat is None:
             return self._public(self.session, 0)
         view = self._seat_view(self.session)
@@ -165,8 +167,9 @@ class SessionTable:
                 self._news.append(mine)
 
     def _remember_hand(self) -> None:
-        if self.local_seat is None:
-            return
+        state = self._public_state()
+        if self.local_seat is None or state is None or isinstance(state.stage, RevealFaceUp):
+            return  # no hand yet (dealt face-up cards not shown: the seat view cannot be built)
         view = self._seat_view(self.session)
         if view is not None:
             self._cards.update(view.observation.hand)

@@ -227,3 +227,30 @@ def test_every_racer_screen_fits_80_columns_with_long_names():
         checked += 1
         table.play(format_action(bot.choose(table.observation(), table.legal())))
     assert checked > 10
+
+
+async def test_a_seated_console_follows_a_networked_deal_from_the_first_event(tmp_path):
+    """The seat's own cards are remembered as the log grows (to name a Hostage Exchange): that
+    must not ask for the seat's view while the dealt face-up Creeps are not shown yet."""
+    import trio
+
+    from creepnet.cli.racer.session_table import SessionTable
+    from creepnet.node import Node
+    from creepnet.protocol.games.racer import public_observation, seat_view
+
+    async with (
+        Node.open(tmp_path / "a", host="127.0.0.1") as alice,
+        Node.open(tmp_path / "b", host="127.0.0.1") as bob,
+    ):
+        game = await alice.host_game("racer", "r", seats=2, player="ann", options={"turn_limit": 2})
+        await bob.join(alice.address, game, player="bob")
+        session = alice.session(game)
+        console = RacerConsole(SessionTable(session, seat_view, public_observation))
+        shown = [console.status()]
+        with trio.fail_after(120):
+            while console.table.observation() is None or session.game_state.state.turn is None:
+                shown += [console.status(), console.board()]  # as the play loop does
+                await alice.wait_changed(game)
+    assert "you have seat 0" in shown[0]
+    assert any("all 2 seats taken: the game starts" in text for text in shown)
+    assert "Set-up" in "\n".join(console.table.story())
