@@ -254,3 +254,49 @@ async def test_a_seated_console_follows_a_networked_deal_from_the_first_event(tm
     assert "you have seat 0" in shown[0]
     assert any("all 2 seats taken: the game starts" in text for text in shown)
     assert "Set-up" in "\n".join(console.table.story())
+
+
+def test_a_racer_game_in_a_terminal_explains_its_cards_and_fits_80_columns(tmp_path):
+    """A pty, as a person has it: `creepnet play racer`, then `card 1`, `help cards`, `quit`."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+    import time
+
+    main, terminal = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "creepnet.cli", "play", "racer", "--players", "2",
+         "--home", str(tmp_path), "--player", "me"],
+        stdin=terminal, stdout=terminal, stderr=terminal, close_fds=True,
+    )  # fmt: skip
+    os.close(terminal)
+    seen = b""
+
+    def read_until(wanted: bytes) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + 180
+        while not re.search(wanted, seen):
+            ready, _, _ = select.select([main], [], [], max(0.0, deadline - time.monotonic()))
+            assert ready, f"never saw {wanted!r} in {seen[-800:]!r}"
+            seen += os.read(main, 4096)
+
+    try:
+        read_until(rb"\n> ")  # our turn: the prompt on a row of its own
+        os.write(main, b"card 1\n")
+        read_until(rb"(\n|\x1b\[K)1 [^\r\n]+, (Creep|Calamity|Good Fortune|Monster|Hero): ")
+        os.write(main, b"help cards\n")
+        read_until(rb"Calamity / its Good Fortune / its Monster")
+        os.write(main, b"quit\n")
+        read_until(rb"it waits for you")
+        assert process.wait(timeout=120) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(main)
+    text = re.sub(rb"\x1b\[[0-9;]*[A-Za-z]", b"", seen).decode()
+    rows = [row for line in text.split("\r\n") for row in line.split("\r")]
+    assert "the kinds of card" in text
+    assert re.search(r"your hand: 1 .+ \((Calamity|Good Fortune|Hero|Monster)\)", text)
+    assert max(len(row) for row in rows) <= WIDTH, max(rows, key=len)
