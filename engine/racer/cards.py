@@ -6,6 +6,8 @@ from the text. A catalogue is built from a JSON-like dict so home rules can load
 
 Ids are stable: cards are numbered 0.. in the order the spec lists them (a ``count`` entry
 expands to consecutive ids). The encrypted-deck layer maps these ids to group points.
+
+Card ids and kinds as a verifier needs them: docs/spec-racer.md §1.
 """
 
 from __future__ import annotations
