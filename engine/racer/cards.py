@@ -1,4 +1,6 @@
-"""Creepy Racer card catalogue: card kinds, and the catalogue as plain data.
+"""Creepy Racer card catalogue: card kinds, the catalogue as plain data, and what each card
+does in words for people (``KIND_WORDS``, ``HERO_EFFECTS``, ``effect``: the terminal's `card N`
+and `help cards`, one source for every face).
 
 The printed rules name the card kinds but not the card list. The standard catalogue below is
 the project's reconstruction (see docs/rules-racer.md); only "Bone Dry" / "Extra Gas" come
