@@ -21,7 +21,7 @@ from creepnet.node.handshake import HandshakeError, handshake
 from creepnet.node.peer import Handler, Peer
 from creepnet.node.reporter import Reporter
 from creepnet.node.transport import Connection, Timeouts, TransportError, connect
-from creepnet.protocol.identity import Identity
+from creepnet.protocol.identity import Identity, fingerprint
 
 MAX_RETRY = 30.0  # seconds: the longest pause between two dials of one address
 MAX_SHUNNED = 4096  # keys refused for a while (over their CPU budget)
@@ -34,10 +34,14 @@ async def sleep_pause(address: str, delay: float, failures: int) -> None:
 
 
 class Dialer:
-    """Keeps one outgoing connection alive while some game needs that address."""
+    """Keeps one outgoing connection alive while some game needs that address.
 
-    def __init__(self, address: str) -> None:
+    A dialer with ``expect`` dials a seat of the mesh (mesh.py): only that key is believed at
+    the address, anyone else is hung up on at once."""
+
+    def __init__(self, address: str, expect: bytes | None = None) -> None:
         self.address = address
+        self.expect = expect
         self.peer: Peer | None = None
         self.error: str | None = None
         self.changed = trio.Event()
@@ -69,8 +73,11 @@ class Connections:
         self.on_connected: Callable[[Peer], None] = lambda peer: None
         self.on_disconnected: Callable[[Peer], None] = lambda peer: None
         self.pause_before_redial: Pause = sleep_pause
+        # The mesh's dialers: whether (address, key) is still needed; a key found elsewhere.
+        self.mesh_wants: Callable[[str, bytes], bool] = lambda address, key: False
+        self.on_wrong_key: Callable[[str, bytes, bytes], None] = lambda address, e, f: None
         self.nursery: trio.Nursery | None = None  # where dialers run; set by listen()
-        self._dialers: dict[str, Dialer] = {}
+        self._dialers: dict[tuple[str, bytes | None], Dialer] = {}
         self._admission = Admission()
         self._shunned: dict[bytes, float] = {}  # key -> until when its connections are refused
 
@@ -168,10 +175,10 @@ class Connections:
             for address in sorted(runtime.dial):
                 self.ensure_dialer(address)
 
-    def ensure_dialer(self, address: str) -> Dialer:
-        dialer = self._dialers.get(address)
+    def ensure_dialer(self, address: str, expect: bytes | None = None) -> Dialer:
+        dialer = self._dialers.get((address, expect))
         if dialer is None:
-            dialer = self._dialers[address] = Dialer(address)
+            dialer = self._dialers[(address, expect)] = Dialer(address, expect)
             assert self.nursery is not None
             self.nursery.start_soon(self._dial_loop, dialer)
         dialer.error = None
@@ -179,6 +186,20 @@ class Connections:
 
     def wanted(self, address: str) -> bool:
         return bool(games_at(self.games, address))
+
+    def _still_wanted(self, dialer: Dialer) -> bool:
+        if dialer.expect is None:
+            return self.wanted(dialer.address)
+        return self.mesh_wants(dialer.address, dialer.expect)
+
+    async def _believed(self, dialer: Dialer, conn: Connection, key: bytes) -> bool:
+        """A mesh dial: whether the key proved at the address is the one we dialled for."""
+        if dialer.expect is None or key == dialer.expect:
+            return True
+        await conn.send_error(f"this address was given for key {fingerprint(dialer.expect)}")
+        await conn.aclose()
+        self.on_wrong_key(dialer.address, dialer.expect, key)
+        return False
 
     async def _dial_loop(self, dialer: Dialer) -> None:
         """Dial, serve until the connection drops, redial with backoff while a game needs it."""
@@ -200,7 +221,7 @@ class Connections:
                         self.reporter.fault(f"dialling {dialer.address}", exc)
                     dialer.error = str(exc)
                     dialer.notify()
-                    if not self.wanted(dialer.address):
+                    if not self._still_wanted(dialer):
                         return
                     failures += 1
                     self.reporter.publish(updates.ERROR, f"{exc}; retrying in {delay:.1f}s")
@@ -209,20 +230,25 @@ class Connections:
                     except Exception as exc:  # e.g. zeroconf failing: back off all the same
                         self.reporter.fault(f"looking for {dialer.address} elsewhere", exc)
                         await trio.sleep(delay)
-                    if not self.wanted(dialer.address):
+                    if not self._still_wanted(dialer):
                         return  # every game that needed it was found elsewhere
                     delay = min(delay * 2, MAX_RETRY)
                     continue
+                if not await self._believed(dialer, conn, hello.key):
+                    return  # the address is refused for that key: nothing needs it now
+                if dialer.expect is not None and hello.key in self.peers:
+                    await conn.aclose()  # reached meanwhile the other way: keep that one
+                    return
                 delay, failures = self.timeouts.retry, 0
                 dialer.peer, dialer.error = Peer(conn, hello, dialed=dialer.address), None
                 dialer.notify()
                 await self._serve(dialer.peer)
                 dialer.notify()
-                if not self.wanted(dialer.address):
+                if not self._still_wanted(dialer):
                     return
                 await trio.sleep(delay)
         finally:
-            self._dialers.pop(dialer.address, None)
+            self._dialers.pop((dialer.address, dialer.expect), None)
 
     # ----- serving ------------------------------------------------------------------------
 

@@ -42,6 +42,11 @@ class Peer:
         # Per game, the log length the events we queued to it reach: TCP delivers them or the
         # connection ends, so a `have` below this is one that crossed them in flight.
         self.sent: dict[bytes, int] = {}
+        # The mesh (mesh.py): the port it says it accepts connections on, and the addresses
+        # of seats we told it, (game, key, address), so each is told once per connection.
+        self.listen_port: int | None = None
+        self.told_port = False
+        self.told: set[tuple[bytes, bytes, str]] = set()
         self._replies_in, self._replies = trio.open_memory_channel[dict[str, Any]](4)
         self.queued = 0  # messages queued so far, and written to the connection so far
         self.written = 0
