@@ -8,6 +8,7 @@ import shlex
 import trio
 
 from creepnet.cli.game_options import add_game_options, check_bot, seats_and_options
+from creepnet.cli.main import runnable
 from creepnet.cli.network import (
     add_network_options,
     open_node,
@@ -63,10 +64,13 @@ def hosted_game(node: Node, name: str) -> bytes | None:
 
 
 async def _host(args: argparse.Namespace) -> int:
-    player = player_name(args, saved_player_name(home_dir(args)))
+    saved = saved_player_name(home_dir(args))
     seats, options = seats_and_options(args)
-    name = (args.name or f"{player}'s game")[:64]
-    async with open_node(args, discovery=not args.no_discovery, port=args.port) as node:
+    name = (args.name or f"{player_name(args, saved)}'s game")[:64]
+    async with open_node(
+        args, discovery=not args.no_discovery, port=args.port, name=player_name(args, saved)
+    ) as node:
+        player = player_name(args, saved, node.fingerprint)
         game = hosted_game(node, name)
         if game is not None:
             print(f"resuming game {name!r} ({game.hex()[:8]})")
@@ -88,7 +92,7 @@ async def _host(args: argparse.Namespace) -> int:
         )
         if args.web:
             return await serve_game(node, game, args, player)  # the page shows the lobby
-        again = f"creepnet host {args.kind} --name {shlex.quote(name)}"
+        again = f"{runnable()} host {args.kind} --name {shlex.quote(name)}"  # to type here
         if not args.bot:  # the console shows the lobby and answers while it waits
             return await run_seat(node, game, args, resume_hint=again, player=player)
         async with trio.open_nursery() as nursery:
