@@ -43,6 +43,8 @@ import ipaddress
 from collections import Counter
 from dataclasses import dataclass, field
 
+import trio
+
 from creepnet.node import messages, updates
 from creepnet.node.admission import remote_address
 from creepnet.node.connections import Connections
@@ -101,10 +103,12 @@ def _is_loopback(host: str) -> bool:
 
 def peer_ip(peer: Peer) -> str:
     """The IP address a peer's connection comes from (or goes to)."""
-    if peer.dialed is not None:  # labelled with the address we dialled, which may be a name
+    stream = peer.conn.stream
+    # A dialled connection is labelled with the address we dialled, which may be a name.
+    if peer.dialed is not None and isinstance(stream, trio.SocketStream):
         try:
-            return str(peer.conn.stream.socket.getpeername()[0])
-        except (AttributeError, OSError, IndexError):
+            return str(stream.socket.getpeername()[0])
+        except (OSError, IndexError):
             pass
     return remote_address(peer.conn.label)  # an accepted connection: its peer's IP and port
 

@@ -233,6 +233,7 @@ class Node:
             )
         except Rejection as exc:
             raise NodeError(f"cannot host this game: {exc.reason}") from None
+        assert session.game is not None  # a hosted game's id comes with its genesis
         store = self.home.game(session.game)
         store.save_secrets(secrets.to_bytes())  # before the genesis that commits to them
         if reserved_for:
@@ -244,7 +245,7 @@ class Node:
         if runtime.stored == 0:
             raise NodeError(f"cannot store the new game: {runtime.storage_error}")
         self._save_port(runtime)
-        return session.game  # type: ignore[return-value]
+        return session.game
 
     async def join(
         self,
@@ -328,8 +329,12 @@ class Node:
         the total time."""
         while runtime.stored < length:
             before = runtime.stored
+
+            def grew(rt: GameRuntime, before: int = before) -> bool:
+                return rt.stored > before
+
             with trio.move_on_after(self.timeouts.handshake):
-                await self.wait_for(runtime.game, lambda rt, n=before: rt.stored > n)
+                await self.wait_for(runtime.game, grew)
                 continue
             raise NodeError(
                 f"game {runtime.game.hex()[:8]}: nothing new for {self.timeouts.handshake:g}s "

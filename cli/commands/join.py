@@ -66,7 +66,8 @@ def stored_game(node: Node, target: str | None) -> bytes | None:
         return unfinished[0] if len(unfinished) == 1 else None
     by_name = [game for game in unfinished if node.games[game].session.name == target]
     by_id = [game for game in seated if len(target) >= 4 and game.hex().startswith(target.lower())]
-    return (by_name or by_id or [None])[0]
+    found = by_name or by_id
+    return found[0] if found else None
 
 
 async def locate(args: argparse.Namespace) -> tuple[str, str | None, str | None]:

@@ -66,7 +66,8 @@ class CreeperConsole:
     def introduction(self) -> str:
         s = self.session
         title = printable(s.name)
-        lines = [f"creeper game {title!r} ({s.game.hex()[:8]})"]
+        game = s.game.hex()[:8] if s.game is not None else "?"
+        lines = [f"creeper game {title!r} ({game})"]
         for seat in range(len(s.seats)):
             me = " (you)" if seat == s.local_seat else ""
             lines.append(f"  {printable(s.seat_label(seat))}{me}")

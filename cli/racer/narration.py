@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from creepnet.engine import racer
 from creepnet.engine.racer.cards import Hero
-from creepnet.engine.racer.state import Exchange, HostageSwap, RevealFaceUp, Slot, State
+from creepnet.engine.racer.state import Declaring, Exchange, HostageSwap, RevealFaceUp, Slot, State
 
 
 class Story:
@@ -179,7 +179,7 @@ def _describe(before: State, actor: int, action: racer.Action | None, after: Sta
         )
     if isinstance(action, racer.PlayGoodFortune):
         return f"{_name(after, action.slot)} heals {_creep(after, action.target)}"
-    if isinstance(action, racer.Launch) and hasattr(stage, "attackers"):
+    if isinstance(action, racer.Launch) and isinstance(stage, Declaring):
         attackers = " + ".join(_creep(before, s) for s in stage.attackers)
         opener = f" opening with {_name(after, action.slot)}" if action.slot is not None else ""
         return f"attacks {_creep(before, stage.target)} with {attackers}{opener}"
