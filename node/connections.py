@@ -26,6 +26,7 @@ from creepnet.protocol.identity import Identity
 MAX_RETRY = 30.0  # seconds: the longest pause between two dials of one address
 
 Pause = Callable[[str, float, int], Awaitable[None]]  # (address, delay, failures in a row)
+Dial = Callable[[str, Timeouts], Awaitable[Connection]]  # another carrier's dial (node/wan)
 
 
 async def sleep_pause(address: str, delay: float, failures: int) -> None:
@@ -71,6 +72,9 @@ class Connections:
         self.nursery: trio.Nursery | None = None  # where dialers run; set by listen()
         self._dialers: dict[str, Dialer] = {}
         self._admission = Admission()
+        # Addresses with these prefixes are dialled by another carrier (the internet one,
+        # node/wan); everything else is HOST:PORT over TCP.
+        self.carriers: dict[str, Dial] = {}
 
     # ----- listening ----------------------------------------------------------------------
 
@@ -84,8 +88,8 @@ class Connections:
         nursery.start_soon(trio.serve_listeners, self._accept, listeners)
         return int(listeners[0].socket.getsockname()[1])
 
-    async def _accept(self, stream: trio.SocketStream) -> None:
-        conn = Connection(stream, self.timeouts)
+    async def _accept(self, stream: trio.abc.Stream, label: str = "") -> None:
+        conn = Connection(stream, self.timeouts, label=label)
         address = remote_address(conn.label)
         refusal = self._admission.enter(address)
         if refusal is not None:
@@ -106,6 +110,16 @@ class Connections:
             await conn.aclose()
             return
         await self._serve(Peer(conn, hello))
+
+    async def accept_stream(self, stream: trio.abc.Stream, label: str) -> None:
+        """Serve a stream another carrier accepted, as a TCP connection is served."""
+        await self._accept(stream, label)
+
+    async def _open(self, address: str) -> Connection:
+        for prefix, dial in self.carriers.items():
+            if address.startswith(prefix):
+                return await dial(address, self.timeouts)
+        return await connect(address, self.timeouts)
 
     # ----- dialling -----------------------------------------------------------------------
 
@@ -144,7 +158,7 @@ class Connections:
         try:
             while True:
                 try:
-                    conn = await connect(dialer.address, self.timeouts)
+                    conn = await self._open(dialer.address)
                     hello = await handshake(
                         conn, self.identity, name=self.name, version=self.version
                     )

@@ -115,9 +115,8 @@ class CarrierStream(trio.abc.Stream):
 
     async def aclose(self) -> None:
         self.closed.set()
-        with trio.CancelScope(shield=True), trio.move_on_after(2):
-            with contextlib.suppress(Exception):
-                await self._stream.reset()
+        with trio.CancelScope(shield=True), trio.move_on_after(2), contextlib.suppress(Exception):
+            await self._stream.reset()
 
 
 def _transport_addrs(conn: Any) -> list[Any]:
@@ -142,7 +141,9 @@ def relay_info(address: str) -> PeerInfo:
     try:
         return info_from_p2p_addr(multiaddr.Multiaddr(address))
     except Exception as exc:  # noqa: BLE001 - multiaddr raises many kinds
-        raise CarrierError(f"not a relay address (/ip4/HOST/tcp/PORT/p2p/ID): {address!r}: {exc}")
+        raise CarrierError(
+            f"not a relay address (/ip4/HOST/tcp/PORT/p2p/ID): {address!r}: {exc}"
+        ) from None
 
 
 def peer_id_of(text: str) -> ID:
@@ -165,13 +166,12 @@ class Carrier:
     ) -> None:
         self._key_pair = create_new_key_pair(seed)
         self._listen = [multiaddr.Multiaddr(a) for a in listen]
+        relays = list(relays)
         self.relays = [relay_info(a) for a in relays]
-        self._relay_text = list(relays)
+        self.relay_addresses = list(relays)
         self.relay_limits = relay_limits
         self.host: Any = new_host(key_pair=self._key_pair)  # no bootstrap, no mDNS, no UPnP
-        self._incoming_send, self.incoming = trio.open_memory_channel[CarrierStream](
-            INCOMING_QUEUE
-        )
+        self._incoming_send, self.incoming = trio.open_memory_channel[CarrierStream](INCOMING_QUEUE)
         self.reserved: dict[str, bool] = {str(info.peer_id): False for info in self.relays}
         self.changed = trio.Event()
         self._nursery: trio.Nursery | None = None
@@ -182,10 +182,6 @@ class Carrier:
 
     def listen_addresses(self) -> list[str]:
         return [str(a) for a in self.host.get_addrs()]
-
-    def circuit_addresses(self) -> list[str]:
-        """How others reach us through our relays: ``<relay>/p2p-circuit``."""
-        return [f"{text}/p2p-circuit" for text in self._relay_text]
 
     def _notify(self) -> None:
         self.changed.set()

@@ -23,6 +23,7 @@ where the machine cannot make namespaces (not root, no ``ip``/``nft``, a contain
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -140,10 +141,8 @@ class Internet:
         """Delete every namespace made (their veths and nftables tables go with them)."""
         for name in reversed(self._namespaces):
             for pid in _run(["ip", "netns", "pids", name], check=False).split():
-                try:
+                with contextlib.suppress(ProcessLookupError, ValueError):
                     os.kill(int(pid), 9)  # only processes living in our own namespaces
-                except (ProcessLookupError, ValueError):
-                    pass
             _run(["ip", "netns", "delete", name], check=False)
         self._namespaces.clear()
 
