@@ -163,6 +163,7 @@ class Carrier:
         listen: Iterable[str] = ("/ip4/0.0.0.0/tcp/0",),
         relays: Iterable[str] = (),
         relay_limits: Limits | None = None,
+        announce: Iterable[str] = (),
     ) -> None:
         self._key_pair = create_new_key_pair(seed)
         self._listen = [multiaddr.Multiaddr(a) for a in listen]
@@ -170,7 +171,11 @@ class Carrier:
         self.relays = [relay_info(a) for a in relays]
         self.relay_addresses = list(relays)
         self.relay_limits = relay_limits
-        self.host: Any = new_host(key_pair=self._key_pair)  # no bootstrap, no mDNS, no UPnP
+        # No bootstrap, no mDNS, no UPnP: only the relays given and the peers we meet.
+        self.host: Any = new_host(
+            key_pair=self._key_pair,
+            announce_addrs=[multiaddr.Multiaddr(a) for a in announce] or None,
+        )
         self._incoming_send, self.incoming = trio.open_memory_channel[CarrierStream](INCOMING_QUEUE)
         self.reserved: dict[str, bool] = {str(info.peer_id): False for info in self.relays}
         self.changed = trio.Event()
@@ -228,7 +233,7 @@ class Carrier:
                 self.reserved[key] = False
                 try:
                     with trio.fail_after(10):
-                        await self.host.connect(info)
+                        await self._connect_relay(info)
                         stream = await self.host.new_stream(info.peer_id, [PROTOCOL_ID])
                         assert self._nursery is not None
                         ok = await self.transport.reserve(stream, info.peer_id, self._nursery)
@@ -241,6 +246,14 @@ class Carrier:
                     self.reserved[key] = ok
                     self._notify()
             await trio.sleep(KEEP_RELAYS_EVERY)  # a keep-alive timer, not synchronisation
+
+    async def _connect_relay(self, info: PeerInfo) -> None:
+        # libp2p refuses for a minute to redial a peer whose addresses all failed, and keeps
+        # the addresses the relay announced (0.0.0.0 for one listening on all): a relay that
+        # restarts is back sooner than that, at the address we were given.
+        self.host.get_network().unblock_peer(info.peer_id)
+        self.host.get_peerstore().clear_addrs(info.peer_id)
+        await self.host.connect(info)
 
     async def wait_reserved(self, timeout: float) -> bool:
         """Wait until some relay holds a reservation for us (others can then dial us)."""
@@ -271,7 +284,7 @@ class Carrier:
                 try:
                     relay_peer = relay_info(relay)
                     if relay_peer.peer_id not in self.host.get_connected_peers():
-                        await self.host.connect(relay_peer)
+                        await self._connect_relay(relay_peer)
                     await self.transport.dial(circuit)
                     break
                 except Exception as exc:  # noqa: BLE001

@@ -38,14 +38,15 @@ async def run_relay(
     assert isinstance(limits, Limits)
     host, _, port = listen.rpartition(":")
     Path(home).mkdir(parents=True, exist_ok=True)
+    public = [f"/ip4/{address}/tcp/{port}" for address in announce or []]
     carrier = Carrier(
-        carrier_seed(home), listen=[f"/ip4/{host or '0.0.0.0'}/tcp/{port}"], relay_limits=limits
+        carrier_seed(home),
+        listen=[f"/ip4/{host or '0.0.0.0'}/tcp/{port}"],
+        relay_limits=limits,
+        announce=public,
     )
     async with trio.open_nursery() as nursery:
         await nursery.start(carrier.run)
-        listening = carrier.listen_addresses()
-        if announce:
-            ports = {a.split("/tcp/")[1].split("/")[0] for a in listening}
-            listening = [f"/ip4/{a}/tcp/{p}" for a in announce for p in sorted(ports)]
+        listening = public or carrier.listen_addresses()
         ready([a if "/p2p/" in a else f"{a}/p2p/{carrier.peer_id}" for a in listening])
         await trio.sleep_forever()

@@ -66,17 +66,17 @@ class Lines:
     def __init__(self, stream: trio.abc.ReceiveStream) -> None:
         self.stream, self.buffer, self.seen = stream, b"", []
 
-    async def until(self, prefix: str) -> str:
+    async def until(self, prefix: str, *, anywhere: bool = False) -> str:
         while True:
             while b"\n" in self.buffer:
                 raw, self.buffer = self.buffer.split(b"\n", 1)
                 line = raw.decode(errors="replace")
                 self.seen.append(line)
-                if line.startswith(prefix):
+                if line.startswith(prefix) or (anywhere and prefix in line):
                     return line
             chunk = await self.stream.receive_some(4096)
             if not chunk:
-                raise AssertionError(f"no {prefix!r} line; output: {self.seen}")
+                raise AssertionError(f"no {prefix!r} line; output: {self.seen[-40:]}")
             self.buffer += chunk
 
     async def rest(self) -> str:
@@ -109,9 +109,9 @@ class Processes:
                 process.send_signal(signal.SIGKILL)
 
 
-async def relay_in_public(processes: Processes, tmp_path) -> str:
+async def relay_in_public(processes: Processes, tmp_path) -> tuple[trio.Process, str]:
     bed = processes.bed
-    _relay, out = await processes.start(
+    relay, out = await processes.start(
         bed.public,
         "relay",
         "--listen",
@@ -121,34 +121,50 @@ async def relay_in_public(processes: Processes, tmp_path) -> str:
         "--home",
         str(tmp_path / "relay"),
     )
-    return (await out.until("relay ")).split()[1]
+    return relay, (await out.until("relay ")).split()[1]
 
 
-async def play_over_the_internet(bed: netns_nat.Internet, tmp_path) -> tuple[str, str]:
-    """A bot game, host in home a, guest in home b; returns (the guest's path line, game)."""
+async def play_over_the_internet(
+    bed: netns_nat.Internet, tmp_path, *, kill_relay: bool = False
+) -> tuple[str, str]:
+    """A bot game, host in home a, guest in home b; returns (the guest's path line, game).
+    With kill_relay: the relay is killed once the game runs, and started again (same home,
+    so the same peer id and address) once the guest has seen its connection drop."""
     host_home, guest_home = tmp_path / "host", tmp_path / "guest"
     processes = Processes(bed)
     a, b = bed.homes["a"], bed.homes["b"]
     outputs: dict[str, str] = {}
+    watched: dict[str, Lines] = {}
     try:
         with trio.fail_after(TIMEOUT):
-            relay = await relay_in_public(processes, tmp_path)
+            relay_process, relay = await relay_in_public(processes, tmp_path)
+            pace = ["--pace", "0.3"] if kill_relay else []  # a game long enough to interrupt
             host, host_out = await processes.start(
                 a.name,
                 "host", "creeper", "--bot", "greedy", "--seed", "1", "--max-plies", "60",
                 "--no-discovery", "--iface", a.address, "--player", "host",
                 "--name", "wan game", "--home", str(host_home),
-                "--internet", "--relay", relay,
+                "--internet", "--relay", relay, *pace,
             )  # fmt: skip
+            watched["host"] = host_out
             line = await host_out.until("invite ")
             invite = line.split("creepnet join ", 1)[1].strip()
             game = invite.split(":")[1][:8]
             guest, guest_out = await processes.start(
                 b.name,
                 "join", invite, "--bot", "random", "--seed", "2", "--iface", b.address,
-                "--player", "guest", "--home", str(guest_home),
+                "--player", "guest", "--home", str(guest_home), *pace,
+                *(["-v"] if kill_relay else []),
             )  # fmt: skip
+            watched["guest"] = guest_out
             path = await guest_out.until("path: ")
+            if kill_relay:
+                await guest_out.until(" event: ", anywhere=True)  # moves are arriving
+                relay_process.send_signal(signal.SIGKILL)
+                await relay_process.wait()
+                await guest_out.until(" peer-disconnected: ", anywhere=True)
+                cut = len(guest_out.seen)
+                await relay_in_public(processes, tmp_path)
             async with trio.open_nursery() as nursery:
 
                 async def finish(name: str, process: trio.Process, lines: Lines) -> None:
@@ -157,11 +173,20 @@ async def play_over_the_internet(bed: netns_nat.Internet, tmp_path) -> tuple[str
 
                 nursery.start_soon(finish, "host", host, host_out)
                 nursery.start_soon(finish, "guest", guest, guest_out)
+    except trio.TooSlowError:
+        tails = {name: lines.seen[-30:] for name, lines in watched.items()}
+        for name, lines in watched.items():
+            (tmp_path / f"{name}.out").write_text("\n".join(lines.seen) + lines.buffer.decode())
+        raise AssertionError(
+            f"the game did not finish in {TIMEOUT}s; last lines: {tails}"
+        ) from None
     finally:
         processes.kill_all()
     assert host.returncode == 0, outputs.get("host")
     assert guest.returncode == 0, outputs.get("guest")
     assert "game over" in outputs["host"] and "game over" in outputs["guest"]
+    if kill_relay:  # moves came after the cut, over the relay that came back
+        assert any(" event: " in line for line in outputs["guest"].splitlines()[cut:])
     same_finished_log(host_home, guest_home, game)
     return path, game
 
@@ -179,3 +204,8 @@ async def test_a_home_behind_a_symmetric_nat_plays_through_the_relay(symmetric_h
     print(path)
     assert path.startswith("path: relayed"), path
     assert "p2p-circuit" in path, path
+
+
+async def test_a_relayed_game_resumes_when_the_killed_relay_comes_back(symmetric_home, tmp_path):
+    path, _game = await play_over_the_internet(symmetric_home, tmp_path, kill_relay=True)
+    assert path.startswith("path: relayed"), path
