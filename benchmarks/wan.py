@@ -336,10 +336,11 @@ def summary(trials: list[dict]) -> str:
     direct = [t for t in ok if not t.get("relayed")]
     if not ok:
         return f"0/{len(trials)} connected ({trials[0].get('error') if trials else 'no trial'})"
+    failed = "".join(f"\n    failed: {t.get('error')}" for t in trials if not t.get("ok"))
     return (
         f"{len(ok)}/{len(trials)} connected, {len(direct)} direct; connect median "
         f"{statistics.median(t['seconds'] for t in ok):.2f} s; round trip median "
-        f"{statistics.median(t['rtt_ms'] for t in ok):.2f} ms"
+        f"{statistics.median(t['rtt_ms'] for t in ok):.2f} ms{failed}"
     )
 
 
