@@ -91,12 +91,12 @@ def role_libp2p(role: str, relays: list[str], peer: str | None) -> None:
     trio.run(main)
 
 
-async def echo_trio(stream) -> None:  # type: ignore[no-untyped-def]
+async def echo_trio(stream) -> None:
     while data := await stream.receive_some(65536):
         await stream.send_all(data)
 
 
-async def round_trips_trio(stream) -> float:  # type: ignore[no-untyped-def]
+async def round_trips_trio(stream) -> float:
     times = []
     for _ in range(ROUND_TRIPS):
         start = time.perf_counter()
@@ -125,11 +125,11 @@ def role_bare(role: str, address: str) -> None:
 def role_iroh(role: str, peer: str | None, address: str | None) -> None:
     import asyncio
 
-    import iroh  # type: ignore[import-not-found]
+    import iroh
 
     alpn = b"creepnet/bench"
 
-    def options(bind: str):  # type: ignore[no-untyped-def]
+    def options(bind: str):
         return iroh.EndpointOptions(
             preset=iroh.preset_minimal(),
             bind_addr=bind,
@@ -137,13 +137,13 @@ def role_iroh(role: str, peer: str | None, address: str | None) -> None:
             relay_mode=iroh.RelayMode.disabled(),
         )
 
-    async def echo(conn) -> None:  # type: ignore[no-untyped-def]
+    async def echo(conn) -> None:
         bi = await conn.accept_bi()
         receive, send = bi.recv(), bi.send()
         while data := await receive.read(65536):
             await send.write_all(data)
 
-    async def exchange(receive, send) -> None:  # type: ignore[no-untyped-def]
+    async def exchange(receive, send) -> None:
         await send.write_all(MESSAGE)
         got = b""
         while len(got) < len(MESSAGE):

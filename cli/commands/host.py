@@ -98,6 +98,8 @@ async def _host(args: argparse.Namespace) -> int:
         if args.web:
             return await serve_game(node, game, args, player)  # the page shows the lobby
         again = f"creepnet host {args.kind} --name {shlex.quote(name)}"
+        if carrier is not None:
+            again += " --internet" + "".join(f" --relay {r}" for r in carrier.relay_addresses)
         if not args.bot:  # the console shows the lobby and answers while it waits
             return await run_seat(node, game, args, resume_hint=again, player=player)
         async with trio.open_nursery() as nursery:

@@ -277,27 +277,33 @@ class Carrier:
         """A stream to peer: direct when there is (or a hole punch makes) a direct
         connection, else through the first relay that connects us."""
         peer_id = peer_id_of(peer)
+        relays = list(relays)
         if not self._direct(peer_id):
-            errors = []
-            for relay in relays:
-                circuit = multiaddr.Multiaddr(f"{relay}/p2p-circuit/p2p/{peer}")
-                try:
-                    relay_peer = relay_info(relay)
-                    if relay_peer.peer_id not in self.host.get_connected_peers():
-                        await self._connect_relay(relay_peer)
-                    await self.transport.dial(circuit)
-                    break
-                except Exception as exc:  # noqa: BLE001
-                    errors.append(f"{relay}: {exc}")
-            else:
-                if not self._direct(peer_id):
-                    raise CarrierError(f"cannot reach {peer}: " + ("; ".join(errors) or "no relay"))
+            await self._circuit(peer, relays)
             if punch > 0 and not self._direct(peer_id):
-                with trio.move_on_after(punch):
-                    with contextlib.suppress(Exception):
-                        await self.dcutr.initiate_hole_punch(peer_id)
+                with trio.move_on_after(punch), contextlib.suppress(Exception):
+                    await self.dcutr.initiate_hole_punch(peer_id)
         try:
             stream = await self.host.new_stream(peer_id, [STREAM_PROTOCOL])
-        except Exception as exc:  # noqa: BLE001
-            raise CarrierError(f"cannot open a stream to {peer}: {exc}") from None
+        except Exception:  # noqa: BLE001 - a failed punch can take the circuit with it
+            await self._circuit(peer, relays)
+            try:
+                stream = await self.host.new_stream(peer_id, [STREAM_PROTOCOL])
+            except Exception as exc:  # noqa: BLE001
+                raise CarrierError(f"cannot open a stream to {peer}: {exc}") from None
         return CarrierStream(stream, peer)
+
+    async def _circuit(self, peer: str, relays: list[str]) -> None:
+        """A relayed connection to peer through the first relay that gives one."""
+        errors = []
+        for relay in relays:
+            try:
+                relay_peer = relay_info(relay)
+                if relay_peer.peer_id not in self.host.get_connected_peers():
+                    await self._connect_relay(relay_peer)
+                await self.transport.dial(multiaddr.Multiaddr(f"{relay}/p2p-circuit/p2p/{peer}"))
+                return
+            except Exception as exc:  # noqa: BLE001 - libp2p raises many kinds
+                errors.append(f"{relay}: {exc}")
+        if not self._direct(peer_id_of(peer)):
+            raise CarrierError(f"cannot reach {peer}: " + ("; ".join(errors) or "no relay"))
