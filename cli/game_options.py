@@ -103,3 +103,16 @@ def check_bot(kind: str, name: str | None) -> None:
     bots = get_game(kind).bots
     if name is not None and name not in bots:
         raise ValueError(f"{kind} has no bot {name!r}; choose from {', '.join(bots)}")
+
+
+class BotChoices:
+    """Every game's bot names as argparse ``choices``, loading games only as far as a check
+    needs: `--bot random` is found among Creeper's bots without importing Creepy Racer, and
+    no game loads at all when no bot is named (give the option a ``metavar``, or argparse
+    lists the choices while it builds the parser)."""
+
+    def __contains__(self, name: object) -> bool:
+        return any(name in GAMES[kind].bots for kind in GAMES)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted({name for kind in GAMES for name in GAMES[kind].bots}))

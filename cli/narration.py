@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from creepnet.cli.faces import FACES
 from creepnet.cli.text import printable
 from creepnet.protocol.session import Session
@@ -26,6 +28,20 @@ def describe(session: Session, event_index: int) -> str:
         narrate = FACES[session.kind].narrate if session.kind in FACES else None
         what = (narrate(event.type, body) if narrate is not None else None) or event.type
     return printable(f"seq {event.seq}: {who} {what}")
+
+
+def unseated_news(text: str, connected: bool, started: bool) -> str:
+    """A peer with no seat came or went: before the game starts it may still take a seat
+    (the seat is announced then), afterwards it watches.  ``text`` is the node's "NAME
+    (FINGERPRINT) at ADDRESS follows the game" (or "stopped following …"): other text is
+    kept as it is."""
+    found = re.fullmatch(r"(.+?) at \S+ (follows the game|stopped following the game).*", text)
+    if found is None:
+        return text
+    who = found[1]
+    if not started:
+        return f"{who} connected" if connected else f"{who} left"
+    return f"{who} is watching" if connected else f"{who} stopped watching"
 
 
 def status(session: Session) -> str:

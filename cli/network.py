@@ -52,6 +52,10 @@ def setup_logging(args: argparse.Namespace) -> None:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         for handler in logging.getLogger().handlers:
             handler.addFilter(_printable_record)
+    elif not logging.getLogger().handlers:
+        # The node's warnings reach the user as updates (a redial is one status line); without
+        # a handler, logging's last resort would print each to stderr too, one line per retry.
+        logging.getLogger("creepnet").addHandler(logging.NullHandler())
 
 
 def _printable_record(record: logging.LogRecord) -> bool:
@@ -62,9 +66,10 @@ def _printable_record(record: logging.LogRecord) -> bool:
 
 @asynccontextmanager
 async def open_node(
-    args: argparse.Namespace, *, discovery: bool, port: int = 0
+    args: argparse.Namespace, *, discovery: bool, port: int = 0, name: str = ""
 ) -> AsyncIterator[Node]:
-    """A node listening on the chosen interface (all by default), with or without zeroconf."""
+    """A node listening on the chosen interface (all by default), with or without zeroconf;
+    ``name`` is the player name its handshake shows (a spectator has no seat to carry one)."""
     setup_logging(args)
     chosen = interfaces(args)
     async with Node.open(
@@ -74,6 +79,7 @@ async def open_node(
         discovery=discovery,
         iface=chosen,
         trace=getattr(args, "trace", None),
+        name=name,
     ) as node:
         yield node
 

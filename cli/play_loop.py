@@ -116,8 +116,8 @@ class TerminalPlay:
     async def watch_delivery(self, event: Event) -> None:
         others = [seat.key for seat in self.session.seats if seat.key != event.author]
 
-        def delivered(runtime) -> bool:
-            return all(runtime.acked.get(key, 0) > event.seq for key in others)
+        def delivered(runtime) -> bool:  # every other seat has it, from us or through anyone
+            return all(runtime.reached(key, event.seq) for key in others)
 
         with trio.move_on_after(DELIVERY_PATIENCE):
             await self.node.wait_for(self.game, delivered)

@@ -14,6 +14,9 @@ import trio
 
 from creepnet.node.discovery import Discovery, GameAd, open_discovery
 from creepnet.node.game import GameRuntime, hosted_active
+from creepnet.node.updates import log
+
+RETRY = 5.0  # seconds before an advert zeroconf refused is tried again
 
 
 class Advertiser:
@@ -47,15 +50,23 @@ class Advertiser:
         while True:
             await self._dirty.wait()
             self._dirty = trio.Event()
-            wanted = {ad.game: ad for ad in self._desired_ads()}
-            for game in list(advertised):
-                if game not in wanted:
-                    await discovery.withdraw(game)
-                    del advertised[game]
-            for game, ad in wanted.items():
-                if advertised.get(game) != ad:
-                    await discovery.advertise(ad)
-                    advertised[game] = ad
+            try:
+                await self._update(discovery, advertised)
+            except Exception as exc:  # zeroconf refusing an advert: log, try again later
+                log.error("advertising failed; retrying in %gs", RETRY, exc_info=exc)
+                await trio.sleep(RETRY)  # a back-off timer, not synchronisation
+                self._dirty.set()
+
+    async def _update(self, discovery: Discovery, advertised: dict[bytes, GameAd]) -> None:
+        wanted = {ad.game: ad for ad in self._desired_ads()}
+        for game in list(advertised):
+            if game not in wanted:
+                await discovery.withdraw(game)
+                del advertised[game]
+        for game, ad in wanted.items():
+            if advertised.get(game) != ad:
+                await discovery.advertise(ad)
+                advertised[game] = ad
 
     def _desired_ads(self) -> list[GameAd]:
         ads = []

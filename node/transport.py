@@ -67,6 +67,7 @@ class Connection:
         self.clear_errors = True
         self._send_lock = trio.Lock()
         self.closed = False
+        self.torn = False  # a frame was cut off mid-write: the stream can carry no more
         self.label = label or _peer_label(stream)
 
     @property
@@ -90,6 +91,12 @@ class Connection:
 
     async def send(self, message: dict[str, Any]) -> None:
         async with self._send_lock:
+            if self.torn:
+                raise TransportError(f"{self.label}: a frame was cut short; nothing more to say")
+            # A cancellation must not fall between sealing (which advances the counter) and
+            # the first byte on the wire, or every later frame would fail the peer's tag: so
+            # it is taken here, and nothing yields from here to the socket's first send.
+            await trio.lowlevel.checkpoint_if_cancelled()
             frame = self.frame(message)
             if self.closed:
                 raise TransportError(f"{self.label}: connection closed")
@@ -98,7 +105,11 @@ class Connection:
                     await self.stream.send_all(frame)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                     raise TransportError(f"{self.label}: send failed: {exc}") from None
+                except BaseException:  # cancelled in the middle of the frame
+                    self.torn = True
+                    raise
             if scope.cancelled_caught:
+                self.torn = True
                 raise TransportError(f"{self.label}: peer did not read for {self.timeouts.send}s")
 
     async def receive(self) -> dict[str, Any]:

@@ -117,6 +117,8 @@ def path_problem(path: str) -> str | None:
     candidates = {path, f"docs/{path}", path.removeprefix("./")}
     if candidates & tree_files():
         return None
+    if any(name.endswith(f"/{path}") for name in tree_files()):  # deck/pools.py, in protocol/
+        return None
     return f"no file {path}"
 
 

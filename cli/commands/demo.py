@@ -19,14 +19,14 @@ from pathlib import Path
 import trio
 
 from creepnet.cli.faces import face_for
-from creepnet.cli.game_options import add_game_options, check_bot, seats_and_options
+from creepnet.cli.game_options import BotChoices, add_game_options, check_bot, seats_and_options
+from creepnet.cli.main import runnable
 from creepnet.cli.network import find_game, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.terminal import StdinLines
 from creepnet.cli.text import printable
 from creepnet.node.node import Node, NodeError
-from creepnet.protocol.games import bot_names
 from creepnet.protocol.verify import verify_log_bytes
 
 LOOPBACK = "127.0.0.1"  # demos never leave this machine
@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_game_options(parser)
     parser.add_argument("--seed", type=int, default=1, help="bots' seed (default 1)")
     parser.add_argument("--out", type=Path, default=Path("demo-out"), help="where logs go")
-    parser.add_argument("--bot", choices=bot_names(), default=None, help="host's bot")
-    parser.add_argument("--vs", choices=bot_names(), default=None, help="guests' bot")
+    parser.add_argument("--bot", choices=BotChoices(), metavar="BOT", help="host's bot")
+    parser.add_argument("--vs", choices=BotChoices(), metavar="BOT", help="guests' bot")
     parser.add_argument("--pace", type=float, default=None, help="seconds between bot moves")
     parser.add_argument("--quiet", action="store_true", help="do not draw the board live")
     parser.add_argument(
@@ -114,8 +114,6 @@ async def _demo(args: argparse.Namespace) -> int:
             args.bot,
             "--seed",
             str(args.seed),
-            "--player",
-            f"{args.bot}-bot",
             "--home",
             str(homes["host"]),
         ),
@@ -131,9 +129,7 @@ async def _demo(args: argparse.Namespace) -> int:
             args.vs,
             "--seed",
             str(args.seed + k),
-            "--player",
-            f"{args.vs}-bot-{k}" if len(guests) > 1 else f"{args.vs}-bot",
-            "--home",
+            "--home",  # each bot names itself by the one rule (seat_runner.bot_player_name)
             str(homes[role]),
         )
     bots = f"{args.bot} (host) vs {len(guests)} x {args.vs}"
@@ -231,9 +227,8 @@ def _report(
         return fail("a cheat was not caught as expected", 1)
     if ok and identical:
         print(f"outcome: {verify_log_bytes(logs['host']).outcome}")
-        print(
-            f"check it yourself:  creepnet verify {out / 'host.log'}   "
-            f"creepnet replay {out / 'host.log'}"
-        )
+        me = runnable()  # commands that work as typed, on PATH or not
+        log = out / "host.log"
+        print(f"check it yourself:\n  {me} verify {log}\n  {me} replay {log}")
         return 0
     return 1

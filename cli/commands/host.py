@@ -9,6 +9,7 @@ import trio
 
 from creepnet.cli.game_options import add_game_options, check_bot, seats_and_options
 from creepnet.cli.internet import add_internet_options, check_internet, maybe_internet
+from creepnet.cli.main import runnable
 from creepnet.cli.network import (
     add_network_options,
     open_node,
@@ -67,13 +68,16 @@ def hosted_game(node: Node, name: str) -> bytes | None:
 
 
 async def _host(args: argparse.Namespace) -> int:
-    player = player_name(args, saved_player_name(home_dir(args)))
+    saved = saved_player_name(home_dir(args))
     seats, options = seats_and_options(args)
-    name = (args.name or f"{player}'s game")[:64]
+    name = (args.name or f"{player_name(args, saved)}'s game")[:64]
     async with (
-        open_node(args, discovery=not args.no_discovery, port=args.port) as node,
+        open_node(
+            args, discovery=not args.no_discovery, port=args.port, name=player_name(args, saved)
+        ) as node,
         maybe_internet(node, args) as carrier,
     ):
+        player = player_name(args, saved, node.fingerprint)
         game = hosted_game(node, name)
         if game is not None:
             print(f"resuming game {name!r} ({game.hex()[:8]})")
@@ -97,7 +101,7 @@ async def _host(args: argparse.Namespace) -> int:
             await print_invite(node, carrier, game)
         if args.web:
             return await serve_game(node, game, args, player)  # the page shows the lobby
-        again = f"creepnet host {args.kind} --name {shlex.quote(name)}"
+        again = f"{runnable()} host {args.kind} --name {shlex.quote(name)}"  # to type here
         if carrier is not None:
             again += " --internet" + "".join(f" --relay {r}" for r in carrier.relay_addresses)
         if not args.bot:  # the console shows the lobby and answers while it waits

@@ -8,6 +8,7 @@ import shutil
 
 from creepnet.cli.commands.play import bot_of_game
 from creepnet.cli.internet import maybe_internet, say_path
+from creepnet.cli.main import runnable
 from creepnet.cli.network import (
     DEFAULT_WAIT,
     add_network_options,
@@ -146,9 +147,10 @@ async def _join(args: argparse.Namespace) -> int:
 
 async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
     # Zeroconf starts only once we know we need it: `--addr` alone never multicasts.
+    saved = saved_player_name(home_dir(args))
     invited = args.invite.relays if getattr(args, "invite", None) else None
     async with (
-        open_node(args, discovery=False) as node,
+        open_node(args, discovery=False, name=player_name(args, saved)) as node,
         maybe_internet(node, args, via=invited) as carrier,
     ):
         game = stored_game(node, args.game)
@@ -157,7 +159,7 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
         address, prefix, host = await locate(args)
         target = await pick(node, address, args.game, prefix, to_play=True)
         known = set(node.games)
-        player = player_name(args, saved_player_name(home_dir(args)))
+        player = player_name(args, saved, node.fingerprint)
         try:
             game = await node.join(address, target, player=player, host=host)
         except BaseException:
@@ -179,7 +181,7 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
 
 
 def resume_command(node: Node, game: bytes) -> str:
-    return f"creepnet join {shlex.quote(node.session(game).name)}"
+    return f"{runnable()} join {shlex.quote(node.session(game).name)}"
 
 
 async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
@@ -194,14 +196,14 @@ async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
     if bot is not None:
         print(
             f"that is your game against the {bot} bot, and the bot is not running; "
-            f"resume it, bot included, with: creepnet play {session.kind} --vs {bot}"
+            f"resume it, bot included, with: {runnable()} play {session.kind} --vs {bot}"
         )
         return 1
     await node.start_discovery()
     note = port_note(node)
     if note:
         print(note)
-    player = player_name(args, saved_player_name(home_dir(args)))
+    player = player_name(args, saved_player_name(home_dir(args)), node.fingerprint)
     hint = resume_command(node, game)
     if args.web:
         return await serve_game(node, game, args, player)

@@ -7,6 +7,8 @@
         state = racer.apply(state, action)
 
 See docs/rules-racer.md for the rules as implemented and the catalogue.
+
+The game as a state machine, and how the protocol drives it: docs/spec-racer.md.
 """
 
 from creepnet.engine.racer.actions import (

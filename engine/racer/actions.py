@@ -11,6 +11,8 @@ state ``pending(state)`` returns one request; its ``actor`` is a seat or ``CHANC
 A card moved out of a hand names both its slot (the opaque position handle) and its card id:
 the slot proves the seat holds it, the id reveals it. All actions are frozen dataclasses and
 round-trip through plain dicts (``action_to_dict`` / ``action_from_dict``) for signed logs.
+
+The requests and their answers are specified in docs/spec-racer.md §4.
 """
 
 from __future__ import annotations

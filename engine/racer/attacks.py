@@ -1,5 +1,8 @@
 """Attacks: declaring, enlisting attackers, launching (with an optional opening Hero), the
-Hero exchange (2X, 3X, Modifier, Reversal, Creep Eraser) and its outcome."""
+Hero exchange (2X, 3X, Modifier, Reversal, Creep Eraser) and its outcome.
+
+Specified in docs/spec-racer.md §5.5 (declaring, launching, Hero effects, resolving).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Calamity moves, the Monster Good Fortune reaction they open, and Good Fortune moves."""
+"""Calamity moves, the Monster Good Fortune reaction they open, and Good Fortune moves.
+
+Specified in docs/spec-racer.md §5.4 (Calamity, Good Fortune) and §5.6 (the Monster).
+"""
 
 from __future__ import annotations
 

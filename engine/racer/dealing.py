@@ -1,6 +1,9 @@
 """Set-up (the Creep and Play Pile shuffles and deals, the face-up Creeps, the Deck Shift, the
 roll to start) and drawing (a drawn Creep goes to the line, an empty deck is refilled from the
-discard pile)."""
+discard pile).
+
+Specified in docs/spec-racer.md §5.1 (set-up) and §5.2 (drawing, the redeal).
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """The Hostage Exchange: ask (accept or refuse) or force, then two blind picks from the hands
-as they were, each card learned by its taker only."""
+as they were, each card learned by its taker only.
+
+Specified in docs/spec-racer.md §5.7.
+"""
 
 from __future__ import annotations
 

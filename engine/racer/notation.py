@@ -4,6 +4,8 @@ It is what a bot or a console hands to the session (as Creeper moves are notatio
 unambiguous, readable in logs, and parseable without any seat's private knowledge, because it
 names slots and card ids outright.  Friendlier input (hand positions, names) is the console's
 job; it resolves what a person typed to an action and formats it here.
+
+Specified in docs/spec-racer.md §7 (action texts).
 """
 
 from __future__ import annotations
@@ -52,6 +54,6 @@ def parse_action(text: str) -> SeatAction:
             raise IllegalAction(f"bad field {word!r}: write name=number (or name=- for none)")
         data[key] = None if value == "-" else int(value)
     action = action_from_dict(data)
-    if format_action(action) != " ".join(words):  # fields in order, none missing: one spelling
+    if format_action(action) != text:  # fields in order, none missing, one space: one spelling
         raise IllegalAction(f"write it as {format_action(action)!r}")
     return action  # type: ignore[return-value]

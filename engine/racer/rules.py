@@ -16,6 +16,8 @@ The rules live by concern, each module owning the handlers of its stages:
 * ``table``      — the bookkeeping they share (reveals, hands, shuffles, deaths)
 
 This module joins their handler tables and settles the automatic steps between requests.
+
+Specified in docs/spec-racer.md §4 (requests), §5 (transitions) and §6 (settling).
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ state knows every slot; a protocol node's state knows public cards and its own h
 ``audience`` records which seats have seen each slot, so ``redact(state, seat)`` can derive
 any seat's information state from a full one. Shuffles issue fresh handles, which is how
 "nobody knows where that card went" is expressed.
+
+Specified in docs/spec-racer.md §3 (state, slots, revealing) and §2 (options).
 """
 
 from __future__ import annotations

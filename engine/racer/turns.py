@@ -1,5 +1,8 @@
 """Turns: starting one (its draws), finishing a move, ending a turn, passing and discarding down
-to the hand limit, and when the game is over."""
+to the hand limit, and when the game is over.
+
+Specified in docs/spec-racer.md §5.3 (turns, the dead position, discarding).
+"""
 
 from __future__ import annotations
 

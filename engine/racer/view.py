@@ -1,4 +1,7 @@
-"""What a seat may see (``observation``) and the end-of-game audit of hidden cards."""
+"""What a seat may see (``observation``) and the end-of-game audit of hidden cards.
+
+The end-of-game ``audit`` is specified in docs/spec-racer.md §9.5.
+"""
 
 from __future__ import annotations
 

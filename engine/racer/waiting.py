@@ -2,6 +2,8 @@
 
 Both depend only on what the given state knows: public facts for ``pending``, so every node
 agrees on who acts next; the actor's own hand for ``legal_actions``.
+
+``pending`` is specified in docs/spec-racer.md §4; legality in §5.
 """
 
 from __future__ import annotations

@@ -132,7 +132,8 @@ def test_play_against_a_bot_and_resign(tmp_path):
         stdin="resign\nresign\n",  # asked once, then confirmed
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "wins by resignation" in result.stdout and "verify it with" in result.stdout
+    words = " ".join(result.stdout.split())  # a long line is wrapped to 80 columns
+    assert "wins by resignation" in words and "verify it with" in words
     log = next((tmp_path / "games").glob("*/log")).read_bytes()
     verdict = verify_log_bytes(log)
     assert verdict.valid and verdict.finished and "resignation" in verdict.outcome

@@ -2,7 +2,7 @@
 processes.  (Not a conftest.py: other rooms' tests `import conftest`, which must stay theirs.)
 
 Each node is a real `creepnet` process on 127.0.0.1 (zeroconf bound to loopback too) with its own
-home; the test reads the page's URL (with its token) from what the command prints.
+home; the test reads the page's link (with its one-time code) from what the command prints.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-URL = re.compile(r"(http://127\.0\.0\.1:\d+/\S*\?token=\S+)")
+URL = re.compile(r"(http://127\.0\.0\.1:\d+/\S*\?code=\S+)")  # a link that works once
 START_TIMEOUT = 30.0
 
 
