@@ -24,6 +24,7 @@ SUMMARIES = {
     "log": "print the events of a game log",
     "perft": "count move sequences of a given depth (engine check)",
     "play": "play against a bot (a second node on this machine; run again: resume)",
+    "relay": "run a relay for internet play (needs: pip install 'creepnet[wan]')",
     "replay": "replay a game log, showing the board after each move",
     "ui": "play in your browser: a page served by your own node on 127.0.0.1",
     "verify": "verify game logs offline, rules and crypto included",

@@ -27,6 +27,7 @@ MAX_RETRY = 30.0  # seconds: the longest pause between two dials of one address
 MAX_SHUNNED = 4096  # keys refused for a while (over their CPU budget)
 
 Pause = Callable[[str, float, int], Awaitable[None]]  # (address, delay, failures in a row)
+Dial = Callable[[str, Timeouts], Awaitable[Connection]]  # another carrier's dial (node/wan)
 
 
 async def sleep_pause(address: str, delay: float, failures: int) -> None:
@@ -80,6 +81,9 @@ class Connections:
         self._dialers: dict[tuple[str, bytes | None], Dialer] = {}
         self._admission = Admission()
         self._shunned: dict[bytes, float] = {}  # key -> until when its connections are refused
+        # Addresses with these prefixes are dialled by another carrier (the internet one,
+        # node/wan); everything else is HOST:PORT over TCP.
+        self.carriers: dict[str, Dial] = {}
 
     # ----- listening ----------------------------------------------------------------------
 
@@ -93,8 +97,8 @@ class Connections:
         nursery.start_soon(trio.serve_listeners, self._accept, listeners)
         return int(listeners[0].socket.getsockname()[1])
 
-    async def _accept(self, stream: trio.SocketStream) -> None:
-        conn = Connection(stream, self.timeouts)
+    async def _accept(self, stream: trio.abc.Stream, label: str = "") -> None:
+        conn = Connection(stream, self.timeouts, label=label)
         try:
             await self._admit(conn)
         except Exception as exc:  # a bug: this connection ends, never the listener (the node)
@@ -137,6 +141,16 @@ class Connections:
             await conn.aclose()
             return
         await self._serve(Peer(conn, hello))
+
+    async def accept_stream(self, stream: trio.abc.Stream, label: str) -> None:
+        """Serve a stream another carrier accepted, as a TCP connection is served."""
+        await self._accept(stream, label)
+
+    async def _open(self, address: str) -> Connection:
+        for prefix, dial in self.carriers.items():
+            if address.startswith(prefix):
+                return await dial(address, self.timeouts)
+        return await connect(address, self.timeouts)
 
     def shun(self, key: bytes, seconds: float) -> None:
         """Refuse key's connections for a while (it overdrew its CPU budget: sync.py)."""
@@ -208,7 +222,7 @@ class Connections:
         try:
             while True:
                 try:
-                    conn = await connect(dialer.address, self.timeouts)
+                    conn = await self._open(dialer.address)
                     hello = await handshake(
                         conn,
                         self.identity,

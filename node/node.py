@@ -182,6 +182,11 @@ class Node:
         return self._advertiser.discovery
 
     @property
+    def connections(self) -> Connections:
+        """The listener, dialers and peers (another carrier plugs in here: node/wan)."""
+        return self._connections
+
+    @property
     def peers(self) -> dict[bytes, Peer]:
         return self._connections.peers
 

@@ -150,7 +150,10 @@ def _peer_label(stream: Any) -> str:
 
 
 async def connect(address: str, timeouts: Timeouts) -> Connection:
-    host, port = parse_address(address)
+    try:
+        host, port = parse_address(address)
+    except ValueError as exc:  # e.g. an internet address while the internet carrier is off
+        raise TransportError(f"cannot dial {address}: {exc}") from None
     with trio.move_on_after(timeouts.connect) as scope:
         try:
             stream = await trio.open_tcp_stream(host, port)

@@ -8,6 +8,7 @@ import shlex
 import trio
 
 from creepnet.cli.game_options import add_game_options, check_bot, seats_and_options
+from creepnet.cli.internet import add_internet_options, check_internet, maybe_internet
 from creepnet.cli.main import runnable
 from creepnet.cli.network import (
     add_network_options,
@@ -38,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_player_options(parser)
     add_network_options(parser)
     add_web_options(parser)
+    add_internet_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -47,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         check_bot(args.kind, args.bot)
     except ValueError as exc:
         return fail(str(exc))
+    if args.internet and (why := check_internet(args)):
+        return fail(why)
     ask_name_once(args)
     return run_trio(_host, args)
 
@@ -67,9 +71,12 @@ async def _host(args: argparse.Namespace) -> int:
     saved = saved_player_name(home_dir(args))
     seats, options = seats_and_options(args)
     name = (args.name or f"{player_name(args, saved)}'s game")[:64]
-    async with open_node(
-        args, discovery=not args.no_discovery, port=args.port, name=player_name(args, saved)
-    ) as node:
+    async with (
+        open_node(
+            args, discovery=not args.no_discovery, port=args.port, name=player_name(args, saved)
+        ) as node,
+        maybe_internet(node, args) as carrier,
+    ):
         player = player_name(args, saved, node.fingerprint)
         game = hosted_game(node, name)
         if game is not None:
@@ -90,9 +97,13 @@ async def _host(args: argparse.Namespace) -> int:
             f"  (or without zeroconf:  creepnet join {game.hex()[:8]} "
             f"--addr {reachable_address(node)})"
         )
+        if carrier is not None:
+            await print_invite(node, carrier, game)
         if args.web:
             return await serve_game(node, game, args, player)  # the page shows the lobby
         again = f"{runnable()} host {args.kind} --name {shlex.quote(name)}"  # to type here
+        if carrier is not None:
+            again += " --internet" + "".join(f" --relay {r}" for r in carrier.relay_addresses)
         if not args.bot:  # the console shows the lobby and answers while it waits
             return await run_seat(node, game, args, resume_hint=again, player=player)
         async with trio.open_nursery() as nursery:
@@ -114,3 +125,13 @@ async def show_lobby(node: Node, game: bytes) -> None:
             print("all seats taken: the game starts")
             return
         await node.wait_changed(game)
+
+
+async def print_invite(node: Node, carrier: object, game: bytes) -> None:
+    """The one line a friend pastes into `creepnet join` (once a relay holds our place)."""
+    from creepnet.node.wan.attach import RESERVE_WAIT, invite
+
+    if not await carrier.wait_reserved(RESERVE_WAIT):  # type: ignore[attr-defined]
+        print(f"note: no relay took a reservation in {RESERVE_WAIT:g}s; still trying")
+    line = invite(node, carrier, game)
+    print(f"invite (others join over the internet with):  creepnet join {line}")

@@ -7,6 +7,7 @@ import shlex
 import shutil
 
 from creepnet.cli.commands.play import bot_of_game
+from creepnet.cli.internet import maybe_internet, say_path
 from creepnet.cli.main import runnable
 from creepnet.cli.network import (
     DEFAULT_WAIT,
@@ -18,7 +19,7 @@ from creepnet.cli.network import (
     port_note,
     run_trio,
 )
-from creepnet.cli.options import home_dir, saved_player_name
+from creepnet.cli.options import fail, home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.cli.text import printable
 from creepnet.cli.web.run import add_web_options, serve_game
@@ -31,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "game",
         metavar="NAME-OR-ID",
         nargs="?",
-        help="the game's name or id prefix (default: your unfinished game, else the only open one)",
+        help="the game's name or id prefix (default: your unfinished game, else the only open "
+        "one), or an invite (creepnet:…) to join over the internet",
     )
     parser.add_argument(
         "--addr", metavar="HOST:PORT", help="the host's address: no zeroconf needed"
@@ -75,6 +77,8 @@ async def locate(args: argparse.Namespace) -> tuple[str, str | None, str | None]
     host's fingerprint as the advert names it (None with --addr: no advert)."""
     if args.addr:
         return check_address(args.addr), None, None
+    if getattr(args, "invite", None) is not None:
+        return args.invite.address, args.invite.game.hex(), args.invite.host
     if args.game is None:
         found = await find_open_game(interfaces(args), args.wait)
         print(f"found {printable(found.name)!r} ({found.game}) at {found.address}")
@@ -120,6 +124,14 @@ async def pick(
 
 
 def run(args: argparse.Namespace) -> int:
+    from creepnet.cli.internet import read_invite
+
+    try:
+        args.invite = read_invite(args.game)  # None unless NAME-OR-ID is an invite
+    except ValueError as exc:
+        return fail(str(exc))
+    if args.invite is not None:
+        args.game = args.invite.game.hex()  # a home seated in it resumes it
     ask_name_once(args)
     return run_trio(_join, args)
 
@@ -137,7 +149,11 @@ async def _join(args: argparse.Namespace) -> int:
 async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
     # Zeroconf starts only once we know we need it: `--addr` alone never multicasts.
     saved = saved_player_name(home_dir(args))
-    async with open_node(args, discovery=False, name=player_name(args, saved)) as node:
+    invited = args.invite.relays if getattr(args, "invite", None) else None
+    async with (
+        open_node(args, discovery=False, name=player_name(args, saved)) as node,
+        maybe_internet(node, args, via=invited) as carrier,
+    ):
         game = stored_game(node, args.game)
         if game is not None:
             return await resume(node, game, args)
@@ -155,7 +171,9 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
             )
             raise
         print(f"joined at {address}")
-        if not args.addr:
+        if carrier is not None:
+            say_path(node, address)
+        if not args.addr and carrier is None:
             await node.start_discovery()  # found by zeroconf: find the host again if it moves
         hint = resume_command(node, game)
         if args.web:
