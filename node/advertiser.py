@@ -8,6 +8,7 @@ what ended.  An advert is only a hint: joiners believe the handshake and the sig
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 
 import ifaddr  # a zeroconf dependency
 import trio
@@ -34,7 +35,9 @@ class Advertiser:
     def refresh(self) -> None:
         self._dirty.set()
 
-    async def run(self, task_status: trio.TaskStatus[Discovery]) -> None:
+    # task_status is a trio.TaskStatus[Discovery]; typed Any because the wan extra's
+    # trio-typing stubs, which shadow trio's own types for mypy, do not have that name.
+    async def run(self, task_status: Any) -> None:
         """Start zeroconf, hand it to the caller, and advertise until cancelled."""
         self._dirty.set()  # what we host now
         async with open_discovery(self.iface) as discovery:

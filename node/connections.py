@@ -299,10 +299,10 @@ class Connections:
 
 async def _open_listeners(host: str, port: int, preferred: list[int]) -> list[trio.SocketListener]:
     if port:
-        return await trio.open_tcp_listeners(port, host=host)  # the caller's choice
+        return list(await trio.open_tcp_listeners(port, host=host))  # the caller's choice
     for candidate in preferred:
         try:
-            return await trio.open_tcp_listeners(candidate, host=host)
+            return list(await trio.open_tcp_listeners(candidate, host=host))
         except OSError:
             continue  # taken (another program, or another node on this home)
-    return await trio.open_tcp_listeners(0, host=host)
+    return list(await trio.open_tcp_listeners(0, host=host))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -21,6 +22,9 @@ from creepnet.cli.options import fail, home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.node import Node
+
+if TYPE_CHECKING:  # the wan extra may not be installed; only its type is needed here
+    from creepnet.node.wan.carrier import Carrier
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -127,11 +131,11 @@ async def show_lobby(node: Node, game: bytes) -> None:
         await node.wait_changed(game)
 
 
-async def print_invite(node: Node, carrier: object, game: bytes) -> None:
+async def print_invite(node: Node, carrier: Carrier, game: bytes) -> None:
     """The one line a friend pastes into `creepnet join` (once a relay holds our place)."""
     from creepnet.node.wan.attach import RESERVE_WAIT, invite
 
-    if not await carrier.wait_reserved(RESERVE_WAIT):  # type: ignore[attr-defined]
+    if not await carrier.wait_reserved(RESERVE_WAIT):
         print(f"note: no relay took a reservation in {RESERVE_WAIT:g}s; still trying")
     line = invite(node, carrier, game)
     print(f"invite (others join over the internet with):  creepnet join {line}")

@@ -79,7 +79,8 @@ class WebFace:
         self.changed.set()
         self.changed = trio.Event()
 
-    async def run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    # Any, not trio.TaskStatus[None]: see node/advertiser.py's run.
+    async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Follow the node's updates (and the LAN, when the node runs zeroconf)."""
         async with trio.open_nursery() as nursery, self.node.updates() as stream:
             if self.node.discovery is not None:
