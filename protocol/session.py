@@ -333,35 +333,46 @@ class Session:
     # ----- the one path every event takes ---------------------------------------------------
 
     def _commit(self, event: Event) -> None:
+        """Check event against everything and append it; on any failure nothing has changed.
+
+        Every check and every rule runs on new values (the game's ``apply`` returns a new state
+        and leaves the one it is given as it was: protocol/rules.py); they are assigned together
+        only once the whole event is accepted.  A rule that fails in an unforeseen way is still
+        a rejection naming the event's author, never an exception out of ``receive``."""
         if self.halted is not None:
             raise Rejection(event.seq, "halted", "the game was stopped by an equivocation")
         check_link(event, self.game, len(self.log), self.log.head)
-        if event.seq == 0:
-            self._genesis(event)
-        else:
-            self._entitled(event)
+        try:
+            if event.seq == 0:
+                self._genesis(event)
+            else:
+                self._entitled(event)
+        except Rejection:
+            raise
+        except (GameRuleError, JoinError) as exc:
+            raise Rejection(event.seq, "illegal", str(exc), event.author) from None
+        except Exception as exc:  # a bug in a game's rules must never become a remote kill switch
+            reason = f"the game's rules failed on this event ({type(exc).__name__}: {exc})"
+            raise Rejection(event.seq, "fault", reason, event.author) from None
         self.log.events.append(event)  # check_link already validated the link
         self._ids.add(event.id)
 
     def _entitled(self, event: Event) -> None:
         turn = check_entitled(event, self.expected(), self.seat_keys, self.exhausted)
-        try:
-            if event.type == "seat":
-                self.seats.append(read_seat(event, self.game, self.log.events[0].id, self.seats))
-            elif event.type == "start":
-                expect_keys(event.body, set())
-                assert self.rules is not None
-                self.started = True
-                self.game_state = self.rules.start(self.seat_count, self.options, self._seating())
-            elif event.type == "reveal":
-                self._reveal(event, turn.seat)
-            else:
-                assert self.rules is not None
-                self.game_state = self.rules.apply(
-                    self.game_state, turn.seat, event.type, event.body, event.seq
-                )
-        except (GameRuleError, JoinError) as exc:
-            raise Rejection(event.seq, "illegal", str(exc), event.author) from None
+        if event.type == "seat":
+            self.seats.append(read_seat(event, self.game, self.log.events[0].id, self.seats))
+        elif event.type == "start":
+            expect_keys(event.body, set())
+            assert self.rules is not None
+            game_state = self.rules.start(self.seat_count, self.options, self._seating())
+            self.started, self.game_state = True, game_state
+        elif event.type == "reveal":
+            self._reveal(event, turn.seat)
+        else:
+            assert self.rules is not None
+            self.game_state = self.rules.apply(
+                self.game_state, turn.seat, event.type, event.body, event.seq
+            )
 
     def _genesis(self, event: Event) -> None:
         founded = read_genesis(event, self.pinned_host)
@@ -374,15 +385,15 @@ class Session:
     def _reveal(self, event: Event, seat: int) -> None:
         assert self.game is not None and self.rules is not None
         pre = check_reveal(self.game, self.seats[seat].last_reveal, self.draws, event.body)
-        self.seats[seat].last_reveal = pre
-        self.reveals.append(pre)
-        if len(self.reveals) == len(self.seats):
-            step = self.rules.next(self.game_state)
+        reveals, game_state, draws = [*self.reveals, pre], self.game_state, self.draws
+        if len(reveals) == len(self.seats):
+            step = self.rules.next(game_state)
             assert isinstance(step, NeedRandom)
-            value = draw_value(self.game, self.draws, self.reveals, step.bound)
-            self.game_state = self.rules.apply_random(self.game_state, value)
-            self.draws += 1
-            self.reveals = []
+            value = draw_value(self.game, draws, reveals, step.bound)
+            game_state = self.rules.apply_random(game_state, value)
+            reveals, draws = [], draws + 1
+        self.seats[seat].last_reveal = pre
+        self.reveals, self.game_state, self.draws = reveals, game_state, draws
 
     # ----- words for people -----------------------------------------------------------------
 
