@@ -34,6 +34,7 @@ import secrets
 from typing import Any
 
 from creepnet.protocol import authoring, onion, receiving
+from creepnet.protocol.digest import state_digest
 from creepnet.protocol.entitlement import check_entitled, is_decision
 from creepnet.protocol.event import Event, sign_event
 from creepnet.protocol.identity import Identity
@@ -394,6 +395,13 @@ class Session:
             reveals, draws = [], draws + 1
         self.seats[seat].last_reveal = pre
         self.reveals, self.game_state, self.draws = reveals, game_state, draws
+
+    def state_digest(self) -> bytes:
+        """A digest of everything this session holds (protocol/digest.py), its log, game,
+        buffers and caches included: the same before and after an event it rejects.  The
+        identity and seat secrets it was made with are left out: no event can change them."""
+        held = {k: v for k, v in vars(self).items() if k not in ("identity", "secrets")}
+        return state_digest(held)
 
     # ----- words for people -----------------------------------------------------------------
 
