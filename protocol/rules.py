@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 
 class GameRuleError(ValueError):
@@ -98,6 +98,26 @@ class GameRules(Protocol):
 
     def describe(self, game: Any, seat: int) -> str:
         """A seat's role in words, e.g. 'light'."""
+
+
+@runtime_checkable
+class HiddenInformation(Protocol):
+    """What a game with hidden information adds to ``GameRules``: each local seat's private side.
+
+    A game without hidden information simply does not have ``private_side``; the session asks
+    ``isinstance(rules, HiddenInformation)``, so the seam is declared here, not looked up."""
+
+    def private_side(self, seating: Seating, seat: int, secrets: Any) -> PrivateSide:
+        """The seat's private side, from its stored ``lobby.SeatSecrets`` and the seating."""
+        ...
+
+
+@runtime_checkable
+class WrapsEngine(Protocol):
+    """A game state that carries its engine's own state (``Session.engine_state``), for faces
+    that draw or bots that read the engine's position."""
+
+    state: Any
 
 
 class PrivateSide(Protocol):

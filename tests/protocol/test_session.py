@@ -189,7 +189,7 @@ def test_bad_onion_reveal_is_rejected_and_blamed():
 def test_reveal_out_of_seat_order_is_rejected():
     table = Table(seed=11)
     host, joiner = table.sessions
-    start = host._author("start", {})
+    start = host.write("start", {})
     joiner.receive(start.raw)
     pre = onion.preimage(host.game, table.secrets[1].onion_seed, table.onion_length, 0)
     early = forge(joiner, table.identities[1], "reveal", {"draw": 0, "pre": pre})
@@ -224,7 +224,7 @@ def test_host_cannot_seat_itself_twice_or_start_early():
     with pytest.raises(Rejection, match="already has a seat"):
         host.admit(self_join.to_bytes())
     with pytest.raises(Rejection, match="'start' not allowed"):
-        host._author("start", {})
+        host.write("start", {})
     assert host.owed() == []
 
 
@@ -326,7 +326,7 @@ def test_an_outsider_cannot_halt_a_game_with_two_future_events():
     ]
     for session in (host, watcher):
         assert [session.receive(t.raw).status for t in twins] == ["deferred", "deferred"]
-        assert session.halted is None and len(session._future) == 0
+        assert session.halted is None and session.held == 0
     seat = mover(table)
     session = table.sessions[seat]
     table.broadcast(seat, [session.play(creeper_bot("random", 0)(session))])

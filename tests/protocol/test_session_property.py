@@ -10,8 +10,8 @@ signer is the mutation), so it passes the signature check and reaches the rules.
 be rejected with a reason and its signer named, the session's state digest must be exactly what it
 was, and the honest event must then be accepted.
 
-Mutations that could be a legal alternative are not offered: at a decision another action is a
-choice, not a fault, so there the action text is only ever made malformed, never swapped.
+Mutations that could be a legal alternative are not offered (``free_fields``): at a decision
+another action is a choice, not a fault, and so is a seat's deck commitment.
 """
 
 from __future__ import annotations
@@ -32,8 +32,20 @@ from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.session import Session
 from creepnet.protocol.table import Table, seat_bot
 
-# Fields whose honest alternatives are legal choices (a player's words, a draw offer).
+# Fields whose other values are legal choices of the author, not faults: a player's words and
+# draw offer at a decision, and a seat's deck commitment (any 32 bytes: only the end-of-game
+# reveal shows whether it was honest, and then it blames that seat).
 CHOICES = {"action", "move", "draw"}
+
+
+def free_fields(honest: Event, decision: bool) -> set[str]:
+    if decision:
+        return CHOICES
+    if honest.type == "deck" and honest.body.get("op") == "join":
+        return {"commit"}
+    return set()
+
+
 DECISION_TYPES = {"move", "resign", "accept", "decline", "act"}
 OTHER_TYPES = ["deck", "act", "reveal", "move", "start", "seat", "genesis", "resign", "x"]
 EXTRA_KEYS = ["proof", "key", "op", "pool", "excluded", "allowed", "commit", "x", ""]
@@ -194,21 +206,23 @@ def mutated(draw: st.DrawFn, game: Recorded, session: Session, honest: Event) ->
     author = game.identities[honest.author]
     type_, body = honest.type, honest.body
     choices = ["extra", "retyped", "leaf", "other type", "other signer", "other body"]
-    if body:
+    optional = {"draw"}  # the only optional field of an honest body: without it, still legal
+    if set(body) - optional:
         choices.append("missing")
     what = draw(st.sampled_from(choices))
-    keys = [k for k in body if not (decision and k in CHOICES)]
+    free = free_fields(honest, decision)
+    keys = [k for k in body if k not in free]
     if what == "extra":
-        key = draw(st.sampled_from([k for k in EXTRA_KEYS if k not in body]))
+        key = draw(st.sampled_from([k for k in EXTRA_KEYS if k not in body and k not in free]))
         body = {**body, key: draw(VALUES)}
     elif what == "missing":
-        key = draw(st.sampled_from(sorted(body)))
+        key = draw(st.sampled_from(sorted(set(body) - optional)))
         body = {k: v for k, v in body.items() if k != key}
     elif what == "retyped" and keys:
         key = draw(st.sampled_from(keys))
         body = {**body, key: draw(VALUES.filter(lambda v, old=body[key]: type(v) is not type(old)))}
     elif what == "leaf":
-        places = [p for p in paths(body) if not (decision and p[0] in CHOICES)]
+        places = [p for p in paths(body) if p[0] not in free]
         if places:
             place = draw(st.sampled_from(places))
             old = at(body, place)
@@ -221,8 +235,9 @@ def mutated(draw: st.DrawFn, game: Recorded, session: Session, honest: Event) ->
         author = draw(st.sampled_from([*signers, Identity.from_seed(bytes(32))]))
     elif what == "other body":
         pool = [e for e in game.events[1:] if e.seq != honest.seq]
-        if decision:  # another position's action may be a legal choice here: other types only
-            pool = [e for e in pool if e.type != honest.type]
+        if free:  # another position's choice may be a legal one here: other shapes only
+            shape = (honest.type, honest.body.get("op"))
+            pool = [e for e in pool if (e.type, e.body.get("op")) != shape]
         body = draw(st.sampled_from(pool)).body
     try:
         event = sign_event(
