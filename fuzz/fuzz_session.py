@@ -43,6 +43,7 @@ with atheris.instrument_imports(include=["creepnet"]):
     from creepnet.protocol.table import Table, seat_bot
 
 KINDS = ("creeper", "racer")
+SEEDS = {"creeper": 12, "racer": 11}
 RACER_CHECKPOINTS = 16  # positions of the Racer log kept live (its sessions are large)
 DIGEST_EVERY = 64
 
@@ -81,9 +82,12 @@ class Game:
         return session
 
 
-def record(kind: str, work: Path, seed: int = 11) -> Game:
+def record(kind: str, work: Path) -> Game:
     """The seeded game of this kind: played once and kept in ``work`` (its proofs carry fresh
-    randomness, so a corpus only matches the very log it was cut from)."""
+    randomness, so a corpus only matches the very log it was cut from).  Each kind has its own
+    seed: one seed would give both games the same host key and game id, and the host's two
+    starts would be a true equivocation the moment the fuzzer crossed them over."""
+    seed = SEEDS[kind]
     options = {"turn_limit": 20} if kind == "racer" else {}
     table = Table(seats=2, kind=kind, options=options, seed=seed, onion_length=512)
     kept = work / f"{kind}.log"

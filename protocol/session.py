@@ -412,7 +412,7 @@ class Session:
             raise Rejection(event.seq, "illegal", str(exc), event.author) from None
         except Exception as exc:  # a bug in a game's rules must never become a remote kill switch
             reason = f"the game's rules failed on this event ({type(exc).__name__}: {exc})"
-            raise Rejection(event.seq, "fault", reason, event.author) from None
+            raise Rejection(event.seq, "illegal", reason, event.author) from None
         self.log.events.append(event)  # check_link already validated the link
         self._ids.add(event.id)
 

@@ -163,6 +163,35 @@ def test_illegal_move_is_rejected_with_the_reason_and_blamed():
         other.play("b1-b2")
 
 
+def test_a_rule_that_fails_unforeseen_is_a_rejection_naming_the_author_and_changes_nothing(
+    monkeypatch,
+):
+    """Issue 21: a bug in a game's rules must never become a remote kill switch.  Whatever a
+    rule raises, receive returns a rejection blaming the event's author at its position."""
+    table = started_table(seed=7)
+    seat = mover(table)
+    other = table.sessions[1 - seat]
+    rules = type(other.rules)
+    honest_apply = rules.apply
+
+    def buggy(self, game, seat, type_, body, seq=0):
+        if body.get("move") == "boom":
+            return {}["no such key"]  # a KeyError no rule foresaw
+        return honest_apply(self, game, seat, type_, body, seq)
+
+    monkeypatch.setattr(rules, "apply", buggy)
+    before = other.state_digest()
+    event = forge(other, table.identities[seat], "move", {"move": "boom"})
+    receipt = other.receive(event.raw)
+    assert receipt.status == "rejected"
+    assert receipt.rejection.kind == "illegal" and "KeyError" in receipt.rejection.reason
+    assert receipt.rejection.author == table.identities[seat].public_key
+    assert receipt.rejection.seq == event.seq
+    assert other.state_digest() == before
+    resignation = table.sessions[seat].play("resign")
+    assert other.receive(resignation.raw).status == "accepted"
+
+
 def test_event_replayed_from_another_game_is_rejected():
     one, two = started_table(seed=8), started_table(seed=9)
     seat = mover(one)
