@@ -9,6 +9,9 @@
    cost), and on a malformed list (wrong count, refused before any group operation).  ``apply`` is
    pure, so each is timed on the same state.
 
+Times are CPU seconds of this process (``time.process_time``, every thread), the best of several
+rounds, so other load on a shared machine does not skew the ratios.
+
     nice -n 19 .venv/bin/python benchmarks/rejection.py [--players 4] [--rounds 5]
 """
 
@@ -41,14 +44,14 @@ def fork_overhead(raws: list[bytes], rounds: int) -> None:
     for _ in range(rounds):
         for name in best:
             racer_table.RacerGame.fork = real if name == "fork" else (lambda self: self)  # type: ignore[method-assign]
-            start = time.perf_counter()
+            start = time.process_time()
             Session.from_log(raws)
-            best[name] = min(best[name], time.perf_counter() - start)
+            best[name] = min(best[name], time.process_time() - start)
     racer_table.RacerGame.fork = real  # type: ignore[method-assign]
     ratio = best["fork"] / best["in place"]
     per_event = 1000 * (best["fork"] - best["in place"]) / len(raws)
     print(
-        f"from_log of {len(raws)} events: in place {best['in place']:.3f} s, "
+        f"from_log of {len(raws)} events (CPU): in place {best['in place']:.3f} s, "
         f"forked {best['fork']:.3f} s ({ratio:.3f}x, {per_event:+.3f} ms/event)"
     )
 
@@ -56,10 +59,10 @@ def fork_overhead(raws: list[bytes], rounds: int) -> None:
 def seconds(call: Callable[[], object], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         with contextlib.suppress(GameRuleError, Rejection):
             call()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, time.process_time() - start)
     return best
 
 

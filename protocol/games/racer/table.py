@@ -34,6 +34,7 @@ Both are pure functions of this state, so every peer schedules the same seat for
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TypeAlias
 
 from creepnet.engine import racer
 from creepnet.engine.racer import (
@@ -78,7 +79,7 @@ class ShowDrawn:
     slot: Slot
 
 
-Step = DeckStep | ShowDrawn | NeedDie | NeedPick | Decide
+Step: TypeAlias = DeckStep | ShowDrawn | NeedDie | NeedPick | Decide
 
 
 @dataclass
