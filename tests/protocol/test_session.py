@@ -13,7 +13,7 @@ from creepnet.protocol.identity import Identity
 from creepnet.protocol.lobby import JoinRequest, SeatSecrets, derive_game_id
 from creepnet.protocol.log import EquivocationProof, Rejection
 from creepnet.protocol.rules import GameRuleError, NeedRandom, Result
-from creepnet.protocol.session import Session
+from creepnet.protocol.session import ALLOWED, Phase, Session
 from creepnet.protocol.table import Table, creeper_bot
 from creepnet.protocol.verify import verify_log_bytes
 
@@ -588,3 +588,22 @@ def test_held_events_are_bounded_by_size_not_only_count():
     seat = mover(table)
     session = table.sessions[seat]
     assert watcher.receive(session.play(creeper_bot("random", 0)(session)).raw).status == "accepted"
+
+
+def test_the_phase_walks_the_documented_table_and_each_turn_is_allowed_in_its_phase():
+    """Session.ALLOWED is the one place the phases and their events are read: every event of a
+    real game was allowed in the phase it was taken in, and the phases come in order."""
+    game = play(Table(seed=3))
+    spectator = Session.follow(game.spectator.game)
+    phases = [spectator.phase]
+    for event in game.spectator.log.events:
+        phase = spectator.phase
+        allowed = ALLOWED[phase]
+        assert event.type in allowed or (
+            "turn" in allowed and event.type not in ALLOWED[Phase.LOBBY]
+        )
+        assert spectator.receive(event.raw).status == "accepted"
+        if spectator.phase != phases[-1]:
+            phases.append(spectator.phase)
+    assert phases == [Phase.EMPTY, Phase.LOBBY, Phase.PLAYING, Phase.FINISHED]
+    assert spectator.expected() is None and not ALLOWED[Phase.FINISHED]
