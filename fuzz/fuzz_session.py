@@ -67,6 +67,7 @@ class Game:
         """The checkpoint's session (rebuilt if an accepted input moved it on)."""
         session = self.sessions.get(position)
         if session is None or len(session.log) != position:
+            STATS["rebuilt"] += session is not None
             viewer = position % 3  # a spectator, or seat 0 or 1 with its private side
             if viewer == 2:
                 session = Session.follow(self.events[0].game)

@@ -68,6 +68,7 @@ class Recorded:
     identities: dict[bytes, Identity]  # public key -> identity, for re-signing
     secrets: list[SeatSecrets]
     seat_identities: list[Identity]
+    leaves: list[Any]  # every value inside every body: "another event's value"
 
     def by_kind(self) -> list[list[int]]:
         """Positions grouped by the shape of their event (type, op, keys), so that rare shapes
@@ -94,6 +95,7 @@ def recorded(kind: str) -> Recorded:
         identities,
         table.secrets,
         table.identities,
+        [at(e.body, p) for e in events for p in paths(e.body)],
     )
 
 
@@ -123,28 +125,12 @@ def at(value: Any, path: tuple[Any, ...]) -> Any:
 
 
 def replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
-    """A copy of value with the item at path replaced (or removed, for ``REMOVE``)."""
+    """A copy of value with the item at path replaced."""
     if not path:
         return new
-    head, rest = path[0], path[1:]
-    if isinstance(value, dict):
-        copy = dict(value)
-        inner = replaced(copy[head], rest, new)
-        if inner is REMOVE:
-            del copy[head]
-        else:
-            copy[head] = inner
-        return copy
-    copy = list(value)
-    inner = replaced(copy[head], rest, new)
-    if inner is REMOVE:
-        del copy[head]
-    else:
-        copy[head] = inner
+    copy: Any = dict(value) if isinstance(value, dict) else list(value)
+    copy[path[0]] = replaced(copy[path[0]], path[1:], new)
     return copy
-
-
-REMOVE = object()
 
 
 @st.composite
@@ -188,10 +174,6 @@ def changed_leaf(draw: st.DrawFn, value: Any, others: list[Any]) -> Any:
     return draw(VALUES)
 
 
-def leaves(events: list[Event]) -> list[Any]:
-    return [at(e.body, p) for e in events for p in paths(e.body)]
-
-
 @dataclass(frozen=True)
 class Offer:
     what: str
@@ -226,7 +208,7 @@ def mutated(draw: st.DrawFn, game: Recorded, session: Session, honest: Event) ->
         if places:
             place = draw(st.sampled_from(places))
             old = at(body, place)
-            body = replaced(body, place, draw(changed_leaf(old, leaves(game.events))))
+            body = replaced(body, place, draw(changed_leaf(old, game.leaves)))
     elif what == "other type":
         banned = {honest.type} | (set(turn.types) | DECISION_TYPES if decision else set())
         type_ = draw(st.sampled_from([t for t in OTHER_TYPES if t not in banned]))
