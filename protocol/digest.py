@@ -5,8 +5,11 @@ For tests and the fuzzer, which check that a rejected event changes nothing
 every value is framed with a type tag and its length (SHA-256 over an unambiguous encoding, as in
 protocol/deck/state.py), objects by their class name and attributes, maps and sets in a sorted
 order of their items' encodings.  An ``Event`` is its canonical bytes: every other field is
-computed from them.  An object met again inside itself (a cycle) is framed as a reference to
-its depth on the walk; one met again elsewhere is encoded once and reused.
+computed from them.  A dataclass is its declared fields: an attribute set beside them (a frozen
+engine state memoising its hash or its win check with ``object.__setattr__``) is a cache of
+what the fields already say, and a rejected event may well fill one in.  An object met again
+inside itself (a cycle) is framed as a reference to its depth on the walk; one met again
+elsewhere is encoded once and reused.
 """
 
 from __future__ import annotations
@@ -66,10 +69,9 @@ def _contents(value: Any, active: _Walk) -> bytes:
         return b"".join(items)
     if isinstance(value, Set):
         return b"".join(sorted(_encode(item, active) for item in value))
-    if is_dataclass(value):
+    if is_dataclass(value):  # its declared fields: anything else is a memo of them
         names = [field.name for field in fields(value)]
-        extra = sorted(set(getattr(value, "__dict__", {})) - set(names))
-        return b"".join(_attribute(value, name, active) for name in [*names, *extra])
+        return b"".join(_attribute(value, name, active) for name in names)
     if hasattr(value, "__dict__") or hasattr(value, "__slots__"):
         names = sorted(getattr(value, "__dict__", {}))
         slots = [s for cls in type(value).__mro__ for s in getattr(cls, "__slots__", ())]

@@ -306,3 +306,27 @@ def test_the_digest_sees_a_change_and_ignores_nothing_it_holds() -> None:
     digest = second.state_digest()
     second.seats[0].last_reveal = bytes(31) + b"\x01"
     assert second.state_digest() != digest
+
+
+def test_a_memo_an_engine_state_fills_in_for_a_rejected_move_is_no_change() -> None:
+    """Fuzzing found it (fuzz/README.md): a rejected first move makes the frozen Creeper state
+    memoise its win check (``object.__setattr__``).  That is a cache of its declared fields, not
+    a change: the digest is of declared fields, and the move changed nothing else."""
+    game = recorded("creeper")
+    first_move, reply = [e for e in game.events if e.type == "move"][:2]
+    session = walker(game, None)
+    for raw in game.raws[: first_move.seq]:
+        assert session.receive(raw).status == "accepted"
+    before = session.state_digest()
+    mover = game.identities[first_move.author]
+    bad = sign_event(
+        mover,
+        game=first_move.game,
+        seq=first_move.seq,
+        prev=first_move.prev,
+        type="move",
+        body=reply.body,  # well-formed, so the engine checks it: the other side's move
+    )
+    assert session.receive(bad.raw).status == "rejected"
+    assert session.state_digest() == before
+    assert session.receive(first_move.raw).status == "accepted"
