@@ -44,6 +44,12 @@ def _digest(parts: tuple[object, ...]) -> bytes:
     return hashlib.sha512(frame(VOUCH_DOMAIN, *flat)).digest()
 
 
+# DeckState.fork copies these itself, and shares these (immutable, or only ever replaced).
+_FORKED = {"joins", "layer_commits", "pools", "used_names", "history", "public_cards", "secrets"}
+_FORKED |= {"_vouched"}
+_SHARED = {"game_id", "seat_keys", "seats", "table", "last_seq"}
+
+
 class CopiedOnUse(MutableMapping[str, Pool]):
     """Pools shared with the states forked from (or into) this one until used: a pool is copied
     the first time it is looked up here, so no change made here reaches another fork."""
@@ -111,7 +117,9 @@ class DeckState:
     def fork(self) -> DeckState:
         """A copy to apply messages to; this state is left exactly as it is (module docstring).
 
-        Records, points and the card table are never changed in place, so they are shared."""
+        Records, points and the card table are never changed in place, so they are shared.  An
+        attribute this method does not know (one added later) is deep-copied: safe, if slow,
+        until it is given a cheap copy here."""
         twin = copy.copy(self)
         twin.joins = list(self.joins)
         twin.layer_commits = dict(self.layer_commits)
@@ -121,6 +129,8 @@ class DeckState:
         twin.public_cards = {family: set(cards) for family, cards in self.public_cards.items()}
         twin.secrets = list(self.secrets)
         twin._vouched = dict(self._vouched)
+        for name in vars(self).keys() - _FORKED - _SHARED:
+            setattr(twin, name, copy.deepcopy(getattr(self, name)))
         return twin
 
     # -- dispatch ------------------------------------------------------------------------
