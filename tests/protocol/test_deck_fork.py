@@ -40,3 +40,17 @@ def test_an_attribute_the_fork_does_not_know_is_deep_copied() -> None:
     fork = game.deck.fork()
     fork.later["bundles"].append(b"b")  # type: ignore[attr-defined]
     assert game.deck.later == {"bundles": [b"a"]}  # type: ignore[attr-defined]
+
+
+def test_a_copied_pool_or_slot_shares_no_list_map_or_set() -> None:
+    """Pool.copy and Slot.copy name their containers one by one (they run for every event):
+    a container field added later and not copied there fails here."""
+    game = racer_game_midway()
+    pools = list(game.deck.pools.values())
+    slots = [slot for pool in pools for slot in pool.slots]
+    assert slots, "no locked pool yet"
+    for original in [*pools, *slots]:
+        twin = original.copy()
+        for name, value in vars(original).items():
+            if isinstance(value, list | dict | set):
+                assert getattr(twin, name) is not value, f"{type(original).__name__}.{name}"
