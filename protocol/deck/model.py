@@ -58,6 +58,16 @@ class Slot:
     def is_public(self) -> bool:
         return self.card is not None
 
+    def copy(self) -> Slot:
+        """A copy that can change apart from this slot: its lists and maps are copied
+        (tests/protocol/test_deck_fork.py checks that none is missed); bytes are immutable and
+        ``pending`` is replaced, never changed in place, so they are shared."""
+        twin = object.__new__(Slot)
+        twin.__dict__.update(self.__dict__)
+        twin.commits = list(self.commits)
+        twin.released = dict(self.released)
+        return twin
+
 
 @dataclass
 class Pool:
@@ -78,6 +88,19 @@ class Pool:
 
     def locked(self, seats: int) -> bool:
         return self.locks == seats
+
+    def copy(self) -> Pool:
+        """A copy that can change apart from this pool (DeckState.fork), its slots included;
+        an OpenProgress is replaced, never changed in place."""
+        twin = object.__new__(Pool)
+        twin.__dict__.update(self.__dict__)
+        twin.points = list(self.points)
+        twin.depth = list(self.depth)
+        twin.public = dict(self.public)
+        twin.opening = dict(self.opening)
+        twin.lock_commits = [list(commits) for commits in self.lock_commits]
+        twin.slots = [slot.copy() for slot in self.slots]
+        return twin
 
 
 # --- audit trail ------------------------------------------------------------------
