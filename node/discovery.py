@@ -433,8 +433,3 @@ async def browse_until_stable(
                 settled = max(started + rounds, trio.current_time() + quiet)
                 window.deadline = min(limit, settled)
     return list(seen.values())
-
-
-async def browse_once(discovery: Discovery, seconds: float = 3.0) -> list[Found]:
-    """The games seen within a fixed number of seconds."""
-    return await browse_until_stable(discovery, wait=seconds, rounds=seconds)

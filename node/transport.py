@@ -18,13 +18,13 @@ from creepnet.node.framing import (
     FRAME_LIMITS,
     HANDSHAKE_FRAME,
     HANDSHAKE_LIMITS,
-    HEADER,
     MAX_FRAME,
     FrameError,
     FrameReader,
     decode_message,
+    encode_body,
+    with_header,
 )
-from creepnet.protocol import codec
 
 
 @dataclass(frozen=True)
@@ -82,12 +82,10 @@ class Connection:
 
     def frame(self, message: dict[str, Any]) -> bytes:
         """The bytes of one frame; sealing advances the send counter, so it is sent at once."""
-        body = codec.encode(message)
-        if len(body) > MAX_FRAME:
-            raise FrameError(f"message of {len(body)} bytes exceeds the frame limit {MAX_FRAME}")
+        body = encode_body(message)
         if self._sealer is not None:
             body = self._sealer.seal(body)
-        return HEADER.pack(len(body)) + body
+        return with_header(body)
 
     async def send(self, message: dict[str, Any]) -> None:
         async with self._send_lock:
