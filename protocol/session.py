@@ -14,7 +14,8 @@ the end-of-game reveal) exactly as onion reveals are scheduled: one seat at a ti
 the game fixes.  ``owed`` has the local seat's private side (``rules.PrivateSide``, built from the
 stored seat secrets) write their bodies; ``play`` lets it add proofs to a decision.
 
-States and the events each allows (``_commit`` takes event 0, ``expected`` names the rest):
+The session's **phase** (``Phase``, h11-style) and the events each allows, in one place
+(``ALLOWED``; ``expected`` names the one entitled seat, ``_commit`` is the only transition):
 
     empty     → genesis (by the key the game id commits to: protocol/seating.py)
     lobby     → seat (host, while seats are free) · start (host, once full)
@@ -22,18 +23,25 @@ States and the events each allows (``_commit`` takes event 0, ``expected`` names
                 · an owed step (the seat the game names)
     finished, exhausted (randomness spent), halted (equivocation) → nothing
 
-This module is the façade, the state and the one commit path; its parts live beside it:
-seating.py (genesis and joins), entitlement.py (judging an event's author and type), reveals.py
-(onion draws), authoring.py (what the local seat writes), receiving.py (disorder, duplicates,
-equivocation) and labels.py (words for people).
+Invariants kept here and nowhere else: the log is a verified chain whose every event was judged
+by ``_commit`` against the state before it; a rejected event changes nothing (every new value is
+computed first and assigned together, and a game's ``apply`` leaves its input as it was); the
+game halts only on a proof that checks against the log (``halt``).
+
+This module is the façade, the state and the one commit path; its parts live beside it and
+use only its public methods: seating.py (genesis and joins), entitlement.py (judging an event's
+author and type), reveals.py (onion draws), authoring.py (what the local seat writes),
+receiving.py (disorder, duplicates, equivocation: the ``Inbox``) and labels.py (words for people).
 """
 
 from __future__ import annotations
 
 import secrets
+from enum import Enum
 from typing import Any
 
-from creepnet.protocol import authoring, onion, receiving
+from creepnet.protocol import authoring, onion
+from creepnet.protocol.digest import state_digest
 from creepnet.protocol.entitlement import check_entitled, is_decision
 from creepnet.protocol.event import Event, sign_event
 from creepnet.protocol.identity import Identity
@@ -46,23 +54,47 @@ from creepnet.protocol.log import (
     check_link,
     parse_or_reject,
 )
-from creepnet.protocol.pending import Allowance, FutureEvents
-from creepnet.protocol.receiving import Receipt
+from creepnet.protocol.pending import Allowance
+from creepnet.protocol.receiving import Inbox, Receipt
 from creepnet.protocol.reveals import check_reveal, draw_value
 from creepnet.protocol.rules import (
     GameRuleError,
     GameRules,
+    HiddenInformation,
     NeedRandom,
     Owed,
     PrivateSide,
     Result,
     Seating,
     Turn,
+    WrapsEngine,
     expect_keys,
 )
 from creepnet.protocol.seating import MAX_GAME_NAME, Seat, read_genesis, read_seat
 
-__all__ = ["MAX_GAME_NAME", "Receipt", "Seat", "Session", "Waiting"]
+__all__ = ["ALLOWED", "MAX_GAME_NAME", "Phase", "Receipt", "Seat", "Session", "Waiting"]
+
+
+class Phase(Enum):
+    """Where a session is in its game (the module docstring's table)."""
+
+    EMPTY = "empty"
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    EXHAUSTED = "exhausted"
+    HALTED = "halted"
+
+
+# The event types each phase allows ("turn": the game's turn types and owed steps, and reveal).
+ALLOWED: dict[Phase, frozenset[str]] = {
+    Phase.EMPTY: frozenset({"genesis"}),
+    Phase.LOBBY: frozenset({"seat", "start"}),
+    Phase.PLAYING: frozenset({"turn", "reveal"}),
+    Phase.FINISHED: frozenset(),
+    Phase.EXHAUSTED: frozenset(),
+    Phase.HALTED: frozenset(),
+}
 
 
 class Session:
@@ -93,11 +125,9 @@ class Session:
         self.halted: EquivocationProof | None = None
         self._private: PrivateSide | None = None
         self.pinned_host = host  # the genesis must be signed by this key, when known
-        self._future = FutureEvents()
+        self._inbox = Inbox()  # held events, and what `passable` parsed last
         self._allowance = Allowance()
         self._ids: set[bytes] = set()  # accepted event ids: a duplicate is found by one hash
-        # What `passable` parsed (the last batch only), so `receive` does not verify it twice.
-        self._parsed: dict[bytes, Event] = {}
 
     # ----- construction -------------------------------------------------------------------
 
@@ -195,21 +225,37 @@ class Session:
 
     @property
     def engine_state(self) -> Any:
-        return getattr(self.game_state, "state", None)
+        """The game engine's own state, for faces that draw it (None before the start)."""
+        return self.game_state.state if isinstance(self.game_state, WrapsEngine) else None
+
+    @property
+    def phase(self) -> Phase:
+        return self._where()[0]
+
+    def _where(self) -> tuple[Phase, Turn | NeedRandom | Owed | None]:
+        """The phase, and while playing the game's next step (asked once: it may cost)."""
+        if self.halted is not None:
+            return Phase.HALTED, None
+        if not self.log.events:
+            return Phase.EMPTY, None
+        if not self.started:
+            return Phase.LOBBY, None
+        assert self.rules is not None
+        if self.rules.result(self.game_state) is not None:
+            return Phase.FINISHED, None
+        step = self.rules.next(self.game_state)
+        if isinstance(step, NeedRandom) and self.draws >= self.onion_length:
+            return Phase.EXHAUSTED, None  # nobody can extend the game any more
+        return (Phase.PLAYING, step) if step is not None else (Phase.FINISHED, None)
 
     def expected(self) -> Turn | None:
         """The seat entitled to author the next event and the types it may author."""
-        if self.halted is not None or not self.log.events:
-            return None
-        if not self.started:
+        phase, step = self._where()
+        if phase is Phase.LOBBY:
             if len(self.seats) < self.seat_count:
                 return Turn(0, frozenset({"seat"}), "seat the next player who asks to join")
             return Turn(0, frozenset({"start"}), "start the game")
-        assert self.rules is not None
-        step = self.rules.next(self.game_state)
         if isinstance(step, NeedRandom):
-            if self.draws >= self.onion_length:
-                return None  # see exhausted(): nobody can extend the game any more
             seat = len(self.reveals)
             what = f"reveal randomness for the {step.purpose}"
             return Turn(seat, frozenset({"reveal"}), what, automatic=True)
@@ -219,10 +265,7 @@ class Session:
 
     def exhausted(self) -> bool:
         """The game needs a random draw but every committed onion preimage is spent."""
-        if not self.started or self.finished or self.rules is None:
-            return False
-        step = self.rules.next(self.game_state)
-        return isinstance(step, NeedRandom) and self.draws >= self.onion_length
+        return self.phase is Phase.EXHAUSTED
 
     def waiting_for(self) -> Waiting | None:
         turn = self.expected()
@@ -240,10 +283,9 @@ class Session:
     def private(self) -> PrivateSide | None:
         """The local seat's private side, for games with hidden information (else None)."""
         if self._private is None and self.started and self.secrets is not None:
-            make = getattr(self.rules, "private_side", None)
             seat = self.local_seat
-            if make is not None and seat is not None:
-                self._private = make(self._seating(), seat, self.secrets)
+            if isinstance(self.rules, HiddenInformation) and seat is not None:
+                self._private = self.rules.private_side(self._seating(), seat, self.secrets)
         return self._private
 
     def local_view(self) -> Any:
@@ -279,14 +321,31 @@ class Session:
         if sender is not None and self._allowance.exhausted(sender, len(self.log)):
             reason = "too many duplicate or unusable events from this sender"
             return Receipt("rejected", rejections=[Rejection(None, "flood", reason)])
-        receipt = receiving.receive(self, raw)
+        receipt = self._inbox.receive(self, raw)
         if sender is not None and receipt.status in ("duplicate", "pending", "deferred"):
             self._allowance.charge(sender)
         return receipt
 
     def passable(self, raws: list[bytes]) -> int:
-        """How many leading raws a relay may pass on before checking them (receiving.passable)."""
-        return receiving.passable(self, raws)
+        """How many leading raws a relay may pass on before checking them (Inbox.passable)."""
+        return self._inbox.passable(self, raws)
+
+    def knows(self, event_id: bytes) -> bool:
+        """Whether the event with this id is in the log (a duplicate is found by one hash)."""
+        return event_id in self._ids
+
+    @property
+    def held(self) -> int:
+        """How many events are held for positions not yet reached (protocol/pending.py)."""
+        return len(self._inbox.held)
+
+    def halt(self, proof: EquivocationProof) -> None:
+        """Stop the game on an equivocation: two events by one author for one position, the first
+        of them the one this log accepted there.  Anything less is refused (ValueError)."""
+        first = proof.verify()
+        if first.seq >= len(self.log) or self.log.events[first.seq].raw != proof.first:
+            raise ValueError("the proof's first event is not the one this log holds")
+        self.halted = proof
 
     # ----- local actions --------------------------------------------------------------------
 
@@ -324,7 +383,7 @@ class Session:
             body=body,
         )
 
-    def _author(self, type_: str, body: dict[str, Any]) -> Event:
+    def write(self, type_: str, body: dict[str, Any]) -> Event:
         """Sign and append our own event through the very checks a peer's event goes through."""
         event = self._sign(type_, body)
         self._commit(event)
@@ -333,35 +392,46 @@ class Session:
     # ----- the one path every event takes ---------------------------------------------------
 
     def _commit(self, event: Event) -> None:
+        """Check event against everything and append it; on any failure nothing has changed.
+
+        Every check and every rule runs on new values (the game's ``apply`` returns a new state
+        and leaves the one it is given as it was: protocol/rules.py); they are assigned together
+        only once the whole event is accepted.  A rule that fails in an unforeseen way is still
+        a rejection naming the event's author, never an exception out of ``receive``."""
         if self.halted is not None:
             raise Rejection(event.seq, "halted", "the game was stopped by an equivocation")
         check_link(event, self.game, len(self.log), self.log.head)
-        if event.seq == 0:
-            self._genesis(event)
-        else:
-            self._entitled(event)
+        try:
+            if event.seq == 0:
+                self._genesis(event)
+            else:
+                self._entitled(event)
+        except Rejection:
+            raise
+        except (GameRuleError, JoinError) as exc:
+            raise Rejection(event.seq, "illegal", str(exc), event.author) from None
+        except Exception as exc:  # a bug in a game's rules must never become a remote kill switch
+            reason = f"the game's rules failed on this event ({type(exc).__name__}: {exc})"
+            raise Rejection(event.seq, "illegal", reason, event.author) from None
         self.log.events.append(event)  # check_link already validated the link
         self._ids.add(event.id)
 
     def _entitled(self, event: Event) -> None:
         turn = check_entitled(event, self.expected(), self.seat_keys, self.exhausted)
-        try:
-            if event.type == "seat":
-                self.seats.append(read_seat(event, self.game, self.log.events[0].id, self.seats))
-            elif event.type == "start":
-                expect_keys(event.body, set())
-                assert self.rules is not None
-                self.started = True
-                self.game_state = self.rules.start(self.seat_count, self.options, self._seating())
-            elif event.type == "reveal":
-                self._reveal(event, turn.seat)
-            else:
-                assert self.rules is not None
-                self.game_state = self.rules.apply(
-                    self.game_state, turn.seat, event.type, event.body, event.seq
-                )
-        except (GameRuleError, JoinError) as exc:
-            raise Rejection(event.seq, "illegal", str(exc), event.author) from None
+        if event.type == "seat":
+            self.seats.append(read_seat(event, self.game, self.log.events[0].id, self.seats))
+        elif event.type == "start":
+            expect_keys(event.body, set())
+            assert self.rules is not None
+            game_state = self.rules.start(self.seat_count, self.options, self._seating())
+            self.started, self.game_state = True, game_state
+        elif event.type == "reveal":
+            self._reveal(event, turn.seat)
+        else:
+            assert self.rules is not None
+            self.game_state = self.rules.apply(
+                self.game_state, turn.seat, event.type, event.body, event.seq
+            )
 
     def _genesis(self, event: Event) -> None:
         founded = read_genesis(event, self.pinned_host)
@@ -374,15 +444,22 @@ class Session:
     def _reveal(self, event: Event, seat: int) -> None:
         assert self.game is not None and self.rules is not None
         pre = check_reveal(self.game, self.seats[seat].last_reveal, self.draws, event.body)
-        self.seats[seat].last_reveal = pre
-        self.reveals.append(pre)
-        if len(self.reveals) == len(self.seats):
-            step = self.rules.next(self.game_state)
+        reveals, game_state, draws = [*self.reveals, pre], self.game_state, self.draws
+        if len(reveals) == len(self.seats):
+            step = self.rules.next(game_state)
             assert isinstance(step, NeedRandom)
-            value = draw_value(self.game, self.draws, self.reveals, step.bound)
-            self.game_state = self.rules.apply_random(self.game_state, value)
-            self.draws += 1
-            self.reveals = []
+            value = draw_value(self.game, draws, reveals, step.bound)
+            game_state = self.rules.apply_random(game_state, value)
+            reveals, draws = [], draws + 1
+        self.seats[seat].last_reveal = pre
+        self.reveals, self.game_state, self.draws = reveals, game_state, draws
+
+    def state_digest(self) -> bytes:
+        """A digest of everything this session holds (protocol/digest.py), its log, game,
+        buffers and caches included: the same before and after an event it rejects.  The
+        identity and seat secrets it was made with are left out: no event can change them."""
+        held = {k: v for k, v in vars(self).items() if k not in ("identity", "secrets")}
+        return state_digest(held)
 
     # ----- words for people -----------------------------------------------------------------
 

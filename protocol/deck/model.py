@@ -58,6 +58,14 @@ class Slot:
     def is_public(self) -> bool:
         return self.card is not None
 
+    def copy(self) -> Slot:
+        """A copy that can change apart from this slot (its bytes are immutable, so shared)."""
+        twin = object.__new__(Slot)
+        twin.__dict__.update(self.__dict__)
+        twin.commits = list(self.commits)
+        twin.released = dict(self.released)
+        return twin  # pending is replaced, never changed in place
+
 
 @dataclass
 class Pool:
@@ -78,6 +86,18 @@ class Pool:
 
     def locked(self, seats: int) -> bool:
         return self.locks == seats
+
+    def copy(self) -> Pool:
+        """A copy that can change apart from this pool (DeckState.fork)."""
+        twin = object.__new__(Pool)
+        twin.__dict__.update(self.__dict__)
+        twin.points = list(self.points)
+        twin.depth = list(self.depth)
+        twin.public = dict(self.public)
+        twin.opening = dict(self.opening)  # an OpenProgress is replaced, never changed
+        twin.lock_commits = [list(commits) for commits in self.lock_commits]
+        twin.slots = [slot.copy() for slot in self.slots]
+        return twin
 
 
 # --- audit trail ------------------------------------------------------------------

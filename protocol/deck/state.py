@@ -1,9 +1,16 @@
-"""DeckState: the replicated public deck, driven by applying messages in log order."""
+"""DeckState: the replicated public deck, driven by applying messages in log order.
+
+``fork`` gives a copy that a caller may change while the original stays as it was (the session
+applies every event to a fork and keeps it only if the whole event is accepted).  Pools are the
+bulk of the state, so a fork shares them and copies each one the first time it is looked up
+(``CopiedOnUse``): an event costs a copy of the one or two pools it touches, not of the deck.
+"""
 
 from __future__ import annotations
 
+import copy
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 
 from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.group import CardTable, frame
@@ -37,6 +44,43 @@ def _digest(parts: tuple[object, ...]) -> bytes:
     return hashlib.sha512(frame(VOUCH_DOMAIN, *flat)).digest()
 
 
+class CopiedOnUse(MutableMapping[str, Pool]):
+    """Pools shared with the states forked from (or into) this one until used: a pool is copied
+    the first time it is looked up here, so no change made here reaches another fork."""
+
+    def __init__(self, pools: dict[str, Pool] | None = None) -> None:
+        self._pools: dict[str, Pool] = dict(pools or {})
+        self._own: set[str] = set(self._pools) if pools is None else set()
+
+    def __getitem__(self, name: str) -> Pool:
+        pool = self._pools[name]
+        if name not in self._own:
+            pool = self._pools[name] = pool.copy()
+            self._own.add(name)
+        return pool
+
+    def __setitem__(self, name: str, pool: Pool) -> None:
+        self._pools[name] = pool
+        self._own.add(name)
+
+    def __delitem__(self, name: str) -> None:
+        del self._pools[name]
+        self._own.discard(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._pools  # no copy: membership reads nothing of a pool
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pools)
+
+    def __len__(self) -> int:
+        return len(self._pools)
+
+    def fork(self) -> CopiedOnUse:
+        self._own.clear()  # from now on both sides share every pool: each copies before use
+        return CopiedOnUse(self._pools)
+
+
 class DeckState:
     """Everything public about the decks of one game, identical at every seat.
 
@@ -54,7 +98,7 @@ class DeckState:
         self.table = CardTable(card_ids)
         self.joins: list[bytes | None] = [None] * self.seats
         self.layer_commits: dict[tuple[int, str, int], bytes] = {}  # (seat, family, depth) -> P
-        self.pools: dict[str, Pool] = {}
+        self.pools = CopiedOnUse()
         self.used_names: set[str] = set()  # pool names are never reused: keys derive from them
         self.history: list[Record] = []
         self.public_cards: dict[str, set[str]] = {}  # family -> cards face up right now
@@ -63,6 +107,21 @@ class DeckState:
         # Local only, never replicated: digests of (statement, proof) pairs this replica's own
         # seat has just proven, so applying its own event skips re-checking what it computed.
         self._vouched: dict[bytes, None] = {}
+
+    def fork(self) -> DeckState:
+        """A copy to apply messages to; this state is left exactly as it is (module docstring).
+
+        Records, points and the card table are never changed in place, so they are shared."""
+        twin = copy.copy(self)
+        twin.joins = list(self.joins)
+        twin.layer_commits = dict(self.layer_commits)
+        twin.pools = self.pools.fork()
+        twin.used_names = set(self.used_names)
+        twin.history = list(self.history)
+        twin.public_cards = {family: set(cards) for family, cards in self.public_cards.items()}
+        twin.secrets = list(self.secrets)
+        twin._vouched = dict(self._vouched)
+        return twin
 
     # -- dispatch ------------------------------------------------------------------------
 

@@ -8,8 +8,10 @@
   engine checks the rule, the deck checks the card: a card the seat does not hold, or that is not
   the card it names, is rejected at once.
 
-Dice and the Hostage pick are onion randomness (``NeedRandom``).  Everything the adapter checks
-runs before anything changes, so a rejected event leaves the game as it was.
+Dice and the Hostage pick are onion randomness (``NeedRandom``).  ``apply`` and ``apply_random``
+work on a fork of the game (``RacerGame.fork``) and return it: the game they are given is never
+changed, so the session keeps it as it was when an event is rejected halfway through its checks
+(a play's key is applied to the deck before a stray ``proof`` field is seen, for example).
 """
 
 from __future__ import annotations
@@ -103,6 +105,7 @@ class RacerRules:
         return None
 
     def apply_random(self, game: RacerGame, value: int) -> RacerGame:
+        game = game.fork()
         request = racer.pending(game.state)
         chance = Die(value + 1) if isinstance(request, NeedDie) else Pick(value)
         game.state = racer.apply(game.state, chance)
@@ -112,6 +115,7 @@ class RacerRules:
     def apply(
         self, game: RacerGame, seat: int, type: str, body: dict[str, Any], seq: int = 0
     ) -> RacerGame:
+        game = game.fork()
         step = next_step(game)
         if type == "deck":
             if not isinstance(step, DeckStep) or step.seat != seat:

@@ -33,7 +33,8 @@ Both are pure functions of this state, so every peer schedules the same seat for
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TypeAlias
 
 from creepnet.engine import racer
 from creepnet.engine.racer import (
@@ -78,13 +79,13 @@ class ShowDrawn:
     slot: Slot
 
 
-Step = DeckStep | ShowDrawn | NeedDie | NeedPick | Decide
+Step: TypeAlias = DeckStep | ShowDrawn | NeedDie | NeedPick | Decide
 
 
 @dataclass
 class RacerGame:
-    """One game's public state.  Mutated in place by the adapter (the deck state is large);
-    every check runs before anything changes, so a rejected event leaves it as it was."""
+    """One game's public state.  The adapter changes a ``fork`` of it and returns that, so the
+    state it was given (the session's, until the whole event is accepted) never changes."""
 
     state: racer.State
     deck: DeckState
@@ -97,6 +98,12 @@ class RacerGame:
     @property
     def seats(self) -> int:
         return self.state.n
+
+    def fork(self) -> RacerGame:
+        """A copy to change; the engine state and the audit's results are immutable, shared."""
+        return replace(
+            self, deck=self.deck.fork(), where=dict(self.where), draw_pools=dict(self.draw_pools)
+        )
 
 
 def card_ids(state: racer.State) -> list[str]:
