@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from creepnet.protocol.deck.errors import DeckError
+from creepnet.protocol.deck.escrowing import audit_escrows
 from creepnet.protocol.deck.group import mul, mul_base, scalar_invert, scalar_product
 from creepnet.protocol.deck.keys import SECRET_BYTES, DeckKeys, commit_secret
 from creepnet.protocol.deck.model import BlindRecord, LockRecord, Pool, ShuffleRecord, get
@@ -76,6 +77,7 @@ def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
         seat_keys = revealed[record.seat]
         if seat_keys is not None:
             _check_record(record, seat_keys)
+    audit_escrows(state)  # a deck with escrow: every revealed seat's bundles re-derived
     keys = [k for k in revealed if k is not None]
     missing = [s for s, k in enumerate(revealed) if k is None]
     if missing:

@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Iterator, MutableMapping, Sequence
 
 from creepnet.protocol.deck.errors import DeckError
+from creepnet.protocol.deck.escrowing import EscrowBook, Exempt, retire
 from creepnet.protocol.deck.group import CardTable, frame
 from creepnet.protocol.deck.handlers import HANDLERS
 from creepnet.protocol.deck.model import Pool, Record, get
@@ -89,7 +90,17 @@ class DeckState:
     seat at fault (the state is left unchanged by an attributable failure).
     """
 
-    def __init__(self, game_id: bytes, seat_keys: Sequence[bytes], card_ids: Sequence[str]) -> None:
+    def __init__(
+        self,
+        game_id: bytes,
+        seat_keys: Sequence[bytes],
+        card_ids: Sequence[str],
+        *,
+        escrow: bool = False,
+        escrow_exempt: Exempt | None = None,
+    ) -> None:
+        """`escrow` (3+ seats): every layer and lock key is escrowed among the other seats
+        (docs/ESCROW.md); `escrow_exempt(seat, pool)` names locks whose keys need none."""
         if len(seat_keys) < 2 or len(set(seat_keys)) != len(seat_keys):
             raise ValueError("need at least two distinct seat keys")
         self.game_id = bytes(game_id)
@@ -104,6 +115,7 @@ class DeckState:
         self.public_cards: dict[str, set[str]] = {}  # family -> cards face up right now
         self.secrets: list[bytes | None] = [None] * self.seats
         self.last_seq: int | None = None
+        self.escrow = EscrowBook(self.seats, escrow_exempt) if escrow else None
         # Local only, never replicated: digests of (statement, proof) pairs this replica's own
         # seat has just proven, so applying its own event skips re-checking what it computed.
         self._vouched: dict[bytes, None] = {}
@@ -140,8 +152,16 @@ class DeckState:
             raise DeckError(seat, str(op), "not every seat has joined yet")
         if op not in ("join", "reveal") and self.finished:
             raise DeckError(seat, str(op), "the game is over (secrets are being revealed)")
+        if op != "reveal" and self.escrow is not None and self.escrow.convictions:
+            convicted = self.escrow.convictions[0]
+            raise DeckError(None, str(op), f"void: {convicted.error()}")
         handler(self, seat, seq, message)
         self.last_seq = seq
+
+    def retire(self, seat: int) -> None:
+        """The game layer's word that `seat` has left for good (docs/ESCROW.md): its scalars
+        may now be recovered and the table authors its steps with RetiredSeatKeys."""
+        retire(self, seat)
 
     # -- proofs the local seat computed ------------------------------------------------------
 
