@@ -123,7 +123,8 @@ class DeckState:
     def fork(self) -> DeckState:
         """A copy to apply messages to; this state is left exactly as it is (module docstring).
 
-        Records, points and the card table are never changed in place, so they are shared."""
+        Records, points and the card table are never changed in place, so they are shared; the
+        escrow book is mutable, so it forks too (a rejected escrow message changes nothing)."""
         twin = copy.copy(self)
         twin.joins = list(self.joins)
         twin.layer_commits = dict(self.layer_commits)
@@ -132,6 +133,7 @@ class DeckState:
         twin.history = list(self.history)
         twin.public_cards = {family: set(cards) for family, cards in self.public_cards.items()}
         twin.secrets = list(self.secrets)
+        twin.escrow = None if self.escrow is None else self.escrow.fork()
         twin._vouched = dict(self._vouched)
         return twin
 
