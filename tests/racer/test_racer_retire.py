@@ -15,6 +15,7 @@ from retirement_support import retire, run_without  # noqa: E402
 
 from creepnet.protocol.deck.escrowing import refresh_due  # noqa: E402
 from creepnet.protocol.games.racer.table import DeckStep, next_step  # noqa: E402
+from creepnet.protocol.log import Rejection  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
 from creepnet.protocol.table import Table, seat_bot  # noqa: E402
 from creepnet.protocol.verify import verify_log_bytes  # noqa: E402
@@ -116,3 +117,76 @@ def test_a_seat_that_stops_is_retired_and_the_others_finish(seats: int, stop: st
     assert rest == 0 and (rounds > 0) == bool(game.to_recover[gone]) and rounds <= 2
     assert not any(refresh_due(game.deck, s) for s in left)
     assert ops.count("refresh") <= (len(left) if seats == 4 else 0)
+
+
+def _later(stop: Predicate, turns: int) -> Predicate:
+    """``stop``, but only from turn ``turns`` on (mid-game, not in the set-up)."""
+
+    def owed(session: Session, seat: int) -> bool:
+        turn = session.started and session.game_state.state.turn
+        return bool(turn) and turn.number >= turns and stop(session, seat)  # type: ignore[union-attr]
+
+    return owed
+
+
+@pytest.mark.parametrize("stop", ["private release", "onion reveal", "decision"])
+def test_a_seat_that_stops_mid_game_is_retired_and_three_finish(stop: str) -> None:
+    t = Table(seats=4, kind="racer", options=OPTIONS, seed=11)
+    players = _players(4)
+    _play_until(t, players, 2, _later(STOPS[stop], 3))
+    run_without(t, players, {2})
+    retire(t, 2)
+    _finish_without(t, players, {2})
+    assert not t.rejections
+    verdict = verify_log_bytes(_one_log(t, [0, 1, 3]))
+    assert verdict.valid and verdict.finished, verdict.error
+
+
+def test_a_second_departure_at_four_seats_and_the_two_left_finish() -> None:
+    t = Table(seats=4, kind="racer", options=OPTIONS, seed=5)
+    players = _players(4)
+    _play_until(t, players, 3, _later(STOPS["decision"], 2))
+    run_without(t, players, {3})
+    retire(t, 3)
+    _play_until(t, players, 1, _later(STOPS["private release"], 4))
+    run_without(t, players, {1, 3})
+    assert t.spectator.waiting_for().seat == 1  # type: ignore[union-attr]
+    retire(t, 1)
+    _finish_without(t, players, {1, 3})
+    assert not t.rejections
+    verdict = verify_log_bytes(_one_log(t, [0, 2]))
+    assert verdict.valid and verdict.finished, verdict.error
+    assert sum("retired by the table" in note for note in verdict.notes) == 2
+    assert t.spectator.game_state.retired == (3, 1)
+
+
+def test_a_bad_recovery_share_is_refused_with_its_author_named() -> None:
+    t = Table(seats=3, kind="racer", options=OPTIONS, seed=3)
+    players = _players(3)
+    _play_until(t, players, 1, STOPS["decision"])
+    run_without(t, players, {1})
+    retire(t, 1)
+    live = t.sessions[0]
+    step = next_step(live.game_state)
+    assert isinstance(step, DeckStep) and step.op == "recover" and step.author == 0
+    kind, body = live.private.owed(live.game_state, len(live.log))  # type: ignore[union-attr]
+    assert kind == "deck"
+    body["shares"] = [body["shares"][1], body["shares"][0], *body["shares"][2:]]
+    before = live.state_digest()
+    with pytest.raises(Rejection) as err:
+        live.write("deck", body)
+    assert err.value.author == t.identities[0].public_key and "recover" in err.value.reason
+    assert live.state_digest() == before
+    wrong = dict(body, scalars=body["scalars"][1:], shares=body["shares"][1:])
+    with pytest.raises(Rejection) as err:  # not the scalars the table needs
+        live.write("deck", wrong)
+    assert err.value.author == t.identities[0].public_key
+
+
+def test_a_table_without_escrow_cannot_retire_and_old_logs_keep_their_plain_deck() -> None:
+    options = {k: v for k, v in OPTIONS.items() if k != "escrow"}
+    t = Table(seats=3, kind="racer", options=options, seed=3)
+    t.step(_players(3))
+    assert t.spectator.started and t.spectator.game_state.deck.escrow is None
+    join = next(e for e in t.spectator.log.events if e.type == "deck")
+    assert "escrow" not in join.body
