@@ -23,6 +23,9 @@ SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
     "games": {"items": list},
     "join": {"game": bytes, "request": bytes},
     "join-refused": {"game": bytes, "reason": str},
+    # node/retirement.py: a vote to retire a stalled seat, a seat's signed leave notice
+    "retire-vote": {"game": bytes, "seq": int, "prev": bytes, "seat": int, "vote": list},
+    "leave": {"game": bytes, "seat": int, "signature": bytes},
 }
 
 

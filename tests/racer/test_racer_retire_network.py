@@ -1,0 +1,55 @@
+"""Retirement over real loopback nodes: three Racer seats, one node killed for good mid-game;
+the other two vote it out after the game's retire_after, play on and finish with identical,
+valid, finished logs that name the retirement."""
+
+from __future__ import annotations
+
+import trio
+from conftest import FAST
+
+from creepnet.engine.racer.state import HostageSwap
+from creepnet.node.bot import run_bot
+from creepnet.node.node import Node
+from creepnet.protocol.verify import verify_log_bytes
+
+OPTIONS = {"creeps_per_player": 3, "face_up_creeps": 1, "turn_limit": 10, "escrow": 1}
+
+
+async def _guest(tmp_path, host: Node, game: bytes, k: int, scope: trio.CancelScope) -> None:
+    with scope:
+        async with Node.open(tmp_path / f"g{k}", timeouts=FAST) as node:
+            await node.join(host.address, game, player=f"guest{k}")
+            await run_bot(node, game, "random", k)
+            await node.wait_synced(game)
+
+
+def _free(runtime, seat: int) -> bool:
+    stage = runtime.session.game_state.state.stage
+    return not isinstance(stage, HostageSwap) or seat not in (stage.asker, stage.target)
+
+
+async def test_a_node_killed_for_good_is_retired_and_the_others_finish(tmp_path) -> None:
+    with trio.fail_after(240):
+        async with Node.open(tmp_path / "host", name="host", timeouts=FAST) as host:
+            options = {**OPTIONS, "retire_after": 1}
+            game = await host.host_game("racer", "race", seats=3, player="host", options=options)
+            killed = trio.CancelScope()
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_guest, tmp_path, host, game, 1, trio.CancelScope())
+                await host.wait_for(game, lambda rt: len(rt.session.seats) > 1)
+                nursery.start_soon(_guest, tmp_path, host, game, 2, killed)
+                await host.wait_for(game, lambda rt: len(rt.session.seats) > 2)
+                nursery.start_soon(run_bot, host, game, "random", 0)
+                # seat 2's node dies for good once the first turns are played (not while it
+                # hands over a Hostage Exchange's card: that step cannot be retired yet)
+                await host.wait_for(game, lambda rt: len(rt.session.log) > 120 and _free(rt, 2))
+                killed.cancel()
+            final = host.session(game)
+            assert final.finished and final.retired == [2]
+            logs = {
+                (tmp_path / h / "games" / game.hex() / "log").read_bytes() for h in ("host", "g1")
+            }
+            assert logs == {final.log.to_bytes()}
+            verdict = verify_log_bytes(final.log.to_bytes())
+            assert verdict.valid and verdict.finished, verdict.error
+            assert any("retired by the table" in note for note in verdict.notes)
