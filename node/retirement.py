@@ -56,6 +56,7 @@ class Retirements:
         self._since: dict[bytes, tuple[int, float]] = {}  # game -> (log length, since when)
         self._leaving: dict[bytes, set[int]] = {}
         self._told: dict[bytes, int] = {}  # retirements already announced, per game
+        self._said: dict[bytes, tuple[retirement.Position, int]] = {}  # the last countdown
 
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         task_status.started()
@@ -103,7 +104,8 @@ class Retirements:
                 self.reporter.note(runtime, "retiring", text, CLAIMABLE)
             return
         if silent < limit and not gone:
-            if silent >= 1:
+            if silent >= 1 and self._said.get(runtime.game) != (where, int(silent)):
+                self._said[runtime.game] = (where, int(silent))  # once a second, not a tick
                 text = (
                     f"waiting for {name}: no word for {silent:.0f} s, they will be retired in "
                     f"{limit - silent:.0f} s"

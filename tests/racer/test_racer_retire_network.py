@@ -10,6 +10,7 @@ from conftest import FAST
 from creepnet.engine.racer.state import HostageSwap
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
+from creepnet.protocol.games import get_game
 from creepnet.protocol.verify import verify_log_bytes
 
 OPTIONS = {"creeps_per_player": 3, "face_up_creeps": 1, "turn_limit": 10, "escrow": 1}
@@ -53,3 +54,39 @@ async def test_a_node_killed_for_good_is_retired_and_the_others_finish(tmp_path)
             verdict = verify_log_bytes(final.log.to_bytes())
             assert verdict.valid and verdict.finished, verdict.error
             assert any("retired by the table" in note for note in verdict.notes)
+
+
+async def test_a_player_who_leaves_in_a_two_seat_game_lets_the_other_claim_it(tmp_path) -> None:
+    """Creeper: the guest types `leave` (a signed notice); the host's node at once offers the
+    claim, and the claim ends the log as an abandonment both nodes store."""
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "host", timeouts=FAST) as host,
+            Node.open(tmp_path / "guest", timeouts=FAST) as guest,
+        ):
+            game = await host.host_game("creeper", "quiet", player="host")
+            await guest.join(host.address, game, player="guest")
+            async with host.updates() as stream:
+                await host.wait_for(game, lambda rt: rt.session.started)
+                while host.session(game).waiting_for().seat != 1:  # type: ignore[union-attr]
+                    await run_one_move(host, game)
+                guest.leave(game)
+                async for update in stream:
+                    if update.kind == "claimable":
+                        assert "guest is gone" in update.text
+                        break
+            await host.claim(game)
+            seq = len(host.session(game).log) - 1
+            await guest.wait_for(game, lambda rt: rt.stored == seq + 1)
+            for node in (host, guest):
+                verdict = verify_log_bytes(node.session(game).log.to_bytes())
+                assert verdict.valid and not verdict.finished
+                assert verdict.outcome == (
+                    f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {seq}"
+                )
+
+
+async def run_one_move(node: Node, game: bytes) -> None:
+    session = node.session(game)
+    bot = get_game(session.kind).make_bot("random", 0)
+    await node.play(game, bot.choose(session.local_view(), session.local_seat))  # type: ignore[arg-type]
