@@ -130,6 +130,7 @@ class Session:
         self.reveals: list[bytes] = []  # the current draw's preimages so far, in seat order
         self.halted: EquivocationProof | None = None
         self.retired: list[int] = []  # seats retired by the table, in log order
+        self.skipped: dict[int, int] = {}  # seat -> onion layers its next reveal skips
         self.abandoned: retirement.Abandonment | None = None
         self.retire_after = retirement.DEFAULT_RETIRE_AFTER  # seconds (a genesis option)
         self._private: PrivateSide | None = None
@@ -215,7 +216,10 @@ class Session:
     @property
     def remaining(self) -> tuple[int, ...]:
         """The seats still playing (not retired), in seat order."""
-        return retirement.remaining(len(self.seats), self.retired)
+        return self._playing(self.retired)
+
+    def _playing(self, retired: list[int]) -> tuple[int, ...]:
+        return retirement.remaining(len(self.seats), retired)
 
     @property
     def seat_keys(self) -> list[bytes]:
@@ -462,10 +466,12 @@ class Session:
 
     def _reveal(self, event: Event, seat: int) -> None:
         assert self.game is not None and self.rules is not None
-        pre = check_reveal(self.game, self.seats[seat].last_reveal, self.draws, event.body)
+        skip = self.skipped.get(seat, 0)
+        pre = check_reveal(self.game, self.seats[seat].last_reveal, self.draws, event.body, skip)
         reveals, game_state, draws = self._draw([*self.reveals, pre], self.game_state, self.retired)
         self.seats[seat].last_reveal = pre
         self.reveals, self.game_state, self.draws = reveals, game_state, draws
+        self.skipped = {s: k for s, k in self.skipped.items() if s != seat}
 
     def _draw(
         self, reveals: list[bytes], game_state: Any, retired: list[int]
@@ -493,7 +499,17 @@ class Session:
             raise GameRuleError(f"{self.kind} cannot play on without a seat")
         game_state, retired = self.rules.retire(self.game_state, seat), [*self.retired, seat]
         reveals, game_state, draws = self._draw(self.reveals, game_state, retired)
-        self.retired, self.reveals = retired, reveals
+        skipped = self.skipped
+        if reveals and not isinstance(self.rules.next(game_state), NeedRandom):
+            # The draw's purpose left with the seat (its own die): the draw is spent unused,
+            # and the seats that had not revealed for it skip that layer of their onion.
+            done = len(reveals)
+            skipped = {
+                **skipped,
+                **{s: skipped.get(s, 0) + 1 for s in self._playing(retired)[done:]},
+            }
+            reveals, draws = [], draws + 1
+        self.retired, self.reveals, self.skipped = retired, reveals, skipped
         self.game_state, self.draws = game_state, draws
 
     def state_digest(self) -> bytes:

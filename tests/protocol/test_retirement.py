@@ -284,3 +284,25 @@ def test_an_abandonment_needs_two_seats_left_and_the_other_seat() -> None:
     with pytest.raises(Rejection) as err:
         t.sessions[0].write("abandon", {"seat": 2})
     assert "retired, not abandoned" in err.value.reason
+
+
+def test_a_draw_whose_purpose_leaves_with_the_seat_is_spent_and_later_seats_skip_a_layer() -> None:
+    """Seat 1 rolled its own die and stops at its reveal (seat 0 has revealed, seat 2 not): its
+    roll is not rolled, the draw is spent unused, and seat 2's next reveal hashes through the
+    layer it never revealed; the game still finishes with valid logs."""
+    t = _table(3)
+    for _ in range(1000):
+        spectator = t.spectator
+        game, turn = spectator.game_state, spectator.expected()
+        if spectator.started and game.to_move == 1 and game.rolling and turn.seat == 1:  # type: ignore[union-attr]
+            break
+        t.step(PLAYERS)
+    live = t.sessions[0]
+    draws = live.draws
+    assert len(live.reveals) == 1
+    retire(t, 1)
+    assert live.draws == draws + 1 and live.reveals == [] and live.skipped == {2: 1}
+    run_without(t, PLAYERS, {1})
+    assert live.finished and not t.rejections and live.skipped == {}
+    verdict = verify_log_bytes(_logs(t, [0, 2]).pop())
+    assert verdict.valid and verdict.finished
