@@ -87,6 +87,9 @@ class Retirements:
         for seat in retired[told:]:
             self.announce(runtime, seat)
         self._told[runtime.game] = len(retired)
+        if runtime.session.local_seat in retired:  # we came back too late: we watch
+            text = "the table retired you from this game; it plays on, and you watch"
+            self.reporter.note(runtime, "retiring", text, RETIRED)
         where = self._waiting(runtime)
         if where is None:
             return

@@ -99,6 +99,14 @@ def test_the_timer_counts_down_votes_and_the_author_appends_the_retirement() -> 
         assert t.sessions[0].retired == [2]
         await zero.check(zero_rt)
         assert (RETIRED, "p2 left the game; the table plays on without them") in zero_said.updates
+        two, two_rt, two_wire, two_said = _node(t, 2, clock)  # seat 2 comes back, too late
+        for event in t.sessions[0].log.events[len(t.sessions[2].log) :]:
+            t.sessions[2].receive(event.raw)  # it catches up: its own retirement
+        await two.check(two_rt)
+        assert (RETIRED, "the table retired you from this game; it plays on, and you watch") in (
+            two_said.updates
+        )
+        assert two_wire.sent == []  # and it votes for nothing
 
     trio.run(scenario)
 
