@@ -14,7 +14,7 @@ import trio
 from creepnet.cli.faces import Console, console_for
 from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.cli.text import printable
-from creepnet.node import updates
+from creepnet.node import retirement, updates
 from creepnet.node.node import Node
 from creepnet.node.storage import StorageError
 from creepnet.node.updates import Update
@@ -22,6 +22,7 @@ from creepnet.protocol.event import Event
 from creepnet.protocol.log import Rejection
 
 # Who follows this game, in the game's words (a connection that is not about it says nothing).
+LEAVE_WORDS = ("leave", "claim")  # node/retirement.py: leave for good; claim an abandonment
 PEER_NEWS = {updates.FOLLOWER_ARRIVED: True, updates.FOLLOWER_LEFT: False}
 SHOWN = {
     updates.HOST_MOVED,
@@ -31,6 +32,8 @@ SHOWN = {
     updates.HALTED,
     updates.STORAGE_ERROR,
     updates.JOIN_REFUSED,
+    retirement.RETIRED,  # "Cat left the game; the table plays on without her"
+    retirement.CLAIMABLE,
 }
 DELIVERY_PATIENCE = 2.0  # seconds before we say a move has not reached the others yet
 
@@ -128,6 +131,21 @@ class TerminalPlay:
         await self.node.wait_for(self.game, delivered)
         self.say("* your move was delivered")
 
+    async def leave_or_claim(self, word: str) -> bool:
+        """``leave``: tell the table we go for good (they retire us at once); ``claim``: two
+        seats left and the other is gone, claim the game abandoned.  True when we leave."""
+        try:
+            if word == "leave":
+                self.node.leave(self.game)
+                self.say("you left the game; the table plays on without you")
+                return True
+            await self.node.claim(self.game)
+        except (ValueError, Rejection) as exc:
+            self.say(f"not now: {printable(str(getattr(exc, 'reason', exc)))}")
+            return False
+        self.say(f"* {printable(self.session.outcome_text or 'claimed: the game is abandoned')}")
+        return True
+
     # ----- what comes in --------------------------------------------------------------------
 
     async def forward_updates(self, channel: trio.MemorySendChannel) -> None:
@@ -173,6 +191,8 @@ class TerminalPlay:
             self.say(self.console.peer_news(connected, update.peer, update.text, back=back))
         elif update.kind == updates.ERROR and update.game is None:
             self.screen.note(f"* {printable(update.text)}", "redial")  # one status line
+        elif update.kind == retirement.RETIRING:
+            self.screen.note(f"* {printable(update.text)}", "retiring")  # one status line
         elif update.kind in SHOWN or update.kind == updates.ERROR:
             self.say(f"* {printable(update.text)}")
         self.refresh()
@@ -182,6 +202,8 @@ class TerminalPlay:
 
     async def on_line(self, line: str, nursery: trio.Nursery) -> bool:
         """Answer a typed line; True when the player leaves."""
+        if line.strip() in LEAVE_WORDS:
+            return await self.leave_or_claim(line.strip())
         reply = self.console.handle(line)
         if reply.text:
             self.say(reply.text)

@@ -28,6 +28,9 @@ SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
     "join-refused": {"game": bytes, "reason": str},
     "listen": {"port": int},  # the mesh (mesh.py): the TCP port the sender accepts on
     "addresses": {"game": bytes, "items": list},  # [{key, address}]: where it reaches seats
+    # node/retirement.py: a vote to retire a stalled seat, a seat's signed leave notice
+    "retire-vote": {"game": bytes, "seq": int, "prev": bytes, "seat": int, "vote": list},
+    "leave": {"game": bytes, "seat": int, "signature": bytes},
 }
 
 

@@ -40,6 +40,7 @@ from creepnet.node.mesh import Mesh, Scope
 from creepnet.node.peer import Peer, ProtocolViolation
 from creepnet.node.relocation import HostFinder
 from creepnet.node.reporter import Reporter
+from creepnet.node.retirement import Retirements
 from creepnet.node.stalls import ASK_AFTER, watch_stalls
 from creepnet.node.storage import GameStore, Home, StorageError
 from creepnet.node.sync import GameSync
@@ -96,6 +97,8 @@ class Node:
         )
         self._connections.handler = self._sync.dispatch
         self._sync.shun = self._connections.shun
+        self._retirements = Retirements(self.games, self._ledger, self._reporter, self.identity)
+        self._sync.retirements = self._retirements
         finder = HostFinder(self.games, self._connections, self._advertiser, self._reporter)
         self._connections.pause_before_redial = finder.pause_before_redial
         # The mesh: which addresses a peer may make us dial (mesh.py); by default what the
@@ -143,6 +146,7 @@ class Node:
                 self._save_port(runtime)
         if self.use_discovery:
             await nursery.start(self._advertiser.run)
+        await nursery.start(self._retirements.run)
         for runtime in self.games.values():
             self._connections.redial(runtime)
         self._mesh.refresh()  # and the other seats of our games, where we reached them before
@@ -356,6 +360,14 @@ class Node:
         if runtime.stored <= event.seq:
             raise StorageError(runtime.storage_error or "the move was not stored")
         return event
+
+    def leave(self, game: bytes) -> None:
+        """Tell the table we leave for good (a signed notice): they may retire us at once."""
+        self._retirements.leave(self._runtime(game))
+
+    async def claim(self, game: bytes) -> None:
+        """Two seats left and the other is gone: claim the game abandoned (node/retirement.py)."""
+        await self._retirements.claim(self._runtime(game))
 
     async def flush(self, game: bytes) -> bool:
         """Retry storing (then sending) events held back by a storage error; True when done."""

@@ -26,6 +26,7 @@ from creepnet.node.ledger import Ledger
 from creepnet.node.mesh import Mesh
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
+from creepnet.node.retirement import Retirements
 from creepnet.node.transport import TransportError
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.lobby import GAME_NONCE_SIZE, derive_game_id
@@ -52,6 +53,7 @@ class GameSync:
         self.budget = CpuBudget()  # what a peer's refused events may cost us (budget.py)
         self.shun: Callable[[bytes, float], None] = lambda key, seconds: None  # Connections.shun
         self.mesh: Mesh | None = None  # hears `listen` and `addresses` (mesh.py)
+        self.retirements: Retirements | None = None  # votes and leave notices (retirement.py)
 
     def greet(self, peer: Peer) -> None:
         """Announce what we hold to a peer that may hear of it: one that follows a game
@@ -130,6 +132,8 @@ class GameSync:
             await self._on_events(runtime, peer, message)
         elif kind == "join":
             await self._on_join(runtime, peer, message)
+        elif kind in ("retire-vote", "leave") and self.retirements is not None:
+            await self.retirements.on_message(runtime, peer, message)
         elif kind == "join-refused":
             runtime.join_refused = message["reason"][:300]
             self.reporter.publish(updates.JOIN_REFUSED, runtime.join_refused, runtime.game, peer)
@@ -214,6 +218,8 @@ class GameSync:
                     # pings, other peers and the page run meanwhile (this game stays locked).
                     await trio.lowlevel.checkpoint()
                     slice_ends = time.monotonic() + SLICE
+                if self.retirements is not None and self.retirements.keep_aside(runtime, raw):
+                    continue  # a late event of a seat we voted to retire: evidence only
                 started = self.budget.clock()
                 receipt = session.receive(raw, sender=peer.key)
                 if receipt.status == "rejected":

@@ -113,6 +113,16 @@ class HiddenInformation(Protocol):
 
 
 @runtime_checkable
+class Retiring(Protocol):
+    """What a game adds to ``GameRules`` to play on without a seat (protocol/retirement.py)."""
+
+    def retire(self, game: Any, seat: int) -> Any:
+        """The state once ``seat`` has left for good (its owed steps now the table's, the seat out
+        of play); ``game`` itself never changes.  GameRuleError if this game cannot (no escrow)."""
+        ...
+
+
+@runtime_checkable
 class WrapsEngine(Protocol):
     """A game state that carries its engine's own state (``Session.engine_state``), for faces
     that draw or bots that read the engine's position."""

@@ -21,7 +21,10 @@ The session's **phase** (``Phase``, h11-style) and the events each allows, in on
     lobby     → seat (host, while seats are free) · start (host, once full)
     playing   → the game's Turn · reveal (every seat in seat order: protocol/reveals.py)
                 · an owed step (the seat the game names)
-    finished, exhausted (randomness spent), halted (equivocation) → nothing
+                · retire (3+ seats left) or abandon (2 left) of the seat waited on, by the
+                  seat protocol/retirement.py names
+    finished, exhausted (randomness spent), halted (equivocation),
+    abandoned (a 2-seat claim) → nothing
 
 Invariants kept here and nowhere else: the log is a verified chain whose every event was judged
 by ``_commit`` against the state before it; a rejected event changes nothing (every new value is
@@ -40,9 +43,9 @@ import secrets
 from enum import Enum
 from typing import Any
 
-from creepnet.protocol import authoring, onion
+from creepnet.protocol import authoring, onion, retirement
 from creepnet.protocol.digest import state_digest
-from creepnet.protocol.entitlement import check_entitled, is_decision
+from creepnet.protocol.entitlement import check_entitled, is_decision, waited_on
 from creepnet.protocol.event import Event, sign_event
 from creepnet.protocol.identity import Identity
 from creepnet.protocol.labels import Waiting, outcome_text, seat_label
@@ -65,6 +68,7 @@ from creepnet.protocol.rules import (
     Owed,
     PrivateSide,
     Result,
+    Retiring,
     Seating,
     Turn,
     WrapsEngine,
@@ -84,16 +88,18 @@ class Phase(Enum):
     FINISHED = "finished"
     EXHAUSTED = "exhausted"
     HALTED = "halted"
+    ABANDONED = "abandoned"
 
 
 # The event types each phase allows ("turn": the game's turn types and owed steps, and reveal).
 ALLOWED: dict[Phase, frozenset[str]] = {
     Phase.EMPTY: frozenset({"genesis"}),
     Phase.LOBBY: frozenset({"seat", "start"}),
-    Phase.PLAYING: frozenset({"turn", "reveal"}),
+    Phase.PLAYING: frozenset({"turn", "reveal", "retire", "abandon"}),
     Phase.FINISHED: frozenset(),
     Phase.EXHAUSTED: frozenset(),
     Phase.HALTED: frozenset(),
+    Phase.ABANDONED: frozenset(),
 }
 
 
@@ -123,6 +129,10 @@ class Session:
         self.draws = 0  # completed random draws
         self.reveals: list[bytes] = []  # the current draw's preimages so far, in seat order
         self.halted: EquivocationProof | None = None
+        self.retired: list[int] = []  # seats retired by the table, in log order
+        self.skipped: dict[int, int] = {}  # seat -> onion layers its next reveal skips
+        self.abandoned: retirement.Abandonment | None = None
+        self.retire_after = retirement.DEFAULT_RETIRE_AFTER  # seconds (a genesis option)
         self._private: PrivateSide | None = None
         self.pinned_host = host  # the genesis must be signed by this key, when known
         self._inbox = Inbox()  # held events, and what `passable` parsed last
@@ -204,6 +214,14 @@ class Session:
         return None
 
     @property
+    def remaining(self) -> tuple[int, ...]:
+        """The seats still playing (not retired), in seat order."""
+        return self._playing(self.retired)
+
+    def _playing(self, retired: list[int]) -> tuple[int, ...]:
+        return retirement.remaining(len(self.seats), retired)
+
+    @property
     def seat_keys(self) -> list[bytes]:
         return [seat.key for seat in self.seats]
 
@@ -238,6 +256,8 @@ class Session:
             return Phase.HALTED, None
         if not self.log.events:
             return Phase.EMPTY, None
+        if self.abandoned is not None:
+            return Phase.ABANDONED, None
         if not self.started:
             return Phase.LOBBY, None
         assert self.rules is not None
@@ -256,7 +276,7 @@ class Session:
                 return Turn(0, frozenset({"seat"}), "seat the next player who asks to join")
             return Turn(0, frozenset({"start"}), "start the game")
         if isinstance(step, NeedRandom):
-            seat = len(self.reveals)
+            seat = self.remaining[len(self.reveals)]  # retired seats reveal no more
             what = f"reveal randomness for the {step.purpose}"
             return Turn(seat, frozenset({"reveal"}), what, automatic=True)
         if isinstance(step, Owed):
@@ -417,6 +437,9 @@ class Session:
         self._ids.add(event.id)
 
     def _entitled(self, event: Event) -> None:
+        if event.type in retirement.TYPES and self.started:
+            self._retire(event)
+            return
         turn = check_entitled(event, self.expected(), self.seat_keys, self.exhausted)
         if event.type == "seat":
             self.seats.append(read_seat(event, self.game, self.log.events[0].id, self.seats))
@@ -438,21 +461,56 @@ class Session:
         self.game = founded.game
         self.kind, self.name, self.rules = founded.rules.kind, founded.name, founded.rules
         self.seat_count, self.onion_length = founded.seat_count, founded.onion_length
-        self.options = founded.options
+        self.options, self.retire_after = retirement.split_options(founded.options)
         self.seats = [founded.host]
 
     def _reveal(self, event: Event, seat: int) -> None:
         assert self.game is not None and self.rules is not None
-        pre = check_reveal(self.game, self.seats[seat].last_reveal, self.draws, event.body)
-        reveals, game_state, draws = [*self.reveals, pre], self.game_state, self.draws
-        if len(reveals) == len(self.seats):
-            step = self.rules.next(game_state)
-            assert isinstance(step, NeedRandom)
-            value = draw_value(self.game, draws, reveals, step.bound)
-            game_state = self.rules.apply_random(game_state, value)
-            reveals, draws = [], draws + 1
+        skip = self.skipped.get(seat, 0)
+        pre = check_reveal(self.game, self.seats[seat].last_reveal, self.draws, event.body, skip)
+        reveals, game_state, draws = self._draw([*self.reveals, pre], self.game_state, self.retired)
         self.seats[seat].last_reveal = pre
         self.reveals, self.game_state, self.draws = reveals, game_state, draws
+        self.skipped = {s: k for s, k in self.skipped.items() if s != seat}
+
+    def _draw(
+        self, reveals: list[bytes], game_state: Any, retired: list[int]
+    ) -> tuple[list[bytes], Any, int]:
+        """The draw done once every remaining seat has revealed (else nothing changes)."""
+        assert self.game is not None and self.rules is not None
+        step = self.rules.next(game_state)
+        playing = len(self.seats) - len(retired)
+        if len(reveals) < playing or not isinstance(step, NeedRandom):
+            return reveals, game_state, self.draws
+        value = draw_value(self.game, self.draws, reveals, step.bound)
+        return [], self.rules.apply_random(game_state, value), self.draws + 1
+
+    def _retire(self, event: Event) -> None:
+        """A ``retire`` or ``abandon`` of the seat the table waits on (protocol/retirement.py)."""
+        assert self.game is not None and self.rules is not None
+        seat = waited_on(event, self.expected(), self.exhausted).seat
+        position = retirement.Position(self.game, event.seq, event.prev, seat)
+        if event.type == "abandon":
+            claimant = retirement.check_abandon(position, self.seat_keys, self.retired, event)
+            self.abandoned = retirement.Abandonment(seat, claimant, event.seq)
+            return
+        retirement.check_retire(position, self.seat_keys, self.retired, event)
+        if not isinstance(self.rules, Retiring):
+            raise GameRuleError(f"{self.kind} cannot play on without a seat")
+        game_state, retired = self.rules.retire(self.game_state, seat), [*self.retired, seat]
+        reveals, game_state, draws = self._draw(self.reveals, game_state, retired)
+        skipped = self.skipped
+        if reveals and not isinstance(self.rules.next(game_state), NeedRandom):
+            # The draw's purpose left with the seat (its own die): the draw is spent unused,
+            # and the seats that had not revealed for it skip that layer of their onion.
+            done = len(reveals)
+            skipped = {
+                **skipped,
+                **{s: skipped.get(s, 0) + 1 for s in self._playing(retired)[done:]},
+            }
+            reveals, draws = [], draws + 1
+        self.retired, self.reveals, self.skipped = retired, reveals, skipped
+        self.game_state, self.draws = game_state, draws
 
     def state_digest(self) -> bytes:
         """A digest of everything this session holds (protocol/digest.py), its log, game,

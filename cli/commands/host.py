@@ -39,6 +39,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="TCP port to listen on (default: any; a resumed game's old port if it is free)",
     )
     add_game_options(parser)
+    parser.add_argument(
+        "--retire-after",
+        type=int,
+        default=None,
+        metavar="SECONDS",
+        help="how long the table waits for a silent player before voting it out (3-4 seats; "
+        "2 seats: the other may claim the game abandoned); default 120",
+    )
     parser.add_argument("--no-discovery", action="store_true", help="do not advertise by zeroconf")
     add_player_options(parser)
     add_network_options(parser)
@@ -59,6 +67,17 @@ def run(args: argparse.Namespace) -> int:
     return run_trio(_host, args)
 
 
+def retirement_options(args: argparse.Namespace, seats: int, options: dict) -> dict:
+    """``--retire-after`` for every game; a Racer table of 3-4 seats escrows its keys so that it
+    can play on without a retired seat (docs/ESCROW.md)."""
+    options = dict(options)
+    if args.retire_after is not None:
+        options["retire_after"] = args.retire_after
+    if args.kind == "racer" and seats >= 3:
+        options["escrow"] = 1
+    return options
+
+
 def hosted_game(node: Node, name: str) -> bytes | None:
     """An unfinished game this home hosts under that name: run again, the command resumes it."""
     for game, runtime in node.games.items():
@@ -74,6 +93,7 @@ def hosted_game(node: Node, name: str) -> bytes | None:
 async def _host(args: argparse.Namespace) -> int:
     saved = saved_player_name(home_dir(args))
     seats, options = seats_and_options(args)
+    options = retirement_options(args, seats, options)
     name = (args.name or f"{player_name(args, saved)}'s game")[:64]
     async with (
         open_node(

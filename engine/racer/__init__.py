@@ -67,6 +67,7 @@ from creepnet.engine.racer.cards import (
 from creepnet.engine.racer.driver import Bot, GameResult, chance_action, play_game
 from creepnet.engine.racer.notation import format_action, parse_action
 from creepnet.engine.racer.positions import crafted_position, slot_of
+from creepnet.engine.racer.retire import can_retire, retire
 from creepnet.engine.racer.rules import apply, legal_actions, pending
 from creepnet.engine.racer.state import (
     LineCreep,
@@ -140,6 +141,7 @@ __all__ = [
     "action_to_dict",
     "apply",
     "audit",
+    "can_retire",
     "chance_action",
     "crafted_position",
     "format_action",
@@ -154,5 +156,6 @@ __all__ = [
     "play_game",
     "public_slots",
     "redact",
+    "retire",
     "slot_of",
 ]

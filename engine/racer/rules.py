@@ -31,7 +31,7 @@ from creepnet.engine.racer.table import side_seat, turn_seat
 from creepnet.engine.racer.turns import end_turn, start_turn
 from creepnet.engine.racer.waiting import legal_actions, pending
 
-__all__ = ["apply", "begin_turn", "legal_actions", "pending"]
+__all__ = ["apply", "begin_turn", "legal_actions", "pending", "settle"]
 
 # (stage type, action type) -> handler(state, stage, action) -> unsettled next state
 _HANDLERS: Handlers = {
@@ -55,6 +55,11 @@ def apply(state: State, action: Action) -> State:
 def begin_turn(state: State, seat: int, number: int = 1) -> State:
     """Start turn ``number`` for ``seat`` (draws first), settled at the next request."""
     return _settle(start_turn(state, seat, number))
+
+
+def settle(state: State) -> State:
+    """Perform the automatic steps until the next request (draws, ending a turn, ...)."""
+    return _settle(state)
 
 
 def _settle(state: State) -> State:

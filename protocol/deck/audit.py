@@ -79,7 +79,8 @@ def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
             _check_record(record, seat_keys)
     audit_escrows(state)  # a deck with escrow: every revealed seat's bundles re-derived
     keys = [k for k in revealed if k is not None]
-    missing = [s for s, k in enumerate(revealed) if k is None]
+    retired = state.escrow.retired if state.escrow is not None else set()
+    missing = [s for s, k in enumerate(revealed) if k is None and s not in retired]
     if missing:
         raise DeckError(
             missing[0],
@@ -88,6 +89,8 @@ def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
             "the hidden cards and the claims stay unchecked",
         )
     cards: dict[tuple[str, int], str] = {}
+    if retired:  # a retired seat's keys are gone: no hidden card decodes (docs/ESCROW.md)
+        return AuditReport(cards)
     for pool in state.pools.values():
         for j, card in enumerate(_decode_pool(state, pool, keys)):
             cards[(pool.name, j)] = card

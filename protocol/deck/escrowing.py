@@ -20,6 +20,7 @@ these fields: old logs verify unchanged.
 
 from __future__ import annotations
 
+import copy
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -90,6 +91,21 @@ class EscrowBook:
 
     def bundle(self, dealer: int, scalar: ScalarId) -> tuple[Escrowed, Bundle] | None:
         return self.bundles.get((dealer, scalar))
+
+    def fork(self) -> EscrowBook:
+        """A copy that messages may change while this book stays as it is (DeckState.fork).
+
+        Everything the handlers change is copied: the containers, and the inner maps of recovery
+        shares; bundles, keys, the directory and convictions are immutable, so shared."""
+        twin = copy.copy(self)
+        twin.keys = list(self.keys)
+        twin.bundles = dict(self.bundles)
+        twin.kept = list(self.kept)
+        twin.convictions = list(self.convictions)
+        twin.retired = set(self.retired)
+        twin.recovery = {scalar: dict(shares) for scalar, shares in self.recovery.items()}
+        twin.recovered = dict(self.recovered)
+        return twin
 
 
 _ESCROW_KEYS: weakref.WeakKeyDictionary[DeckKeys, EscrowKeys] = weakref.WeakKeyDictionary()

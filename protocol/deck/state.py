@@ -47,7 +47,7 @@ def _digest(parts: tuple[object, ...]) -> bytes:
 
 # DeckState.fork copies these itself, and shares these (immutable, or only ever replaced).
 _FORKED = {"joins", "layer_commits", "pools", "used_names", "history", "public_cards", "secrets"}
-_FORKED |= {"_vouched"}
+_FORKED |= {"_vouched", "escrow"}
 _SHARED = {"game_id", "seat_keys", "seats", "table", "last_seq"}
 
 
@@ -129,7 +129,8 @@ class DeckState:
     def fork(self) -> DeckState:
         """A copy to apply messages to; this state is left exactly as it is (module docstring).
 
-        Records, points and the card table are never changed in place, so they are shared.  An
+        Records, points and the card table are never changed in place, so they are shared; the
+        escrow book is mutable, so it forks too (a rejected escrow message changes nothing).  An
         attribute this method does not know (one added later) is deep-copied: safe, if slow,
         until it is given a cheap copy here."""
         twin = copy.copy(self)
@@ -140,6 +141,7 @@ class DeckState:
         twin.history = list(self.history)
         twin.public_cards = {family: set(cards) for family, cards in self.public_cards.items()}
         twin.secrets = list(self.secrets)
+        twin.escrow = None if self.escrow is None else self.escrow.fork()
         twin._vouched = dict(self._vouched)
         for name in vars(self).keys() - _FORKED - _SHARED:
             setattr(twin, name, copy.deepcopy(getattr(self, name)))
