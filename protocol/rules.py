@@ -78,7 +78,10 @@ class GameRules(Protocol):
     min_seats: int
     max_seats: int
 
-    def check_options(self, options: dict[str, Any]) -> None: ...
+    def check_options(self, options: dict[str, Any], seats: int) -> None:
+        """Refuse, with GameRuleError, options this game cannot start with at ``seats`` seats:
+        at the genesis, so a game that was accepted always starts."""
+        ...
 
     def start(self, seats: int, options: dict[str, Any], seating: Seating) -> Any: ...
 

@@ -99,7 +99,7 @@ def read_genesis(event: Event, pinned_host: bytes | None) -> Genesis:
     if not isinstance(body["options"], dict):
         raise bad("options must be a map")
     try:
-        rules.check_options(split_options(body["options"])[0])  # retire_after: every game's
+        rules.check_options(split_options(body["options"])[0], seats)  # retire_after: every game's
     except GameRuleError as exc:
         raise bad(str(exc)) from None
     host = Seat(event.author, body["player"], body["anchor"], body["anchor"])

@@ -136,7 +136,13 @@ class Table:
 def seat_bot(kind: str, name: str = "random", seed: int = 0) -> Player:
     """A Player that asks the game's registered bot for the session's local seat."""
     bot = get_game(kind).make_bot(name, seed)
-    return lambda session: bot.choose(session.local_view(), session.local_seat)
+
+    def choose(session: Session) -> str:
+        seat = session.local_seat
+        assert seat is not None, "a seat bot plays a seated session"
+        return bot.choose(session.local_view(), seat)
+
+    return choose
 
 
 def creeper_bot(name: str = "random", seed: int = 0) -> Player:

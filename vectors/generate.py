@@ -1873,14 +1873,17 @@ def racer_option_vectors() -> list[dict[str, Any]]:
         raw = sign_event(game.table.identities[0], game=game.spectator.game, seq=0,
                          prev=bytes(32), type="genesis", body=body).raw  # fmt: skip
         out.append(log_vector(name, f"a genesis with options {options}", raw))
-    four = Game("racer", seats=4, options={"creeps_per_player": 11}, seed=16)
-    start = four.sign(0, "start", {})
+    four = Game("racer", seats=4, options={}, seed=16)
+    genesis = events_of(four.raw())[0]
+    body = {**codec.decode(genesis)["body"], "options": {"creeps_per_player": 11}}
+    raw = sign_event(four.table.identities[0], game=four.spectator.game, seq=0,
+                     prev=bytes(32), type="genesis", body=body).raw  # fmt: skip
     out.append(
         log_vector(
             "racer-start-too-many-creeps",
-            "4 seats x 11 Creeps: the genesis "
-            "passes (options are checked for 2 seats), `start` is illegal",
-            four.raw() + start.raw,
+            "4 seats x 11 Creeps: 44 Creeps are more than the 40 there are, so the genesis "
+            "is refused (options are checked for the genesis's own seat count)",
+            raw,
         )
     )
     return out

@@ -70,7 +70,7 @@ class CreeperRules:
     min_seats = 2
     max_seats = 2
 
-    def check_options(self, options: dict[str, Any]) -> None:
+    def check_options(self, options: dict[str, Any], seats: int) -> None:
         unknown = set(options) - {"max_plies"}
         if unknown:
             raise GameRuleError(f"unknown creeper options {sorted(unknown)}")

@@ -38,7 +38,7 @@ class RollCall:
 
     kind, min_seats, max_seats = KIND, 2, 4
 
-    def check_options(self, options: dict[str, Any]) -> None:
+    def check_options(self, options: dict[str, Any], seats: int) -> None:
         expect_keys(options, set())
 
     def start(self, seats: int, options: dict[str, Any], seating: Seating) -> Roll:

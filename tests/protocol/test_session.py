@@ -463,7 +463,7 @@ class DiceRules:
 
     kind, min_seats, max_seats = "dice", 2, 4
 
-    def check_options(self, options):
+    def check_options(self, options, seats):
         pass
 
     def start(self, seats, options, seating):

@@ -42,7 +42,7 @@ class Race:
 class DiceRaceRules:
     kind, min_seats, max_seats = KIND, 2, 4
 
-    def check_options(self, options: dict[str, Any]) -> None:
+    def check_options(self, options: dict[str, Any], seats: int) -> None:
         expect_keys(options, set(), {"max_turns"})
         limit = options.get("max_turns", 1)
         if type(limit) is not int or limit < 1:

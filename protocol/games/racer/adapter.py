@@ -78,7 +78,7 @@ class RacerRules:
     min_seats = 2
     max_seats = 4
 
-    def check_options(self, options: dict[str, Any]) -> None:
+    def check_options(self, options: dict[str, Any], seats: int) -> None:
         unknown = set(options) - OPTIONS
         if unknown:
             raise GameRuleError(f"unknown racer options {sorted(unknown)}")
@@ -88,7 +88,7 @@ class RacerRules:
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
                 raise GameRuleError(f"{name} must be a positive integer")
         try:
-            engine_options(2, options).validate(racer.STANDARD_CATALOGUE)
+            engine_options(seats, options).validate(racer.STANDARD_CATALOGUE)
         except ValueError as exc:
             raise GameRuleError(str(exc)) from None
 
@@ -191,11 +191,14 @@ class RacerRules:
         except IllegalAction as exc:
             raise GameRuleError(f"illegal {text}: {exc.reason}") from None
         card = getattr(action, "card", None)
+        slot = getattr(action, "slot", None)
         play = None
         if card is not None:
             if "key" not in body:
                 raise GameRuleError("a card shown from the hand needs its key")
-            pool, position = game.where[action.slot]  # type: ignore[union-attr]
+            if not isinstance(slot, int) or slot not in game.where:  # `launch slot=- card=…`
+                raise GameRuleError("a card shown from the hand needs the slot it is in")
+            pool, position = game.where[slot]
             play = {
                 "op": "play",
                 "pool": pool,

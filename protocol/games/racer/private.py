@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from creepnet.engine import racer
-from creepnet.engine.racer import Action, KeepDrawn, Observation, PlaceCreep, Slot
+from creepnet.engine.racer import KeepDrawn, Observation, PlaceCreep, SeatAction, Slot
 from creepnet.protocol.deck import DeckSeat
 from creepnet.protocol.deck.escrowing import RetiredSeatKeys, recover_message, refresh_message
 from creepnet.protocol.deck.hidden import make_release
@@ -37,7 +37,7 @@ class SeatView:
     seat: int
     state: racer.State
     observation: Observation
-    legal: list[Action]
+    legal: list[SeatAction]
 
 
 class RacerPrivate:
@@ -128,14 +128,14 @@ class RacerPrivate:
             return body
         return self._shown(game, action)
 
-    def _shown(self, game: RacerGame, action: Action) -> dict[str, Any]:
+    def _shown(self, game: RacerGame, action: SeatAction) -> dict[str, Any]:
         """The act body for an action that shows a hand card: the text and the card's key."""
-        slot: Slot = action.slot  # type: ignore[union-attr]
-        if slot not in game.where or self.card(game, slot) is None:
+        slot = getattr(action, "slot", None)
+        if not isinstance(slot, int) or slot not in game.where or self.card(game, slot) is None:
             raise GameRuleError("that card is not in your hand")
         pool, position = game.where[slot]
         key = self._me(game).play(pool, position)["key"]
-        return {"action": racer.format_action(action), "key": key}  # type: ignore[arg-type]
+        return {"action": racer.format_action(action), "key": key}
 
     # ----- what the seat sees ---------------------------------------------------------------
 
