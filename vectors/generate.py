@@ -690,6 +690,198 @@ def deck_vectors() -> dict[str, Any]:
     return out
 
 
+# --- seat retirement and key escrow (docs/PROTOCOL.md §5.5, docs/ESCROW.md) -----------------
+
+
+def _dleq_case(witness: bytes, g1: bytes, h1: bytes, g2: bytes, h2: bytes, ctx: bytes) -> dict:
+    """A Chaum-Pedersen proof with the values an implementation recomputes to check it."""
+    from creepnet.protocol.deck import group
+    from creepnet.protocol.deck.dleq import CHALLENGE_DOMAIN, prove, verify
+
+    proof = prove(witness, g1, h1, g2, h2, ctx)
+    assert verify(proof, g1, h1, g2, h2, ctx)
+    r1 = group.sub(group.mul(proof[32:], g1), group.mul(proof[:32], h1))
+    r2 = group.sub(group.mul(proof[32:], g2), group.mul(proof[:32], h2))
+    challenge_input = group.frame(CHALLENGE_DOMAIN, ctx, g1, h1, g2, h2, r1, r2)
+    return {"context": h(ctx), "g1": h(g1), "h1": h(h1), "g2": h(g2), "h2": h(h2),
+            "proof": h(proof), "r1": h(r1), "r2": h(r2),
+            "challenge_input": h(challenge_input)}  # fmt: skip
+
+
+def retire_vectors() -> dict[str, Any]:
+    """Retirement votes, objections and leave notices: the exact signed bytes and signatures."""
+    from creepnet.protocol import retirement
+    from creepnet.protocol.identity import Identity
+
+    game = bytes(range(16))
+    prev = hashlib.sha256(b"creepnet/vectors/retire/prev").digest()
+    ids = [Identity.from_seed(seed_bytes(f"retire/{s}")) for s in range(4)]
+    where = retirement.Position(game, 41, prev, 2)
+    votes = []
+    for voter in (0, 1, 3):
+        message = where.vote_message(voter)
+        vote = retirement.vote(ids[voter], where, voter)
+        assert retirement.check_vote(where, [i.public_key for i in ids], vote) == voter
+        votes.append({"voter": voter, "key": h(ids[voter].public_key), "message": h(message),
+                      "sig": h(vote[1])})  # fmt: skip
+    elsewhere = retirement.Position(game, 42, prev, 2)
+    event_id = hashlib.sha256(b"creepnet/vectors/retire/late-event").digest()
+    objection = where.objection_message(1, event_id)
+    leave = retirement.frame(retirement.LEAVE_DOMAIN, game, 2)
+    leave_sig = retirement.leave_notice(ids[2], game, 2)
+    keys = [i.public_key for i in ids]
+    assert retirement.check_leave(game, keys, 2, leave_sig)
+    assert not retirement.check_leave(game, keys, 1, leave_sig)
+    return {
+        "about": "seat retirement (docs/PROTOCOL.md §5.5): a vote is the Ed25519 signature "
+        "(RFC 8032, of the message bytes themselves) of frame(domain, game, S, P, X, V); "
+        "frame as in DECKS.md (tag b/i, 4-byte big-endian length, data; integers 8-byte "
+        "signed big-endian)",
+        "keys": [{"seed": h(seed_bytes(f"retire/{s}")), "public": h(ids[s].public_key)}
+                 for s in range(4)],  # fmt: skip
+        "position": {"game": h(game), "seq": where.seq, "prev": h(prev), "seat": where.seat},
+        "vote": {"domain": h(retirement.VOTE_DOMAIN), "votes": votes,
+                 "retire_body": typed(retirement.retire_body(
+                     where, [[v["voter"], bytes.fromhex(v["sig"])] for v in reversed(votes)])),
+                 "wrong_position": {"seq": elsewhere.seq, "voter": 0,
+                                    "message": h(elsewhere.vote_message(0)),
+                                    "sig": h(retirement.vote(ids[0], elsewhere, 0)[1])}},
+        "objection": {"domain": h(retirement.OBJECTION_DOMAIN), "objector": 1,
+                      "event_id": h(event_id), "message": h(objection),
+                      "sig": h(retirement.objection(ids[1], where, 1, event_id))},
+        "leave": {"domain": h(retirement.LEAVE_DOMAIN), "seat": 2, "message": h(leave),
+                  "sig": h(leave_sig)},
+    }  # fmt: skip
+
+
+def escrow_vectors() -> dict[str, Any]:
+    """ESCROW.md's test vector with every intermediate value, a recovery, a complaint, and
+    bundles that must fail the public check."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    from creepnet.protocol.deck import escrow, group
+    from creepnet.protocol.deck.errors import DeckError
+    from creepnet.protocol.deck.keys import DeckKeys
+
+    game = bytes(range(16))
+    seat_keys = [bytes([s]) * 32 for s in range(3)]
+    secrets_ = [bytes([0x10 + s]) * 32 for s in range(3)]
+    deck = [DeckKeys(game, seat_keys[s], secrets_[s]) for s in range(3)]
+    mine = [escrow.EscrowKeys(k, s) for s, k in enumerate(deck)]
+    published = [m.published() for m in mine]
+    checked = [escrow.check_escrow_keys(published[s], s, game, seat_keys[s]) for s in range(3)]
+    table = escrow.directory(game, seat_keys, checked)
+    keys_out = []
+    for s in range(3):
+        entry: dict[str, Any] = {"seat": s, "seat_key": h(seat_keys[s]),
+                                 "deck_secret": h(secrets_[s])}  # fmt: skip
+        for i, role in enumerate(("deal", "receive")):
+            point = published[s]["keys"][i]
+            ctx = escrow._possession_context(game, seat_keys[s], role)
+            assert escrow.dleq.verify(published[s]["proofs"][i], group.BASE, point, group.BASE,
+                                      point, ctx)  # fmt: skip
+            entry[role] = {"scalar": h(mine[s].deal if i == 0 else mine[s].receive),
+                           "point": h(point), "context": h(ctx),
+                           "proof": h(published[s]["proofs"][i])}  # fmt: skip
+        keys_out.append(entry)
+    what = escrow.ScalarId("lock", "deck:0", 5)
+    a = deck[1].lock_key("deck:0", 5)
+    escrowed = escrow.Escrowed(1, what, 3, (0, 2), group.mul_base(a))
+    bundle = escrow.make_bundle(table, mine[1], escrowed, a)
+    shares = [escrow.open_share(table, mine[r], escrowed, bundle) for r in (0, 2)]
+    first = deck[1].escrow_shares(*escrowed.labels(), escrowed.recipients)
+    assert list(first) == shares[:1]
+    per_share = []
+    for i, r in enumerate((0, 2)):
+        channel = mine[1].channel_to(table, r)
+        assert channel == mine[r].channel_from(table, 1)
+        info = escrow.frame(game, seat_keys[1], seat_keys[r], table.deal_keys[1],
+                            table.receive_keys[r], *escrowed.labels())  # fmt: skip
+        okm = HKDF(hashes.SHA512(), 44, escrow.KEY_SALT, info).derive(channel)
+        aad = escrow.frame(escrow.AAD_DOMAIN, escrowed.commit, bundle.commits[i])
+        per_share.append(
+            {
+                "recipient": r,
+                "share": h(shares[i]),
+                "commit": h(bundle.commits[i]),
+                "channel": h(channel),
+                "hkdf_info": h(info),
+                "key": h(okm[:32]),
+                "nonce": h(okm[32:]),
+                "aad": h(aad),
+                "box": h(bundle.boxes[i]),
+            }
+        )
+    assert escrow.combine(escrowed, {0: shares[0], 2: shares[1]}) == a
+
+    def fails(check: Callable[[], Any]) -> dict[str, Any]:
+        try:
+            check()
+        except DeckError as err:
+            return {"valid": False, "seat": err.seat, "operation": err.operation,
+                    "position": err.position, "reason": err.message}  # fmt: skip
+        return {"valid": True}
+
+    # recovery shares: every recipient's, then a wrong one of seat 2
+    off = group.scalar_add(shares[1], group.ONE)
+    recovery = [
+        {"recipient": r, "share": h(s), **fails(lambda r=r, s=s: escrow.check_recovery_share(
+            escrowed, bundle, r, s))}
+        for r, s in ((0, shares[0]), (2, shares[1]), (2, off), (2, shares[0]))
+    ]  # fmt: skip
+    # bundles that fail the public check
+    other = group.mul_base(deck[1].lock_key("deck:0", 6))
+    bad_bundles = []
+    for name, commits in (
+        ("S_2 replaced: the commitments do not sum to K", [bundle.commits[0], other]),
+        ("S_1 replaced: the commitments do not sum to K", [other, bundle.commits[1]]),
+    ):
+        value = {"commits": commits, "boxes": list(bundle.boxes)}
+        bad_bundles.append({"name": name, "bundle": typed(value),
+                            **fails(lambda v=value: escrow.check_bundle(escrowed, v))})  # fmt: skip
+    assert all(not b["valid"] for b in bad_bundles)
+    # complaints by seat 0: false on the honest bundle; upheld on one whose box 0 is broken
+    complaint = escrow.make_complaint(table, mine[0], escrowed)
+    ctx = escrow._complaint_context(table, escrowed, 0)
+    dleq_case = _dleq_case(mine[0].receive, group.BASE, table.receive_keys[0],
+                           table.deal_keys[1], complaint["point"], ctx)  # fmt: skip
+    broken = escrow.Bundle(bundle.commits, (bundle.boxes[0][:-1] + bytes([bundle.boxes[0][-1] ^ 1]),
+                                            bundle.boxes[1]))  # fmt: skip
+    conviction = escrow.judge_complaint(table, escrowed, broken, 0, complaint)
+    assert conviction.dealer == 1
+    false = fails(lambda: escrow.judge_complaint(table, escrowed, bundle, 0, complaint))
+    assert not false["valid"]
+    return {
+        "about": "key escrow (docs/ESCROW.md): ESCROW.md's test vector with its intermediate "
+        "values, recovery shares, bundles failing the public check, and a complaint",
+        "game": h(game),
+        "seats": keys_out,
+        "escrow": {
+            "dealer": 1,
+            "scalar": ["lock", "deck:0", 5],
+            "epoch": 3,
+            "recipients": [0, 2],
+            "scalar_value": h(a),
+            "K": h(escrowed.commit),
+            "shares": per_share,
+            "bundle": typed(bundle.message()),
+        },  # fmt: skip
+        "recovery": recovery,
+        "recovered": h(a),
+        "bad_bundles": bad_bundles,
+        "complaint": {
+            "complainer": 0,
+            "dealer": 1,
+            "point": h(complaint["point"]),
+            "dleq": dleq_case,
+            "on_honest_bundle": false,
+            "broken_box_0": h(broken.boxes[0]),
+            "on_broken_bundle": {"convicted": conviction.dealer, "reason": conviction.reason},
+        },  # fmt: skip
+    }
+
+
 def identity_key(i: int) -> str:
     from creepnet.protocol.identity import Identity
 
@@ -1900,6 +2092,8 @@ def build() -> dict[str, str]:
         files["identity.json"] = identity_vectors()
         files["onion.json"] = onion_vectors()
         files["deck.json"] = deck_vectors()
+        files["retire.json"] = retire_vectors()
+        files["escrow.json"] = escrow_vectors()
     with deterministic("creeper"):
         files["creeper.json"] = creeper_logs()
     with deterministic("racer"):

@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-from creepnet.protocol import codec, onion
-from creepnet.protocol.deck import group
+from creepnet.protocol import codec, onion, retirement
+from creepnet.protocol.deck import escrow, group
 from creepnet.protocol.deck.classproof import verify_class
 from creepnet.protocol.deck.dleq import verify as verify_dleq
+from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.keys import DeckKeys, commit_secret
 from creepnet.protocol.deck.noneof import NoneOfRejected, verify_none_of
 from creepnet.protocol.deck.shuffleproof import ShuffleRejected, verify_shuffle
@@ -24,6 +26,7 @@ from creepnet.protocol.event import parse_event, sign_event
 from creepnet.protocol.identity import Identity, fingerprint, verify_signature
 from creepnet.protocol.lobby import JoinRequest, derive_game_id
 from creepnet.protocol.log import iter_log
+from creepnet.protocol.rules import GameRuleError
 from creepnet.protocol.verify import replay, verify_file_bytes
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors"
@@ -199,6 +202,113 @@ def _none_of_holds(case: dict, statement: tuple, ctx: bytes) -> bool:
 def _class_holds(case: dict, statement: tuple, ctx: bytes) -> bool:
     proof = [bytes.fromhex(p) for p in case["proof"]]
     return verify_class(proof, *statement, case["allowed"], ctx)
+
+
+def test_retirement_votes_objections_and_leave_notices():
+    v = load("retire.json")
+    keys = [Identity.from_seed(bytes.fromhex(k["seed"])) for k in v["keys"]]
+    assert [k.public_key.hex() for k in keys] == [k["public"] for k in v["keys"]]
+    pos = v["position"]
+    where = retirement.Position(bytes.fromhex(pos["game"]), pos["seq"], bytes.fromhex(pos["prev"]),
+                                pos["seat"])  # fmt: skip
+    publics = [k.public_key for k in keys]
+    for vote in v["vote"]["votes"]:
+        assert where.vote_message(vote["voter"]).hex() == vote["message"]
+        signed = [vote["voter"], bytes.fromhex(vote["sig"])]
+        assert retirement.check_vote(where, publics, signed) == vote["voter"]
+    body = generator().untyped(v["vote"]["retire_body"])
+    assert [vote[0] for vote in body["votes"]] == [0, 1, 3] and body["seat"] == pos["seat"]
+    moved = v["vote"]["wrong_position"]  # a valid vote, but for seq + 1: not for this position
+    with pytest.raises(GameRuleError, match="not its signature"):
+        retirement.check_vote(where, publics, [moved["voter"], bytes.fromhex(moved["sig"])])
+    objection = v["objection"]
+    message = where.objection_message(objection["objector"], bytes.fromhex(objection["event_id"]))
+    assert message.hex() == objection["message"]
+    assert verify_signature(publics[1], message, bytes.fromhex(objection["sig"]))
+    leave = v["leave"]
+    sig = bytes.fromhex(leave["sig"])
+    assert retirement.check_leave(where.game, publics, leave["seat"], sig)
+    assert verify_signature(publics[leave["seat"]], bytes.fromhex(leave["message"]), sig)
+
+
+def test_escrow_bundle_recovery_and_complaint():
+    v = load("escrow.json")
+    game = bytes.fromhex(v["game"])
+    deck = [DeckKeys(game, bytes.fromhex(s["seat_key"]), bytes.fromhex(s["deck_secret"]))
+            for s in v["seats"]]  # fmt: skip
+    mine = [escrow.EscrowKeys(k, s) for s, k in enumerate(deck)]
+    for s, seat in enumerate(v["seats"]):
+        published = mine[s].published()
+        assert [p.hex() for p in published["keys"]] == [seat["deal"]["point"],
+                                                        seat["receive"]["point"]]  # fmt: skip
+        for role in ("deal", "receive"):
+            point, ctx = bytes.fromhex(seat[role]["point"]), bytes.fromhex(seat[role]["context"])
+            assert verify_dleq(bytes.fromhex(seat[role]["proof"]), group.BASE, point, group.BASE,
+                               point, ctx)  # fmt: skip
+    table = escrow.directory(
+        game,
+        [k.seat_key for k in deck],
+        [
+            (bytes.fromhex(s["deal"]["point"]), bytes.fromhex(s["receive"]["point"]))
+            for s in v["seats"]
+        ],
+    )
+    e = v["escrow"]
+    what = escrow.ScalarId(*e["scalar"])
+    escrowed = escrow.Escrowed(e["dealer"], what, e["epoch"], tuple(e["recipients"]),
+                               bytes.fromhex(e["K"]))  # fmt: skip
+    bundle = escrow.make_bundle(
+        table, mine[e["dealer"]], escrowed, bytes.fromhex(e["scalar_value"])
+    )
+    assert bundle.message() == generator().untyped(e["bundle"])
+    for i, share in enumerate(e["shares"]):
+        assert (
+            escrow.open_share(table, mine[share["recipient"]], escrowed, bundle).hex()
+            == (share["share"])
+        )
+        cipher = ChaCha20Poly1305(bytes.fromhex(share["key"]))
+        box = cipher.encrypt(bytes.fromhex(share["nonce"]), bytes.fromhex(share["share"]),
+                             bytes.fromhex(share["aad"]))  # fmt: skip
+        assert box.hex() == share["box"] == bundle.boxes[i].hex()
+    for case in v["recovery"]:
+        assert _deck_verdict(
+            lambda c=case: escrow.check_recovery_share(
+                escrowed, bundle, c["recipient"], bytes.fromhex(c["share"])
+            )
+        ) == _verdict(case)
+    shares = {c["recipient"]: bytes.fromhex(c["share"]) for c in v["recovery"] if c["valid"]}
+    assert escrow.combine(escrowed, shares).hex() == v["recovered"]
+    for case in v["bad_bundles"]:
+        value = generator().untyped(case["bundle"])
+        got = _deck_verdict(lambda value=value: escrow.check_bundle(escrowed, value))
+        assert got == _verdict(case) and not case["valid"]
+    c = v["complaint"]
+    d = c["dleq"]
+    points = [bytes.fromhex(d[k]) for k in ("g1", "h1", "g2", "h2")]
+    assert verify_dleq(bytes.fromhex(d["proof"]), *points, bytes.fromhex(d["context"]))
+    digest = hashlib.sha512(bytes.fromhex(d["challenge_input"])).digest()
+    assert group.scalar_from_wide(digest).hex() == d["proof"][:64]
+    complaint = {"point": bytes.fromhex(c["point"]), "proof": bytes.fromhex(d["proof"])}
+    honest = _deck_verdict(
+        lambda: escrow.judge_complaint(table, escrowed, bundle, c["complainer"], complaint)
+    )
+    assert honest == _verdict(c["on_honest_bundle"])
+    broken = escrow.Bundle(bundle.commits, (bytes.fromhex(c["broken_box_0"]), bundle.boxes[1]))
+    conviction = escrow.judge_complaint(table, escrowed, broken, c["complainer"], complaint)
+    assert conviction.dealer == c["on_broken_bundle"]["convicted"]
+
+
+def _deck_verdict(check: Any) -> dict[str, Any]:
+    try:
+        check()
+    except DeckError as err:
+        return {"valid": False, "seat": err.seat, "operation": err.operation,
+                "position": err.position, "reason": err.message}  # fmt: skip
+    return {"valid": True}
+
+
+def _verdict(case: dict[str, Any]) -> dict[str, Any]:
+    return {k: case[k] for k in ("valid", "seat", "operation", "position", "reason") if k in case}
 
 
 # --- logs ---------------------------------------------------------------------------------
