@@ -367,7 +367,7 @@ def test_every_event_type_and_verdict_kind_is_covered():
         for turn in vector.get("turns", []):
             types.add(turn["type"])
     assert types >= {"genesis", "seat", "start", "reveal", "move", "accept", "decline",
-                     "resign", "deck", "act"}  # fmt: skip
+                     "resign", "deck", "act", "retire", "abandon"}  # fmt: skip
     racer = load("racer.json")
     long = base64.b64decode(racer["bases"]["racer-long"])
     words = set()
@@ -384,6 +384,11 @@ def test_every_event_type_and_verdict_kind_is_covered():
         "refuse-hostage", "discard", "deck join", "deck shuffle", "deck lock", "deck release",
         "deck blind", "deck unblind", "deck reveal",
     }  # fmt: skip
+    escrowed = base64.b64decode(racer["bases"]["racer-escrow-retire"])
+    ops = {parse_event(raw).body.get("op") for raw in iter_log(escrowed)}
+    assert ops >= {"join", "shuffle", "lock", "recover", "release", "reveal"}
+    bodies = [parse_event(raw).body for raw in iter_log(escrowed)]
+    assert {b["op"] for b in bodies if "escrow" in b} == {"join", "shuffle", "lock"}
 
 
 def test_the_generator_writes_exactly_the_committed_files():
