@@ -1723,6 +1723,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_exhausted_vectors(bases))
     vectors.extend(racer_option_vectors())
     vectors.extend(racer_escrow_vectors(bases))
+    vectors.extend(racer_refresh_vectors(bases))
     return {"bases": {name: b64(data) for name, data in bases.items()}, "logs": vectors}
 
 
@@ -2064,9 +2065,6 @@ def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     def record(name: str, about: str, event: Any) -> None:
         recorded.append((name, about, len(spec.log), event.raw))
 
-    def other_point(label: str) -> bytes:
-        return group.mul_base(group.scalar_from_wide(hashlib.sha512(label.encode()).digest()))
-
     bundle_done = recover_done = False
     while True:
         seat, type_, body = game.owed_or_decision(policy)
@@ -2074,7 +2072,7 @@ def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
             break
         if not bundle_done and type_ == "deck" and body["op"] == "lock" and body.get("escrow"):
             first = body["escrow"][0]
-            bad = {**first, "commits": [first["commits"][0], other_point("vectors/escrow")]}
+            bad = {**first, "commits": [first["commits"][0], another_point("vectors/escrow")]}
             forged = game.sign(seat, type_, {**body, "escrow": [bad, *body["escrow"][1:]]})
             about = ("a lock whose first escrow bundle's commitments do not sum to the lock "
                      "key's commitment (S_2 replaced by another valid point)")  # fmt: skip
@@ -2143,6 +2141,54 @@ def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
         cut = data[: len(b"".join(events_of(data)[:events]))] + appended
         vectors.append(log_vector(fault, about, cut, (name, events, appended)))
     return vectors
+
+
+def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """4 seats with escrow: seat 3 is retired when it owes its first lock; with three left, each
+    re-deals (``refresh``) its escrows seat 3 held a share of."""
+    from creepnet.protocol import retirement
+
+    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 2, "escrow": 1}
+    game = Game("racer", seats=4, options=options, seed=22, onion_length=64)
+    policy = RacerPolicy(seed=22)
+    spec = game.spectator
+    while True:
+        seat, type_, body = game.owed_or_decision(policy)
+        if seat == 3 and type_ == "deck" and body["op"] == "lock":
+            break
+        game.push(game.sign(seat, type_, body))
+    where = retirement.Position(spec.game, len(spec.log), spec.log.head, 3)
+    votes = [retirement.vote(game.table.identities[v], where, v) for v in (0, 1, 2)]
+    game.push(game.sign(0, "retire", retirement.retire_body(where, votes)))
+    fault = None
+    while not game.over:
+        seat, type_, body = game.owed_or_decision(policy)
+        if fault is None and type_ == "deck" and body["op"] == "refresh":
+            first = body["escrow"][0]
+            bad = {**first, "commits": [*first["commits"][:-1], another_point("refresh")]}
+            event = game.sign(seat, type_, {**body, "escrow": [bad, *body["escrow"][1:]]})
+            fault = (len(spec.log), event.raw)
+        game.push(game.sign(seat, type_, body))
+    assert fault is not None
+    name = "racer-escrow-refresh"
+    honest = honest_vector(
+        bases, name, "UNSTABLE (the result, as racer-escrow-retire): 4 seats with escrow, 1 "
+        "Creep each, turn limit 2; seat 3 is retired when it owes its first lock; seats 0-2 "
+        "recover its keys, each re-deals its escrows among the three left (`refresh`), and they "
+        "finish", game.raw(),
+    )  # fmt: skip
+    events, appended = fault
+    data = game.raw()
+    cut = data[: len(b"".join(events_of(data)[:events]))] + appended
+    about = "a refresh whose first bundle's last share commitment is replaced by another point"
+    return [honest, log_vector("racer-refresh-bad-bundle", about, cut, (name, events, appended))]
+
+
+def another_point(label: str) -> bytes:
+    """A valid group point nobody knows a relation of: to replace a share commitment."""
+    from creepnet.protocol.deck import group
+
+    return group.mul_base(group.scalar_from_wide(hashlib.sha512(label.encode()).digest()))
 
 
 def complaint(game: Game, seat: int, dealer: int, pool: str) -> Any:
@@ -2246,6 +2292,11 @@ def racer_option_vectors() -> list[dict[str, Any]]:
         ("racer-option-too-big", {"turn_limit": 10001}),
         ("racer-option-face-up-over-creeps", {"creeps_per_player": 2, "face_up_creeps": 3}),
         ("racer-option-too-many-creeps", {"creeps_per_player": 21}),
+        ("racer-option-retire-after", {"retire_after": 30}),
+        ("racer-option-retire-after-zero", {"retire_after": 0}),
+        ("racer-option-retire-after-too-big", {"retire_after": 86401}),
+        ("racer-option-retire-after-bool", {"retire_after": True}),
+        ("racer-option-escrow-two", {"escrow": 2}),
     ):
         game = Game("racer", options={}, seed=15)
         genesis = events_of(game.raw())[0]

@@ -387,6 +387,8 @@ def test_every_event_type_and_verdict_kind_is_covered():
     escrowed = base64.b64decode(racer["bases"]["racer-escrow-retire"])
     ops = {parse_event(raw).body.get("op") for raw in iter_log(escrowed)}
     assert ops >= {"join", "shuffle", "lock", "recover", "release", "reveal"}
+    four = base64.b64decode(racer["bases"]["racer-escrow-refresh"])
+    assert "refresh" in {parse_event(raw).body.get("op") for raw in iter_log(four)}
     bodies = [parse_event(raw).body for raw in iter_log(escrowed)]
     assert {b["op"] for b in bodies if "escrow" in b} == {"join", "shuffle", "lock"}
 
