@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from creepnet.protocol import codec, onion, retirement
 from creepnet.protocol.deck import escrow, group
@@ -266,6 +268,12 @@ def test_escrow_bundle_recovery_and_complaint():
             escrow.open_share(table, mine[share["recipient"]], escrowed, bundle).hex()
             == (share["share"])
         )
+        receive = bytes.fromhex(v["seats"][share["recipient"]]["receive"]["scalar"])
+        channel = group.mul(receive, table.deal_keys[e["dealer"]])
+        assert channel.hex() == share["channel"]
+        okm = HKDF(hashes.SHA512(), 44, b"creepnet/deck/escrow/key/v1",
+                   bytes.fromhex(share["hkdf_info"])).derive(channel)  # fmt: skip
+        assert okm.hex() == share["key"] + share["nonce"]
         cipher = ChaCha20Poly1305(bytes.fromhex(share["key"]))
         box = cipher.encrypt(bytes.fromhex(share["nonce"]), bytes.fromhex(share["share"]),
                              bytes.fromhex(share["aad"]))  # fmt: skip
