@@ -2056,7 +2056,7 @@ def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     from creepnet.protocol import retirement
     from creepnet.protocol.deck import group
 
-    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 4, "escrow": 1}
+    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 1, "escrow": 1}
     game = Game("racer", seats=3, options=options, seed=21, onion_length=64)
     policy = RacerPolicy(seed=21)
     spec = game.spectator
@@ -2130,7 +2130,7 @@ def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
             bases, name, "UNSTABLE (the result; reported: every game finished after a "
             "retirement is voided by the engine's audit, 'slot N in box was never revealed', "
             "since the retired seat's layer is never removed from hidden cards): 3 seats with "
-            "escrow, 1 Creep each, turn limit 4; seat 1 stops when it owes its first lock (in the "
+            "escrow, 1 Creep each, turn limit 1; seat 1 stops when it owes its first lock (in the "
             "set-up), seats 0 and 2 vote it out (`retire`), recover its keys (`recover`), seat 0 "
             "makes its shuffles, locks and releases for it, and they finish",
             game.raw(),
@@ -2148,7 +2148,7 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     re-deals (``refresh``) its escrows seat 3 held a share of."""
     from creepnet.protocol import retirement
 
-    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 2, "escrow": 1}
+    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 1, "escrow": 1}
     game = Game("racer", seats=4, options=options, seed=22, onion_length=64)
     policy = RacerPolicy(seed=22)
     spec = game.spectator
@@ -2173,7 +2173,7 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     name = "racer-escrow-refresh"
     honest = honest_vector(
         bases, name, "UNSTABLE (the result, as racer-escrow-retire): 4 seats with escrow, 1 "
-        "Creep each, turn limit 2; seat 3 is retired when it owes its first lock; seats 0-2 "
+        "Creep each, turn limit 1; seat 3 is retired when it owes its first lock; seats 0-2 "
         "recover its keys, each re-deals its escrows among the three left (`refresh`), and they "
         "finish", game.raw(),
     )  # fmt: skip
