@@ -98,6 +98,10 @@ class HeuristicBot:
         choice = chooser(obs, legal) if chooser else None
         return choice if choice is not None else self._rng.choice(list(legal))
 
+    def gave_up(self, obs: Observation, target: Slot) -> bool:
+        """Whether this bot withdrew an attack on ``target`` this turn (it would again)."""
+        return (obs.turn_number, target) in self._withdrawn
+
     # --- moves -------------------------------------------------------------------------------
 
     def _move(self, obs: Observation, legal: Sequence[Action]) -> Action:
@@ -122,7 +126,7 @@ class HeuristicBot:
             if isinstance(a, DeclareAttack) and (obs.turn_number, a.target) not in self._withdrawn
         ]
         holds_hero = any(obs.catalogue[c].kind is Kind.HERO for _, c in obs.hand)
-        planned = [(a, _plan_attack(obs, a.target)) for a in attacks]
+        planned = [(a, plan_attack(obs, a.target)) for a in attacks]
         good = [
             (a, plan)
             for a, plan in planned
@@ -173,7 +177,7 @@ class HeuristicBot:
 
     def _declare(self, obs: Observation, legal: Sequence[Action]) -> Action:
         assert obs.attack is not None
-        plan = _plan_attack(obs, obs.attack.target)
+        plan = plan_attack(obs, obs.attack.target)
         if plan is None:
             self._withdrawn.add((obs.turn_number, obs.attack.target))
             return Withdraw()
@@ -302,7 +306,7 @@ def _blind_card_worth(obs: Observation) -> float:
     return sum(_keep_value(obs, card) for card in pool) / len(pool)
 
 
-def _plan_attack(
+def plan_attack(
     obs: Observation, target: Slot
 ) -> tuple[tuple[Slot, ...], tuple[Slot, Card] | None] | None:
     """The fewest, weakest own Creeps that beat ``target``, with an opener if one is needed."""

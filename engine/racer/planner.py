@@ -1,0 +1,267 @@
+"""A Creepy Racer bot that plans: determinized Monte Carlo search from one seat's view.
+
+Information: the planner is given the seat's information state (``redact(state, seat)``, or a
+protocol node's state with its own hand known) and nothing else. Every decision it
+
+1. **samples a world** consistent with that view (`determinize`): the cards it has not seen
+   (the catalogue minus every card known to it: its hand, public plays, cards it gave away)
+   are dealt at random to the hidden slots, so that no hand hides a Creep and each draw deck
+   holds exactly its public count of Creeps; what is left goes to the box;
+2. **plays one candidate action** in that world, chosen by UCB1 over the root's candidates
+   (equal cards on the same target are one candidate), and
+3. **plays out** with the fast default policy (the heuristic bot for every seat, the chance
+   answers from a seeded RNG) for a few turns, then scores the position: a finished game is 1
+   or 0 (a draw shares), an unfinished one each seat's share of the squared material.
+
+The candidate with the best mean is played. A fresh world per iteration averages over the
+hidden cards instead of trusting one guess (perfect-information Monte Carlo with a bandit at
+the root; the policy past the root is the heuristic's). The RNG is seeded from the bot's seed
+and the view, so the same view and seed give the same choice; no clock is read except the
+injected one.
+
+The planner decides the turn's moves, the Heroes of an exchange and Hostage answers; the
+steps of a declared attack, Monster answers and discards it leaves to its heuristic, whose
+rules for them are sound (and which finishes the attack the planner chose to declare).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+
+from creepnet.engine.racer.actions import (
+    CHANCE,
+    Action,
+    Decide,
+    DeclareAttack,
+    GameOver,
+)
+from creepnet.engine.racer.bots import HeuristicBot, plan_attack
+from creepnet.engine.racer.cards import Kind
+from creepnet.engine.racer.driver import chance_action
+from creepnet.engine.racer.rules import apply, legal_actions, pending
+from creepnet.engine.racer.state import Drawing, State, locations
+from creepnet.engine.racer.view import Observation, observation_of_view
+
+PLANNED_TOPICS = frozenset({"move", "hero", "hostage"})
+EXPLORATION = 0.7  # UCB1's constant, for values in [0, 1]
+DECK_CREEP = 3.0  # material of a Creep still to be drawn (it arrives later, unhurt)
+HAND_CARD = 0.8  # material of a card in hand
+STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety net)
+
+
+@dataclass(frozen=True)
+class PlanBudget:
+    """Playouts per decision, and/or seconds on an injected ``clock``."""
+
+    playouts: int | None = None
+    seconds: float | None = None
+    clock: Callable[[], float] | None = None
+    horizon: int = 4  # turns a playout plays before the position is scored
+
+    def __post_init__(self) -> None:
+        if self.playouts is None and self.seconds is None:
+            raise ValueError("a plan budget needs playouts or seconds")
+        if self.seconds is not None and self.clock is None:
+            raise ValueError("a budget in seconds needs a clock")
+
+
+# --- worlds consistent with a view --------------------------------------------------------------
+
+
+def determinize(view: State, rng: random.Random) -> State | None:
+    """A full-information state that agrees with everything ``view`` knows, its hidden cards
+    dealt at random under the public constraints; None if no such deal fits (a view from a
+    crafted position that breaks them)."""
+    known = view.known
+    slots = [slot for _, slot in locations(view)]
+    hidden = [slot for slot in slots if slot not in known]
+    if not hidden:
+        return view
+    seen = {known[slot] for slot in slots if slot in known}
+    catalogue = view.catalogue
+    creeps = [c for c in range(len(catalogue)) if c not in seen and catalogue[c].kind is Kind.CREEP]
+    others = [c for c in range(len(catalogue)) if c not in seen and catalogue[c].kind is not Kind.CREEP]
+    rng.shuffle(creeps)
+    rng.shuffle(others)
+    drawn = view.stage.drawn if isinstance(view.stage, Drawing) else None
+    must_creep: list[int] = []
+    must_other: list[int] = []
+    for player in view.players:
+        if not player.active:
+            continue
+        must_other.extend(s for s in player.hand if s not in known and s != drawn)
+        deck_hidden = [s for s in player.deck if s not in known]
+        known_creeps = sum(catalogue[known[s]].kind is Kind.CREEP for s in player.deck if s in known)
+        wanted = player.deck_creeps - known_creeps
+        if not 0 <= wanted <= len(deck_hidden):
+            return None
+        rng.shuffle(deck_hidden)
+        must_creep.extend(deck_hidden[:wanted])
+        must_other.extend(deck_hidden[wanted:])
+    if len(must_creep) > len(creeps) or len(must_other) > len(others):
+        return None
+    deal = dict(zip(must_creep, creeps, strict=False))
+    deal.update(zip(must_other, others, strict=False))
+    rest = creeps[len(must_creep) :] + others[len(must_other) :]
+    rng.shuffle(rest)
+    free = [slot for slot in hidden if slot not in deal]
+    if len(free) != len(rest):
+        return None
+    deal.update(zip(free, rest, strict=True))
+    return replace(view, known=MappingProxyType({**known, **deal}))
+
+
+# --- scoring ------------------------------------------------------------------------------------
+
+
+def material(state: State, seat: int) -> float:
+    player = state.players[seat]
+    if not player.active:
+        return 0.0
+    line = sum(max(0, state.strength(creep)) for creep in player.line)
+    return line + DECK_CREEP * player.deck_creeps + HAND_CARD * len(player.hand)
+
+
+def value(state: State, seat: int) -> float:
+    """How good ``state`` is for ``seat``, in [0, 1]."""
+    request = pending(state)
+    if isinstance(request, GameOver):
+        if request.winner is None:
+            return 1.0 / max(1, len(state.active_seats()))
+        return 1.0 if request.winner == seat else 0.0
+    squares = [material(state, s) ** 2 for s in range(state.n)]
+    total = sum(squares)
+    return squares[seat] / total if total else 0.0
+
+
+# --- the bot ------------------------------------------------------------------------------------
+
+
+class PlannerBot:
+    """Determinized Monte Carlo planning for one seat (see the module's docstring)."""
+
+    name = "planner"
+
+    def __init__(self, seed: int, budget: PlanBudget | None = None) -> None:
+        self.seed = seed
+        self.budget = budget or PlanBudget(playouts=200)
+        self.policy = HeuristicBot(seed)  # its own steps (declaring, Monsters, discards)
+        self.last_playouts = 0
+
+    def choose(self, obs: Observation, legal: Sequence[Action]) -> Action:
+        """Without the view (an ``Observation`` only) it plays as its heuristic."""
+        return self.policy.choose(obs, legal)
+
+    def plan(self, view: State, seat: int, legal: Sequence[Action]) -> Action:
+        """The action to take at ``view`` (the seat's information state), among ``legal``."""
+        obs = observation_of_view(view, seat)
+        request = pending(view)
+        self.last_playouts = 0
+        if not isinstance(request, Decide) or request.topic not in PLANNED_TOPICS:
+            return self.policy.choose(obs, legal)
+        candidates = self._candidates(obs, legal)
+        if len(candidates) == 1:
+            return candidates[0]
+        rng = random.Random(f"{self.seed}:{_view_digest(view, seat)}")
+        totals = [0.0] * len(candidates)
+        counts = [0] * len(candidates)
+        deadline = None
+        budget = self.budget
+        if budget.seconds is not None and budget.clock is not None:
+            deadline = budget.clock() + budget.seconds
+        done = 0
+        while True:
+            if budget.playouts is not None and done >= budget.playouts:
+                break
+            if deadline is not None and budget.clock is not None and budget.clock() >= deadline:
+                break
+            world = determinize(view, rng)
+            if world is None:
+                break
+            pick = _ucb(totals, counts, done)
+            totals[pick] += self._playout(world, seat, candidates[pick], rng)
+            counts[pick] += 1
+            done += 1
+        self.last_playouts = done
+        if done == 0:
+            return self.policy.choose(obs, legal)
+        best = max(range(len(candidates)), key=lambda i: (totals[i] / counts[i] if counts[i] else -1))
+        return candidates[best]
+
+    def _candidates(self, obs: Observation, legal: Sequence[Action]) -> list[Action]:
+        """The legal actions, one per distinct effect, without attacks the policy could not
+        finish (it declares the attackers of an attack the planner chose)."""
+        seen: dict[tuple[object, ...], Action] = {}
+        for action in legal:
+            if isinstance(action, DeclareAttack) and (
+                plan_attack(obs, action.target) is None or self.policy.gave_up(obs, action.target)
+            ):
+                continue
+            seen.setdefault(_effect(obs, action), action)
+        return list(seen.values()) or list(legal)
+
+    def _playout(self, world: State, seat: int, first: Action, rng: random.Random) -> float:
+        state = apply(world, first)
+        policies = [HeuristicBot(rng.randrange(1 << 30)) for _ in range(state.n)]
+        start = state.turn.number if state.turn else 0
+        horizon = self.budget.horizon
+        for _ in range(STEP_LIMIT):
+            request = pending(state)
+            if isinstance(request, GameOver):
+                break
+            if state.turn is not None and state.turn.number - start >= horizon:
+                break
+            actor = request.actor
+            if actor == CHANCE:
+                action: Action = chance_action(state, rng)
+            else:
+                legal = legal_actions(state)
+                action = (
+                    legal[0]
+                    if len(legal) == 1
+                    else policies[actor].choose(observation_of_view(state, actor), legal)
+                )
+            state = apply(state, action)
+        return value(state, seat)
+
+
+def _effect(obs: Observation, action: Action) -> tuple[object, ...]:
+    """What tells actions apart: copies of one card on one target do the same."""
+    fields = dict(vars(action))
+    fields.pop("slot", None)
+    card = fields.pop("card", None)
+    name = obs.catalogue[card].name if isinstance(card, int) else None
+    return (type(action).__name__, name, tuple(sorted(fields.items())))
+
+
+def _ucb(totals: list[float], counts: list[int], done: int) -> int:
+    for index, count in enumerate(counts):
+        if count == 0:
+            return index
+    log_done = math.log(done)
+    return max(
+        range(len(counts)),
+        key=lambda i: totals[i] / counts[i] + EXPLORATION * math.sqrt(log_done / counts[i]),
+    )
+
+
+def _view_digest(view: State, seat: int) -> str:
+    """A few public numbers that change from decision to decision: the RNG's seed material,
+    taken from the view only."""
+    turn = view.turn
+    return ":".join(
+        str(x)
+        for x in (
+            seat,
+            view.next_slot,
+            turn.number if turn else 0,
+            turn.moves_left if turn else 0,
+            len(view.discard),
+            type(view.stage).__name__,
+            sum(len(p.hand) for p in view.players),
+        )
+    )
