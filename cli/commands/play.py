@@ -22,7 +22,7 @@ from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
-from creepnet.protocol.games import bot_names
+from creepnet.protocol.games import bot_names, level_help
 
 BOTS = "bots"
 
@@ -33,7 +33,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_game_options(parser)
     parser.add_argument(
-        "--vs", choices=bot_names(), default=None, help="the bots (default: the game's usual one)"
+        "--vs",
+        choices=bot_names(),
+        default=None,
+        help=f"the bots (default: the game's usual one); levels: {level_help()}",
     )
     add_player_options(parser)
     add_network_options(parser)
