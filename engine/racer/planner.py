@@ -7,15 +7,19 @@ protocol node's state with its own hand known) and nothing else. Every decision 
    (the catalogue minus every card known to it: its hand, public plays, cards it gave away)
    are dealt at random to the hidden slots, so that no hand hides a Creep and each draw deck
    holds exactly its public count of Creeps; what is left goes to the box;
-2. **plays one candidate action** in that world, chosen by UCB1 over the root's candidates
-   (equal cards on the same target are one candidate), and
-3. **plays out** with the fast default policy (the heuristic bot for every seat, the chance
-   answers from a seeded RNG) for a few turns, then scores the position: a finished game is 1
-   or 0 (a draw shares), an unfinished one each seat's share of the squared material.
+2. **plays every live candidate action** in that world (equal cards on the same target are
+   one candidate; attacks its policy could not finish are none), each followed by the fast
+   default policy (the heuristic bot for every seat) for a few turns, with the same chance
+   answers for every candidate (common random numbers: only the candidates' differences
+   vary). The position is then scored: a finished game 1 or 0 (a draw shares), an unfinished
+   one this seat's share of the squared material (line strength, Creeps still to draw, cards);
+3. after every few worlds, drops the worse half of the candidates (sequential halving), always
+   keeping the heuristic's own choice.
 
-The candidate with the best mean is played. A fresh world per iteration averages over the
-hidden cards instead of trusting one guess (perfect-information Monte Carlo with a bandit at
-the root; the policy past the root is the heuristic's). The RNG is seeded from the bot's seed
+The best candidate is played only if it beats the heuristic's choice by more than the noise
+(its mean paired difference above one standard error); otherwise the heuristic's choice is.
+A fresh world per iteration averages over the hidden cards instead of trusting one guess
+(perfect-information Monte Carlo from sampled worlds). The RNG is seeded from the bot's seed
 and the view, so the same view and seed give the same choice; no clock is read except the
 injected one.
 
@@ -26,6 +30,7 @@ rules for them are sound (and which finishes the attack the planner chose to dec
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -47,7 +52,8 @@ from creepnet.engine.racer.state import Drawing, State, locations
 from creepnet.engine.racer.view import Observation, observation_of_view
 
 PLANNED_TOPICS = frozenset({"move", "hero", "hostage"})
-EXPLORATION = 0.7  # UCB1's constant, for values in [0, 1]
+HALVING_WORLDS = 4  # worlds between prunings of the worse half of the candidates
+CONFIDENCE = 1.0  # standard errors a candidate must beat the policy's choice by
 DECK_CREEP = 3.0  # material of a Creep still to be drawn (it arrives later, unhurt)
 HAND_CARD = 0.8  # material of a card in hand
 STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety net)
@@ -83,8 +89,9 @@ def determinize(view: State, rng: random.Random) -> State | None:
         return view
     seen = {known[slot] for slot in slots if slot in known}
     catalogue = view.catalogue
-    creeps = [c for c in range(len(catalogue)) if c not in seen and catalogue[c].kind is Kind.CREEP]
-    others = [c for c in range(len(catalogue)) if c not in seen and catalogue[c].kind is not Kind.CREEP]
+    unseen = [card for card in range(len(catalogue)) if card not in seen]
+    creeps = [card for card in unseen if catalogue[card].kind is Kind.CREEP]
+    others = [card for card in unseen if catalogue[card].kind is not Kind.CREEP]
     rng.shuffle(creeps)
     rng.shuffle(others)
     drawn = view.stage.drawn if isinstance(view.stage, Drawing) else None
@@ -95,7 +102,9 @@ def determinize(view: State, rng: random.Random) -> State | None:
             continue
         must_other.extend(s for s in player.hand if s not in known and s != drawn)
         deck_hidden = [s for s in player.deck if s not in known]
-        known_creeps = sum(catalogue[known[s]].kind is Kind.CREEP for s in player.deck if s in known)
+        known_creeps = sum(
+            catalogue[known[s]].kind is Kind.CREEP for s in player.deck if s in known
+        )
         wanted = player.deck_creeps - known_creeps
         if not 0 <= wanted <= len(deck_hidden):
             return None
@@ -166,31 +175,60 @@ class PlannerBot:
         candidates = self._candidates(obs, legal)
         if len(candidates) == 1:
             return candidates[0]
+        fork = copy.deepcopy(self.policy)  # asked without touching the policy's memory
+        baseline = _effect(obs, fork.choose(obs, legal))
+        base = next((i for i, c in enumerate(candidates) if _effect(obs, c) == baseline), 0)
+        scores = self._compare(view, seat, candidates, base)
+        alive = [i for i in range(len(candidates)) if scores[i]]
+        if not alive:
+            return self.policy.choose(obs, legal)
+        best = max(alive, key=lambda i: _mean(scores[i]))
+        if best != base and not _clearly_better(scores[best], scores[base]):
+            best = base
+        if best == base:
+            self.policy = fork  # it remembers what it just chose (an ask, a withdrawal)
+        return candidates[best]
+
+    def _compare(
+        self, view: State, seat: int, candidates: list[Action], base: int
+    ) -> list[list[float]]:
+        """Every live candidate played out in the same sampled worlds with the same chance
+        answers (common random numbers: the differences are what counts); after every few
+        worlds the worse half is dropped, the policy's own choice kept to compare against."""
         rng = random.Random(f"{self.seed}:{_view_digest(view, seat)}")
-        totals = [0.0] * len(candidates)
-        counts = [0] * len(candidates)
-        deadline = None
         budget = self.budget
-        if budget.seconds is not None and budget.clock is not None:
-            deadline = budget.clock() + budget.seconds
-        done = 0
+        clock = budget.clock
+        deadline = clock() + budget.seconds if budget.seconds is not None and clock else None
+        scores: list[list[float]] = [[] for _ in candidates]
+        alive = list(range(len(candidates)))
+        done = worlds = 0
         while True:
-            if budget.playouts is not None and done >= budget.playouts:
-                break
-            if deadline is not None and budget.clock is not None and budget.clock() >= deadline:
-                break
             world = determinize(view, rng)
             if world is None:
                 break
-            pick = _ucb(totals, counts, done)
-            totals[pick] += self._playout(world, seat, candidates[pick], rng)
-            counts[pick] += 1
-            done += 1
+            chance_seed = rng.randrange(1 << 30)
+            results = []
+            for index in alive:
+                if budget.playouts is not None and done >= budget.playouts:
+                    break
+                if deadline is not None and clock is not None and clock() >= deadline:
+                    break
+                results.append(self._playout(world, seat, candidates[index], chance_seed))
+                done += 1
+            if len(results) < len(alive):
+                break  # out of budget mid-world: that world is not counted for anyone
+            for index, result in zip(alive, results, strict=True):
+                scores[index].append(result)
+            worlds += 1
+            if worlds % HALVING_WORLDS == 0 and len(alive) > 2:
+                ranked = sorted(alive, key=lambda i: -_mean(scores[i]))
+                keep = ranked[: max(2, len(ranked) // 2)]
+                alive = sorted(set(keep) | {base})
         self.last_playouts = done
-        if done == 0:
-            return self.policy.choose(obs, legal)
-        best = max(range(len(candidates)), key=lambda i: (totals[i] / counts[i] if counts[i] else -1))
-        return candidates[best]
+        for index in range(len(candidates)):
+            if index not in alive:
+                scores[index] = []
+        return scores
 
     def _candidates(self, obs: Observation, legal: Sequence[Action]) -> list[Action]:
         """The legal actions, one per distinct effect, without attacks the policy could not
@@ -204,7 +242,8 @@ class PlannerBot:
             seen.setdefault(_effect(obs, action), action)
         return list(seen.values()) or list(legal)
 
-    def _playout(self, world: State, seat: int, first: Action, rng: random.Random) -> float:
+    def _playout(self, world: State, seat: int, first: Action, chance_seed: int) -> float:
+        rng = random.Random(chance_seed)
         state = apply(world, first)
         policies = [HeuristicBot(rng.randrange(1 << 30)) for _ in range(state.n)]
         start = state.turn.number if state.turn else 0
@@ -238,15 +277,19 @@ def _effect(obs: Observation, action: Action) -> tuple[object, ...]:
     return (type(action).__name__, name, tuple(sorted(fields.items())))
 
 
-def _ucb(totals: list[float], counts: list[int], done: int) -> int:
-    for index, count in enumerate(counts):
-        if count == 0:
-            return index
-    log_done = math.log(done)
-    return max(
-        range(len(counts)),
-        key=lambda i: totals[i] / counts[i] + EXPLORATION * math.sqrt(log_done / counts[i]),
-    )
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else -1.0
+
+
+def _clearly_better(challenger: list[float], base: list[float]) -> bool:
+    """Whether ``challenger`` beats ``base`` on the worlds both played by more than noise:
+    the mean paired difference above ``CONFIDENCE`` standard errors."""
+    diffs = [a - b for a, b in zip(challenger, base, strict=False)]
+    if len(diffs) < 2:
+        return False
+    mean = sum(diffs) / len(diffs)
+    spread = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
+    return mean > CONFIDENCE * math.sqrt(spread / len(diffs)) and mean > 0
 
 
 def _view_digest(view: State, seat: int) -> str:
