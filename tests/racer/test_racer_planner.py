@@ -153,3 +153,25 @@ def test_planner_games_use_every_kind_of_move():
         "PlayHero Creep Eraser",
     }
     assert wanted <= set(seen), wanted - set(seen)
+
+
+def test_the_planner_plays_a_real_session_from_its_seat_view():
+    from creepnet.protocol.games import get_game
+    from creepnet.protocol.table import Table, seat_bot
+    from creepnet.protocol.verify import verify_log_bytes
+
+    medium = get_game("racer").make_bot("medium", 0)
+    searched = []
+
+    def planner(session):
+        text = medium.choose(session.local_view(), session.local_seat)
+        searched.append(medium.engine_bot.last_playouts)
+        return text
+
+    table = Table(seats=2, kind="racer", options={"turn_limit": 6}, seed=4, onion_length=512)
+    table.run([planner, seat_bot("racer", "heuristic", 1)])
+    assert table.rejections == []
+    assert max(searched) > 0  # it searched from the node's view, not just fell back
+    data = b"".join(event.raw for event in table.sessions[0].log.events)
+    verdict = verify_log_bytes(data)
+    assert verdict.valid and verdict.finished, verdict.error
