@@ -26,7 +26,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from creepnet.engine import racer
-from creepnet.engine.creeper import Colour, State, apply, initial_state, outcome, position
+from creepnet.engine.creeper import (
+    Colour,
+    State,
+    apply,
+    distance,
+    initial_state,
+    outcome,
+    position,
+)
 from creepnet.engine.creeper.bots import ClassicSearchBot, SearchBot
 from creepnet.engine.creeper.search import Budget, Searcher
 from creepnet.engine.racer.planner import PlanBudget, PlannerBot
@@ -197,9 +205,10 @@ def forced_set(nodes: int = 400_000) -> None:
     print(f"  {solved} of {len(entries)} solved at their length")
 
 
-def make_forced(games: int, per_length: int = 3, nodes: int = 400_000) -> None:
+def make_forced(games: int, per_length: int = 3, nodes: int = 200_000) -> None:
     """Writes the forced-connection set: bot games (search v greedy), and from each won game's
-    end, the winner's positions searched backwards while the win stays forced."""
+    end, the winner's positions searched backwards while it is at most 4 octagons from linking;
+    each forced win is kept at its length (the first few of each)."""
     from creepnet.engine.creeper.bots import GreedyBot
 
     found: dict[int, list[dict[str, object]]] = {3: [], 5: [], 7: []}
@@ -215,16 +224,15 @@ def make_forced(games: int, per_length: int = 3, nodes: int = 400_000) -> None:
         ended = outcome(state)
         if ended is None or ended.winner is None:
             continue
+        winner = ended.winner
         for earlier in states[-1::-2][1:]:  # the winner to move, from the end backwards
+            if distance(earlier, winner) > 4:
+                break  # four own moves turn at most four octagons: no 7-ply win from here
             result = Searcher(0).search(earlier, Budget(nodes=nodes, max_depth=6))
             length = result.plies_to_win
-            if length is None:
-                break
             if length in found and len(found[length]) < per_length:
                 found[length].append(_entry(earlier, game, length))
                 print(f"game {game} ply {earlier.ply}: {length} plies", flush=True)
-            if length >= 7:
-                break
         if all(len(v) >= per_length for v in found.values()):
             break
     entries = [entry for length in sorted(found) for entry in found[length]]

@@ -13,11 +13,12 @@ protocol node's state with its own hand known) and nothing else. Every decision 
    answers for every candidate (common random numbers: only the candidates' differences
    vary). The position is then scored: a finished game 1 or 0 (a draw shares), an unfinished
    one this seat's share of the squared material (line strength, Creeps still to draw, cards);
-3. after every few worlds, drops the worse half of the candidates (sequential halving), always
-   keeping the heuristic's own choice.
+3. after every few worlds, keeps only the best third of the candidates (a screen), always
+   keeping the heuristic's own choice, until one challenger is left; the two then duel on
+   fresh worlds (the screen's winner looks better than it is: it won a draw of noise).
 
-The best candidate is played only if it beats the heuristic's choice by more than the noise
-(its mean paired difference above one standard error); otherwise the heuristic's choice is.
+The challenger is played only if it beats the heuristic's choice in the duel by more than the
+noise (its mean paired difference above 1.5 standard errors); otherwise the heuristic's is.
 A fresh world per iteration averages over the hidden cards instead of trusting one guess
 (perfect-information Monte Carlo from sampled worlds). The RNG is seeded from the bot's seed
 and the view, so the same view and seed give the same choice; no clock is read except the
@@ -52,8 +53,8 @@ from creepnet.engine.racer.state import Drawing, State, locations
 from creepnet.engine.racer.view import Observation, observation_of_view
 
 PLANNED_TOPICS = frozenset({"move", "hero", "hostage"})
-HALVING_WORLDS = 4  # worlds between prunings of the worse half of the candidates
-CONFIDENCE = 1.0  # standard errors a candidate must beat the policy's choice by
+SCREEN_WORLDS = 3  # worlds between prunings of the candidates (the best third goes on)
+CONFIDENCE = 1.5  # standard errors the challenger must beat the policy's choice by
 DECK_CREEP = 3.0  # material of a Creep still to be drawn (it arrives later, unhurt)
 HAND_CARD = 0.8  # material of a card in hand
 STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety net)
@@ -194,7 +195,8 @@ class PlannerBot:
     ) -> list[list[float]]:
         """Every live candidate played out in the same sampled worlds with the same chance
         answers (common random numbers: the differences are what counts); after every few
-        worlds the worse half is dropped, the policy's own choice kept to compare against."""
+        worlds all but the best third are dropped, the policy's own choice kept to compare
+        against, until one challenger is left to duel it."""
         rng = random.Random(f"{self.seed}:{_view_digest(view, seat)}")
         budget = self.budget
         clock = budget.clock
@@ -220,10 +222,15 @@ class PlannerBot:
             for index, result in zip(alive, results, strict=True):
                 scores[index].append(result)
             worlds += 1
-            if worlds % HALVING_WORLDS == 0 and len(alive) > 2:
+            if worlds % SCREEN_WORLDS == 0 and len(alive) > 2:
                 ranked = sorted(alive, key=lambda i: -_mean(scores[i]))
-                keep = ranked[: max(2, len(ranked) // 2)]
+                keep = ranked[: max(1, len(ranked) // 3)]
                 alive = sorted(set(keep) | {base})
+                if len(alive) <= 2:
+                    # The duel: the winner of a screen looks better than it is (it won a
+                    # draw of noise), so the last two are compared on fresh worlds only.
+                    for index in alive:
+                        scores[index] = []
         self.last_playouts = done
         for index in range(len(candidates)):
             if index not in alive:
