@@ -111,7 +111,8 @@ class Searcher:
         self.rng = random.Random(seed)
         self.repetition = repetition  # off only for the full-width correctness check
         self.table: dict[Key, tuple[int, int, int, Entry | None]] = {}
-        self.history_score: dict[Move, int] = {}
+        self.history_score: dict[int, int] = {}  # by the move's toggle bits (unique per move)
+        self.distances: dict[tuple[int, int], int] = {}  # (discs, side) -> distance
         self.nodes = 0
 
     def search(self, state: State, budget: Budget) -> SearchResult:
@@ -124,6 +125,8 @@ class Searcher:
         self.rng.shuffle(root)  # the seed breaks ties between equal moves
         if len(self.table) > TABLE_LIMIT:
             self.table.clear()
+        if len(self.distances) > TABLE_LIMIT:
+            self.distances.clear()
         self._t = t
         self._seen = _history_keys(state) if self.repetition else set()
         self._path: set[Key] = set()
@@ -249,14 +252,22 @@ class Searcher:
         self.table[key] = (depth, _to_table(best, ply), flag, best_move)
         return best
 
+    def _distance(self, discs: int, side: int) -> int:
+        # Most moves are steps, which leave the discs alone: leaves share their distances.
+        key = (discs, side)
+        found = self.distances.get(key)
+        if found is None:
+            found = self.distances[key] = core.distance(self._t, discs, side)
+        return found
+
     def _leaf(self, mine: int, theirs: int, own: int, opp: int, me: int, ply: int) -> int:
         t = self._t
-        mine_distance = core.distance(t, own, me)
+        mine_distance = self._distance(own, me)
         if mine_distance == 1:  # can the side to move link right now?
             for e in core.generate(t, mine, theirs):
                 if e[0] == JUMP and e[3] and not own & e[3] and core.connected(t, own | e[3], me):
                     return WIN - (ply + 1)
-        race = core.distance(t, opp, me ^ 1) - mine_distance
+        race = self._distance(opp, me ^ 1) - mine_distance
         pins = mine.bit_count() - theirs.bit_count()
         return DISTANCE_WEIGHT * race + PIN_WEIGHT * pins + TEMPO
 
@@ -276,7 +287,7 @@ class Searcher:
                 return -(1 << 36)
             if any(e is k for k in killers):
                 return -(1 << 35)
-            return -history.get(e[4], 0)
+            return -history.get(e[1], 0)
 
         return sorted(moves, key=rank)
 
@@ -288,7 +299,7 @@ class Searcher:
         if not any(e is k for k in killers):
             killers.insert(0, e)
             del killers[2:]
-        self.history_score[e[4]] = self.history_score.get(e[4], 0) + depth * depth
+        self.history_score[e[1]] = self.history_score.get(e[1], 0) + depth * depth
 
     def _check_budget(self) -> None:
         if self._limit is not None and self.nodes >= self._limit:
