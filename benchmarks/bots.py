@@ -72,12 +72,13 @@ def header() -> None:
 
 
 def racer_game(
-    players: int, planner_seat: int, seed: int, budget: PlanBudget, times: list[float]
+    players: int, planner_seat: int, seed: int, budget: PlanBudget | None, times: list[float]
 ) -> int | None:
-    """One game: the planner at ``planner_seat``, heuristic bots elsewhere; the winner."""
+    """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
+    the reference), heuristic bots elsewhere; the winner."""
     rng = random.Random(seed)
     bots = [racer.make_bot("heuristic", seed * 10 + s) for s in range(players)]
-    planner = PlannerBot(seed, budget)
+    planner = PlannerBot(seed, budget) if budget is not None else None
     state = racer.new_game(racer.Options(players=players, turn_limit=300))
     while not isinstance(request := racer.pending(state), racer.GameOver):
         actor = request.actor
@@ -88,7 +89,7 @@ def racer_game(
             legal = racer.legal_actions(view)
             if len(legal) == 1:
                 action = legal[0]
-            elif actor == planner_seat:
+            elif actor == planner_seat and planner is not None:
                 started = time.perf_counter()
                 action = planner.plan(view, actor, legal)
                 if planner.last_playouts:
@@ -100,6 +101,11 @@ def racer_game(
 
 
 def racer_league(players: int, games: int, budget: PlanBudget) -> None:
+    reference = sum(
+        racer_game(players, game % players, 7_000 + game, None, []) == game % players
+        for game in range(games)
+    )
+    row(f"racer {players}p: heuristic v heuristic", reference, 0, games, "(same seeds)")
     wins = draws = 0
     times: list[float] = []
     started = time.perf_counter()
