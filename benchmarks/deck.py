@@ -8,9 +8,12 @@ measured in the same run:
   plus one peer's checks of every step (goal <= 2 s);
 * "not a Creep" for a kept card: the OR-proof over the 95 play cards and the none-of proof
   over the hidden Creeps, side by side on the same slot, prove and verify;
-* a private draw end to end, and the audit.
+* a private draw end to end, and the audit;
+* with --escrow, the same Racer set-up with key escrow in the deck messages (docs/ESCROW.md)
+  side by side with it without: every shuffle carries its new layer's escrow, every lock one per
+  position, the peer checks every bundle, every recipient opens its shares (goal: <= +15%).
 
-    python benchmarks/deck.py [--rounds R]
+    python benchmarks/deck.py [--rounds R] [--escrow]
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import os
 import secrets
 import time
 from collections.abc import Callable
+from functools import partial
+from typing import TypeVar
 
 import nacl.bindings as nb
 
@@ -29,19 +34,23 @@ from creepnet.protocol.deck import (
     DeckState,
     audit,
     create_message,
+    escrow,
     merge_message,
     split_message,
 )
 from creepnet.protocol.deck import threads as deck_threads
 from creepnet.protocol.deck.classproof import prove_class, verify_class
+from creepnet.protocol.deck.escrowing import RetiredSeatKeys, recover_message, refresh_message
 from creepnet.protocol.deck.group import BASE, ONE, mul
-from creepnet.protocol.deck.hidden import holder_key
+from creepnet.protocol.deck.hidden import holder_key, make_release
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.noneof import prove_none_of, verify_none_of
 from creepnet.protocol.deck.shuffleproof import prove_shuffle, verify_shuffle
 
+T = TypeVar("T")
 
-def cpu(fn: Callable[[], object]) -> tuple[float, object]:
+
+def cpu(fn: Callable[[], T]) -> tuple[float, T]:
     t = time.process_time()
     result = fn()
     return time.process_time() - t, result
@@ -72,10 +81,8 @@ def shuffle_proof(cards: int) -> dict[str, float]:
     perm = keys.permutation("p", 0, cards)
     encrypt, outputs = cpu(lambda: [mul(step, inputs[i]) for i in perm])
     ctx = b"benchmark context"
-    prove, proof = cpu(
-        lambda: prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx)  # type: ignore[arg-type]
-    )
-    verify, _ = cpu(lambda: verify_shuffle(proof, inputs, outputs, BASE, commit, ctx))  # type: ignore[arg-type]
+    prove, proof = cpu(lambda: prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx))
+    verify, _ = cpu(lambda: verify_shuffle(proof, inputs, outputs, BASE, commit, ctx))
     mult = (before + scalar_mult_cost(200, 3)) / 2
     return {
         "mult": mult,
@@ -102,9 +109,9 @@ def threads_side_by_side(cards: int, rounds: int) -> dict[str, float]:
             for threads in (1, default):
                 deck_threads.MAX_THREADS = threads
                 start = time.perf_counter()
-                proof = prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx)  # type: ignore[arg-type]
+                proof = prove_shuffle(inputs, outputs, perm, step, BASE, ONE, commit, ctx)
                 middle = time.perf_counter()
-                verify_shuffle(proof, inputs, outputs, BASE, commit, ctx)  # type: ignore[arg-type]
+                verify_shuffle(proof, inputs, outputs, BASE, commit, ctx)
                 end = time.perf_counter()
                 timed = {f"prove {threads}": middle - start, f"verify {threads}": end - middle}
                 for key, value in timed.items():
@@ -117,26 +124,52 @@ def threads_side_by_side(cards: int, rounds: int) -> dict[str, float]:
 class Run:
     """Seats authoring in turn; one replica (the verifying peer, timed) applies every message.
     The authors read a replica of their own (untimed): a seat does not re-check its own proofs
-    (DeckState.vouch), and the peer must check every one."""
+    (DeckState.vouch), and the peer must check every one.
 
-    def __init__(self, seats: int, cards: list[str]) -> None:
+    With an `escrow` mode the deck escrows (DeckState(escrow=True), docs/ESCROW.md): "all" every
+    lock key, "racer" all but a seat's keys on its own Draw Deck (it leaves play with its owner);
+    making the bundles is in the authors' work, their check in the peer's, and every seat's
+    opening of its shares (DeckSeat.escrow_complaints after each message) is work as well."""
+
+    def __init__(self, seats: int, cards: list[str], escrow_mode: str | None = None) -> None:
         game, keys = secrets.token_bytes(16), [secrets.token_bytes(32) for _ in range(seats)]
-        self.state = DeckState(game, keys, cards)
-        self.authors = DeckState(game, keys, cards)
+        exempt = (lambda seat, pool: pool == f"draw{seat}") if escrow_mode == "racer" else None
+        on = escrow_mode is not None
+        self.state = DeckState(game, keys, cards, escrow=on, escrow_exempt=exempt)
+        self.authors = DeckState(game, keys, cards, escrow=on, escrow_exempt=exempt)
         self.players = [DeckSeat(self.authors, s) for s in range(seats)]
         self.seq = 0
         self.work = 0.0  # authors' CPU
         self.checks = 0.0  # the verifying peer's CPU
+        self.opening = 0.0  # recipients' CPU opening their shares (part of work)
         for p in self.players:
             self.post(p.seat, lambda q, p=p: p.join())
 
     def post(self, seat: int, make: Callable[[int], dict]) -> None:
         self.seq += 1
         made, msg = cpu(lambda: make(self.seq))
-        checked, _ = cpu(lambda: self.state.apply(seat, self.seq, msg))  # type: ignore[arg-type]
-        self.authors.apply(seat, self.seq, msg)  # type: ignore[arg-type]
+        checked, _ = cpu(lambda: self.state.apply(seat, self.seq, msg))
+        self.authors.apply(seat, self.seq, msg)
         self.work += made
         self.checks += checked
+        if self.authors.escrow is not None:
+            opened, complaints = cpu(
+                lambda: [c for p in self.players for c in p.escrow_complaints()]
+            )
+            assert not complaints
+            self.work += opened
+            self.opening += opened
+
+    @property
+    def escrowed(self) -> int:
+        return 0 if self.state.escrow is None else len(self.state.escrow.bundles)
+
+    @property
+    def escrow_bytes(self) -> int:
+        book = self.state.escrow
+        if book is None:
+            return 0
+        return sum(len(t.recipients) * (32 + escrow.BOX_BYTES) for t, _ in book.bundles.values())
 
     def shuffle(self, pool: str, seats: list[int] | None = None) -> None:
         for p in self.players if seats is None else [self.players[s] for s in seats]:
@@ -147,12 +180,12 @@ class Run:
             self.post(p.seat, lambda q, p=p: p.lock(q, pool))
 
 
-def racer_setup(seats: int = 4) -> tuple[Run, dict[str, float]]:
+def racer_setup(seats: int = 4, escrow_mode: str | None = None) -> tuple[Run, dict[str, float]]:
     """The Creepy Racer deal: 40 Creeps + 95 others in one family; every seat shuffles
     both piles; 10 Creeps + 15 others per seat merge into its Draw Deck, which its
     owner re-shuffles; 35 others stay in the shared Play Pile; every pool is locked."""
     creeps, others = [f"creep-{i}" for i in range(40)], [f"card-{i}" for i in range(95)]
-    run = Run(seats, creeps + others)
+    run = Run(seats, creeps + others, escrow_mode)
     run.post(0, lambda q: create_message("all", creeps + others))
     run.post(0, lambda q: split_message("all", ["creeps", "others"], [40, 95]))
     times: dict[str, float] = {}
@@ -242,10 +275,116 @@ def draw_and_audit(run: Run) -> dict[str, float]:
     return {"draw": draw_time, "audit": audit_time}
 
 
+def escrow_side_by_side(rounds: int) -> None:
+    """The 4 x 135 set-up without escrow, with the Racer's escrow and with every lock key
+    escrowed, alternating, best of `rounds` each (CPU)."""
+    modes: list[str | None] = [None, "racer", "all"]
+    best: dict[str | None, Run] = {}
+    for _ in range(rounds):
+        for mode in modes:
+            run, _ = racer_setup(escrow_mode=mode)
+            if mode not in best or run.work + run.checks < best[mode].work + best[mode].checks:
+                best[mode] = run
+    plain = best[None].work + best[None].checks
+    mult = scalar_mult_cost()
+    print(f"\nCreepy Racer set-up with key escrow, 4 seats x 135 cards (best of {rounds}, CPU)")
+    print(f"  one scalar multiplication: {mult * 1e6:.1f} us")
+    print("  set-up                     scalars  work ms  checks ms  total ms  vs plain  escrow KB")
+    for mode, label in (
+        (None, "no escrow"),
+        ("racer", "Racer's escrow"),
+        ("all", "every lock key"),
+    ):
+        run = best[mode]
+        total = run.work + run.checks
+        print(
+            f"  {label:26} {run.escrowed:7} {run.work * 1e3:8.0f} {run.checks * 1e3:10.0f} "
+            f"{total * 1e3:9.0f} {total / plain:8.3f}x {run.escrow_bytes / 1024:9.1f}"
+        )
+        if run.escrowed:
+            per = (total - plain) / run.escrowed
+            print(
+                f"  {'':26} escrow: +{(total - plain) * 1e3:.0f} ms, of which the recipients' "
+                f"opening {run.opening * 1e3:.0f} ms; {per * 1e6:.0f} us = {per / mult:.2f} "
+                "mults per scalar"
+            )
+    after = retirement(best["racer"])
+    print("  after seat 3 retires (Racer's escrow, CPU, work + one peer's checks):")
+    print(
+        f"    3 seats publish their shares of its {after['scalars']:.0f} lock keys: "
+        f"{after['recover'] * 1e3:6.1f} ms"
+    )
+    print(
+        f"    3 seats re-deal what it held shares of (refresh):   {after['refresh'] * 1e3:6.1f} ms"
+    )
+    print(f"    a private draw with the table releasing for it:     {after['draw'] * 1e3:6.1f} ms")
+
+
+def _same(message: dict, seq: int) -> dict:
+    return message
+
+
+def _recovery(state: DeckState, seat: DeckSeat, gone: int, needed: list, seq: int) -> dict:
+    return recover_message(state, seat.keys, seat.seat, gone, needed)
+
+
+def _refresh(state: DeckState, seat: DeckSeat, seq: int) -> dict:
+    return refresh_message(state, seat.keys, seat.seat)
+
+
+def retirement(run: Run, gone: int = 3) -> dict[str, float]:
+    """After the Racer set-up with escrow, seat `gone` retires: the others recover its lock keys
+    of every pool but its own Draw Deck, re-deal what it held shares of, and seat 0 draws with
+    the table releasing for the retired seat.  CPU seconds (authors' work + the peer's checks)."""
+    for state in (run.state, run.authors):
+        state.retire(gone)
+    book = run.state.escrow
+    assert book is not None
+    needed = [
+        scalar
+        for (dealer, scalar) in book.bundles
+        if dealer == gone and scalar.kind == "lock" and scalar.name != f"draw{gone}"
+    ]
+    out: dict[str, float] = {"scalars": len(needed)}
+
+    def timed(name: str, fn: Callable[[], None]) -> None:
+        before = run.work + run.checks
+        fn()
+        out[name] = run.work + run.checks - before
+
+    others = [p for p in run.players if p.seat != gone]
+
+    def recover() -> None:
+        for p in others:
+            run.post(p.seat, partial(_recovery, run.authors, p, gone, needed))
+
+    def refresh() -> None:
+        for p in others:
+            run.post(p.seat, partial(_refresh, run.authors, p))
+
+    def draw() -> None:
+        for p in others[1:]:
+            run.post(p.seat, partial(_same, p.release("draw0", [1], 0)))
+        keys = RetiredSeatKeys(run.authors, gone)
+        run.post(gone, partial(_same, make_release(run.authors, keys, gone, "draw0", [1], 0)))
+        run.players[0].decode("draw0", 1)
+
+    timed("recover", recover)
+    timed("refresh", refresh)
+    timed("draw", draw)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=3, help="best of R runs")
+    parser.add_argument(
+        "--escrow", action="store_true", help="only the set-up with and without key escrow"
+    )
     args = parser.parse_args()
+    if args.escrow:
+        escrow_side_by_side(args.rounds)
+        return
     mult = scalar_mult_cost()
     base = cpu(lambda: [nb.crypto_scalarmult_ed25519_base_noclamp(ONE) for _ in range(3000)])[0]
     q = nb.crypto_core_ed25519_from_uniform(bytes(32))

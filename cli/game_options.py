@@ -1,15 +1,18 @@
 """Per-game command-line choices: seats, rule options and default bots, found by the game's kind.
 
-`host`, `play` and `demo` share them, so a Creeper default (two seats, the greedy bot, a ply
-limit) never leaks into a Racer game, and a third game adds its line here.
+`host`, `play` and `demo` share them, so one game's defaults (two seats, its usual bot, its
+limit) never leak into another's.  Each game's choices are part of its record in the CLI's
+registry (`creepnet.cli.faces`); a third game states them there, not here.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from creepnet.cli.faces import FACES, face_for
 from creepnet.protocol.games import GAMES, get_game
 
 
@@ -20,20 +23,28 @@ class GameChoices:
     demo_players: int
     limit_option: str  # the rule option that ends a long game in a draw; its flag is derived
     limit_words: str  # what a form calls that option
+    demo_limit: int = 300  # the limit a demo plays to, unless told
+    demo_pace: float = 0.0  # seconds a demo's bots wait before each move, unless told
 
     @property
     def limit_flag(self) -> str:
         return "--" + self.limit_option.replace("_", "-")
 
 
-CHOICES = {
-    "creeper": GameChoices(
-        "greedy", "search", 2, limit_option="max_plies", limit_words="Move limit (plies)"
-    ),
-    "racer": GameChoices(
-        "heuristic", "heuristic", 3, limit_option="turn_limit", limit_words="Turn limit"
-    ),
-}
+class _Choices(Mapping[str, GameChoices]):
+    """Every game's choices, read from its record (ValueError for a game the CLI lacks)."""
+
+    def __getitem__(self, kind: str) -> GameChoices:
+        return face_for(kind).choices
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(FACES)
+
+    def __len__(self) -> int:
+        return len(FACES)
+
+
+CHOICES: Mapping[str, GameChoices] = _Choices()
 
 
 def add_game_options(parser: argparse.ArgumentParser) -> None:
@@ -42,25 +53,36 @@ def add_game_options(parser: argparse.ArgumentParser) -> None:
         "--players",
         type=int,
         default=None,
-        help="racer: seats, 2-4 (default 2; demo racer plays 3)",
+        help="seats, for a game of more than two (default: the game's least; a demo's own)",
     )
-    for kind, choices in CHOICES.items():
+    for option, kinds in limit_options().items():
         parser.add_argument(
-            choices.limit_flag, type=int, default=None, help=f"{kind}: draw after this"
+            "--" + option.replace("_", "-"),
+            type=int,
+            default=None,
+            help=f"{', '.join(kinds)}: draw after this",
         )
+
+
+def limit_options() -> dict[str, list[str]]:
+    """Each limit option of the games the CLI knows, and the games that take it."""
+    options: dict[str, list[str]] = {}
+    for kind, choices in CHOICES.items():
+        options.setdefault(choices.limit_option, []).append(kind)
+    return options
 
 
 def seats_and_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     """The seat count and rule options the arguments ask for (ValueError with the reason)."""
     seats = seat_count(args.kind, args.players)
+    ours = CHOICES[args.kind].limit_option
     options: dict[str, Any] = {}
-    for kind, choices in CHOICES.items():
-        name, flag = choices.limit_option, choices.limit_flag
-        value = getattr(args, name)
+    for name, kinds in limit_options().items():
+        value, flag = getattr(args, name), "--" + name.replace("_", "-")
         if value is None:
             continue
-        if kind != args.kind:
-            raise ValueError(f"{flag} is a {kind} option")
+        if name != ours:
+            raise ValueError(f"{flag} is a {' and '.join(kinds)} option")
         if value < 1:
             raise ValueError(f"{flag} must be positive")
         options[name] = value
@@ -81,3 +103,16 @@ def check_bot(kind: str, name: str | None) -> None:
     bots = get_game(kind).bots
     if name is not None and name not in bots:
         raise ValueError(f"{kind} has no bot {name!r}; choose from {', '.join(bots)}")
+
+
+class BotChoices:
+    """Every game's bot names as argparse ``choices``, loading games only as far as a check
+    needs: `--bot random` is found among Creeper's bots without importing Creepy Racer, and
+    no game loads at all when no bot is named (give the option a ``metavar``, or argparse
+    lists the choices while it builds the parser)."""
+
+    def __contains__(self, name: object) -> bool:
+        return any(name in GAMES[kind].bots for kind in GAMES)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted({name for kind in GAMES for name in GAMES[kind].bots}))

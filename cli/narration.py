@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+from creepnet.cli.faces import FACES
 from creepnet.cli.text import printable
 from creepnet.protocol.session import Session
 
@@ -13,22 +16,32 @@ def describe(session: Session, event_index: int) -> str:
         event.author_fingerprint,
     )
     body = event.body
-    what = {
+    session_words = {
         "genesis": lambda: f"hosts {body['kind']} game {body['name']!r} for {body['seats']} seats",
         "seat": lambda: f"seats {body['join']['player']} at seat {body['join']['seat']}",
         "start": lambda: "starts the game",
         "reveal": lambda: f"reveals randomness for draw {body['draw']}",
-        "move": lambda: (
-            f"plays {body['move']}" + (" and offers a draw" if body.get("draw") else "")
-        ),
-        "resign": lambda: "resigns",
-        "accept": lambda: "accepts the draw",
-        "decline": lambda: "declines the draw",
-        # Creepy Racer: the action in its notation; deck work by its step (both public).
-        "act": lambda: f"acts: {body['action']}",
-        "deck": lambda: f"deck work: {body['op']}" + (f" {body['pool']}" if "pool" in body else ""),
-    }.get(event.type, lambda: event.type)()
+    }.get(event.type)
+    if session_words is not None:
+        what = session_words()
+    else:  # the game's own events, in the words of its record
+        narrate = FACES[session.kind].narrate if session.kind in FACES else None
+        what = (narrate(event.type, body) if narrate is not None else None) or event.type
     return printable(f"seq {event.seq}: {who} {what}")
+
+
+def unseated_news(text: str, connected: bool, started: bool) -> str:
+    """A peer with no seat came or went: before the game starts it may still take a seat
+    (the seat is announced then), afterwards it watches.  ``text`` is the node's "NAME
+    (FINGERPRINT) at ADDRESS follows the game" (or "stopped following …"): other text is
+    kept as it is."""
+    found = re.fullmatch(r"(.+?) at \S+ (follows the game|stopped following the game).*", text)
+    if found is None:
+        return text
+    who = found[1]
+    if not started:
+        return f"{who} connected" if connected else f"{who} left"
+    return f"{who} is watching" if connected else f"{who} stopped watching"
 
 
 def status(session: Session) -> str:

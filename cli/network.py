@@ -12,12 +12,12 @@ from pathlib import Path
 
 import trio
 
+from creepnet.cli.faces import FACES
 from creepnet.cli.options import add_home_option, fail, home_dir
 from creepnet.cli.text import printable
 from creepnet.node.discovery import Found, open_discovery
 from creepnet.node.node import Node, NodeError
-from creepnet.node.storage import StorageError
-from creepnet.protocol.identity import IdentityError
+from creepnet.node.storage import IdentityError, StorageError
 
 DEFAULT_WAIT = 5.0
 
@@ -52,6 +52,10 @@ def setup_logging(args: argparse.Namespace) -> None:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
         for handler in logging.getLogger().handlers:
             handler.addFilter(_printable_record)
+    elif not logging.getLogger().handlers:
+        # The node's warnings reach the user as updates (a redial is one status line); without
+        # a handler, logging's last resort would print each to stderr too, one line per retry.
+        logging.getLogger("creepnet").addHandler(logging.NullHandler())
 
 
 def _printable_record(record: logging.LogRecord) -> bool:
@@ -62,9 +66,10 @@ def _printable_record(record: logging.LogRecord) -> bool:
 
 @asynccontextmanager
 async def open_node(
-    args: argparse.Namespace, *, discovery: bool, port: int = 0
+    args: argparse.Namespace, *, discovery: bool, port: int = 0, name: str = ""
 ) -> AsyncIterator[Node]:
-    """A node listening on the chosen interface (all by default), with or without zeroconf."""
+    """A node listening on the chosen interface (all by default), with or without zeroconf;
+    ``name`` is the player name its handshake shows (a spectator has no seat to carry one)."""
     setup_logging(args)
     chosen = interfaces(args)
     async with Node.open(
@@ -74,6 +79,7 @@ async def open_node(
         discovery=discovery,
         iface=chosen,
         trace=getattr(args, "trace", None),
+        name=name,
     ) as node:
         yield node
 
@@ -158,7 +164,8 @@ async def find_open_game(iface: list[str] | None, wait: float, settle: float = 2
     if not open_games:
         raise LookupError(
             f"no open game found on the LAN within {wait:g}s; "
-            "host one with `creepnet host creeper`, or join one with --addr HOST:PORT"
+            f"host one with `creepnet host GAME` (GAME: {', '.join(FACES)}), "
+            "or join one with --addr HOST:PORT"
         )
     listing = ", ".join(sorted(f"{f.name!r} ({f.game})" for f in open_games.values()))
     raise LookupError(f"several open games: {listing}; say which: creepnet join NAME-OR-ID")

@@ -11,10 +11,10 @@ from collections.abc import AsyncIterator
 
 import trio
 
-from creepnet.cli.faces import console_for
+from creepnet.cli.faces import Console, console_for
 from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.cli.text import printable
-from creepnet.node import updates
+from creepnet.node import retirement, updates
 from creepnet.node.node import Node
 from creepnet.node.storage import StorageError
 from creepnet.node.updates import Update
@@ -22,6 +22,7 @@ from creepnet.protocol.event import Event
 from creepnet.protocol.log import Rejection
 
 # Who follows this game, in the game's words (a connection that is not about it says nothing).
+LEAVE_WORDS = ("leave", "claim")  # node/retirement.py: leave for good; claim an abandonment
 PEER_NEWS = {updates.FOLLOWER_ARRIVED: True, updates.FOLLOWER_LEFT: False}
 SHOWN = {
     updates.HOST_MOVED,
@@ -31,6 +32,8 @@ SHOWN = {
     updates.HALTED,
     updates.STORAGE_ERROR,
     updates.JOIN_REFUSED,
+    retirement.RETIRED,  # "Cat left the game; the table plays on without her"
+    retirement.CLAIMABLE,
 }
 DELIVERY_PATIENCE = 2.0  # seconds before we say a move has not reached the others yet
 
@@ -51,108 +54,162 @@ async def play_in_terminal(
     session = (await node.wait_for(game, lambda rt: bool(rt.session.kind))).session
     console = console_for(session, colour=colour)
     screen = screen or (Screen(out) if out is not None else Screen.for_stdout())
-    say = screen.say
-    send, receive = trio.open_memory_channel[tuple[str, object]](256)
-    shown = {"intro": False, "events": 0}
+    await TerminalPlay(node, game, console, screen).run(lines, leave_on_eof)
+    return 0
 
-    def prompt() -> str:
-        ask = getattr(console, "prompt", None)  # a console that has none yet shows no prompt
-        return ask() if ask is not None else ""
 
-    def refresh() -> None:
-        new = session.log.events[shown["events"] :]
-        shown["events"] = len(session.log)
-        if console.ready() and not shown["intro"]:
-            say(console.introduction())
-            say(console.board())
-            shown["intro"] = True
-        elif shown["intro"] and any(event.type in console.redraw_after for event in new):
-            say(console.board())
+class TerminalPlay:
+    """One game at one terminal: node updates and typed lines arrive on one channel, in the
+    order they happen, and each is answered by the console; what is sent is watched until
+    the other seats hold it."""
+
+    def __init__(self, node: Node, game: bytes, console: Console, screen: Screen) -> None:
+        self.node, self.game, self.console, self.screen = node, game, console, screen
+        self.session = node.session(game)
+        self.say = screen.say
+        self.intro_shown = False
+        self.events_shown = 0  # events of the log the screen has caught up with
+        self.send, self.receive = trio.open_memory_channel[tuple[str, object]](256)
+
+    async def run(self, lines: AsyncIterator[str] | StdinLines | None, leave_on_eof: bool) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.forward_updates, self.send.clone())
+            nursery.start_soon(self.forward_lines, self.send.clone(), lines, leave_on_eof)
+            self.refresh()
+            # A game that ended before we looked (watching a finished game) has nothing to
+            # wait for.
+            if not self.over():
+                await self.converse(nursery)
+            nursery.cancel_scope.cancel()
+        self.refresh()  # the game may have ended while we handled a line: show how
+        self.screen.set_prompt("")
+        self.screen.close()
+
+    # ----- what the screen shows ----------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Catch the screen up with the log: the introduction once the game is ready, the
+        board again after the events that call for it, the status after anything new."""
+        console = self.console
+        new = self.session.log.events[self.events_shown :]
+        self.events_shown = len(self.session.log)
+        if console.ready() and not self.intro_shown:
+            self.say(console.introduction())
+            self.say(console.board())
+            self.intro_shown = True
+        elif self.intro_shown and any(event.type in console.redraw_after for event in new):
+            self.say(console.board())
         if new:
-            say(console.status())
-        screen.set_prompt(prompt())
+            self.say(console.status())
+        self.screen.set_prompt(self.console.prompt())
 
-    async def act(action: str, nursery: trio.Nursery) -> None:
+    def over(self) -> bool:
+        return self.session.finished or self.session.halted is not None
+
+    # ----- what we send ---------------------------------------------------------------------
+
+    async def act(self, action: str, nursery: trio.Nursery) -> None:
         try:
-            event = await node.play(game, action)
+            event = await self.node.play(self.game, action)
         except (Rejection, StorageError) as exc:
-            say(f"not sent: {printable(str(getattr(exc, 'reason', exc)))}")
+            self.say(f"not sent: {printable(str(getattr(exc, 'reason', exc)))}")
             return
-        nursery.start_soon(watch_delivery, event)
+        nursery.start_soon(self.watch_delivery, event)
 
-    async def watch_delivery(event: Event) -> None:
-        others = [seat.key for seat in session.seats if seat.key != event.author]
+    async def watch_delivery(self, event: Event) -> None:
+        others = [seat.key for seat in self.session.seats if seat.key != event.author]
 
-        def delivered(runtime) -> bool:
-            return all(runtime.acked.get(key, 0) > event.seq for key in others)
+        def delivered(runtime) -> bool:  # every other seat has it, from us or through anyone
+            return all(runtime.reached(key, event.seq) for key in others)
 
         with trio.move_on_after(DELIVERY_PATIENCE):
-            await node.wait_for(game, delivered)
+            await self.node.wait_for(self.game, delivered)
             return
-        screen.note(
+        self.screen.note(
             "* your move is saved but not delivered yet; it goes out on reconnection", "delivery"
         )
-        await node.wait_for(game, delivered)
-        say("* your move was delivered")
+        await self.node.wait_for(self.game, delivered)
+        self.say("* your move was delivered")
 
-    async def forward_updates(channel: trio.MemorySendChannel) -> None:
-        async with node.updates() as stream:
+    async def leave_or_claim(self, word: str) -> bool:
+        """``leave``: tell the table we go for good (they retire us at once); ``claim``: two
+        seats left and the other is gone, claim the game abandoned.  True when we leave."""
+        try:
+            if word == "leave":
+                self.node.leave(self.game)
+                self.say("you left the game; the table plays on without you")
+                return True
+            await self.node.claim(self.game)
+        except (ValueError, Rejection) as exc:
+            self.say(f"not now: {printable(str(getattr(exc, 'reason', exc)))}")
+            return False
+        self.say(f"* {printable(self.session.outcome_text or 'claimed: the game is abandoned')}")
+        return True
+
+    # ----- what comes in --------------------------------------------------------------------
+
+    async def forward_updates(self, channel: trio.MemorySendChannel) -> None:
+        async with self.node.updates() as stream:
             async for update in stream:
                 await channel.send(("update", update))
 
-    async def forward_lines(channel: trio.MemorySendChannel) -> None:
+    async def forward_lines(
+        self,
+        channel: trio.MemorySendChannel,
+        lines: AsyncIterator[str] | StdinLines | None,
+        leave_on_eof: bool,
+    ) -> None:
         async for line in lines if lines is not None else StdinLines():
             await channel.send(("line", line))
         if leave_on_eof:
             await channel.send(("eof", None))
 
-    def over() -> bool:
-        return session.finished or session.halted is not None
-
-    async def converse(nursery: trio.Nursery) -> None:
+    async def converse(self, nursery: trio.Nursery) -> None:
+        """Answer each update and line in turn, until the game is over or the player leaves."""
         leaving = False
-        async for kind, item in receive:
+        async for kind, item in self.receive:
             if isinstance(item, Update):
-                if item.game not in (None, game):
+                if item.game not in (None, self.game):
                     continue
-                if item.kind in PEER_NEWS:
-                    back = item.data.get("back") is True
-                    say(console.peer_news(PEER_NEWS[item.kind], item.peer, item.text, back=back))
-                elif item.kind == updates.ERROR and item.game is None:
-                    screen.note(f"* {printable(item.text)}", "redial")  # one status line
-                elif item.kind in SHOWN or item.kind == updates.ERROR:
-                    say(f"* {printable(item.text)}")
-                refresh()
-                queued = console.pending_action()
-                if queued:
-                    await act(queued, nursery)
+                await self.on_update(item, nursery)
             elif kind == "line":
-                reply = console.handle(str(item))
-                if reply.text:
-                    say(reply.text)
-                if reply.action:
-                    await act(reply.action, nursery)
-                if reply.quit:
+                if await self.on_line(str(item), nursery):
                     return
-                screen.set_prompt(prompt())
-            elif console.resign_queued:
+            elif self.console.resign_queued:
                 leaving = True  # input ended, but a queued resignation must still go out
             else:
                 return
-            if over():
+            if self.over():
                 return
-            if leaving and not console.resign_queued:
+            if leaving and not self.console.resign_queued:
                 return
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(forward_updates, send.clone())
-        nursery.start_soon(forward_lines, send.clone())
-        refresh()
-        # A game that ended before we looked (watching a finished game) has nothing to wait for.
-        if not over():
-            await converse(nursery)
-        nursery.cancel_scope.cancel()
-    refresh()  # the game may have ended while we handled a line: show how
-    screen.set_prompt("")
-    screen.close()
-    return 0
+    async def on_update(self, update: Update, nursery: trio.Nursery) -> None:
+        if update.kind in PEER_NEWS:
+            back = update.data.get("back") is True
+            connected = PEER_NEWS[update.kind]
+            self.say(self.console.peer_news(connected, update.peer, update.text, back=back))
+        elif update.kind == updates.ERROR and update.game is None:
+            self.screen.note(f"* {printable(update.text)}", "redial")  # one status line
+        elif update.kind == retirement.RETIRING:
+            self.screen.note(f"* {printable(update.text)}", "retiring")  # one status line
+        elif update.kind in SHOWN or update.kind == updates.ERROR:
+            self.say(f"* {printable(update.text)}")
+        self.refresh()
+        queued = self.console.pending_action()
+        if queued:
+            await self.act(queued, nursery)
+
+    async def on_line(self, line: str, nursery: trio.Nursery) -> bool:
+        """Answer a typed line; True when the player leaves."""
+        if line.strip() in LEAVE_WORDS:
+            return await self.leave_or_claim(line.strip())
+        reply = self.console.handle(line)
+        if reply.text:
+            self.say(reply.text)
+        if reply.action:
+            await self.act(reply.action, nursery)
+        if reply.quit:
+            return True
+        self.screen.set_prompt(self.console.prompt())
+        return False

@@ -9,13 +9,14 @@ from collections.abc import Awaitable, Callable
 
 import trio
 
+from creepnet.cli.game_options import BotChoices
+from creepnet.cli.main import runnable
 from creepnet.cli.options import home_dir, save_player_name, saved_player_name
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.rematch import ask, rematch
 from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
-from creepnet.protocol.games import bot_names
 from creepnet.protocol.lobby import JoinError, check_player_name
 
 
@@ -23,7 +24,9 @@ def add_player_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--player", default=None, help="your display name (default: `creepnet id --name`)"
     )
-    parser.add_argument("--bot", choices=bot_names(), help="let a bot play this seat")
+    parser.add_argument(
+        "--bot", choices=BotChoices(), metavar="BOT", help="let a bot play this seat"
+    )
     parser.add_argument("--seed", type=int, default=0, help="the bot's seed")
     parser.add_argument("--pace", type=float, default=0.0, help="seconds a bot waits before moving")
     add_colour_option(parser)
@@ -35,13 +38,19 @@ def add_colour_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def player_name(args: argparse.Namespace, saved: str | None = None) -> str:
-    """--player, else the bot's name, else the name saved with `creepnet id --name`, else the
-    OS user."""
+def bot_player_name(bot: str, fingerprint: str = "") -> str:
+    """The one name rule for a seat a bot plays (`play`, `host`/`join --bot`, `demo`): the bot
+    and the start of its node's fingerprint, so two seats of one bot are told apart."""
+    return f"{bot}-bot-{fingerprint[:4]}" if fingerprint else f"{bot}-bot"
+
+
+def player_name(args: argparse.Namespace, saved: str | None = None, fingerprint: str = "") -> str:
+    """--player, else the bot's name (with our node's ``fingerprint``), else the name saved
+    with `creepnet id --name`, else the OS user."""
     if args.player:
         return args.player[:32]
     if args.bot:
-        return f"{args.bot}-bot"
+        return bot_player_name(args.bot, fingerprint)
     if saved:
         return saved[:32]
     import getpass
@@ -109,7 +118,7 @@ async def run_seat(
     screen = Screen(out) if out is not None else Screen.for_stdout()
     lines = lines or StdinLines()
     if play_again is None and player is not None:
-        play_again = functools.partial(_lan_rematch, node, player)
+        play_again = functools.partial(_lan_rematch, node, player, lines)
     next_game: bytes | None = game
     while next_game is not None:
         game = next_game
@@ -121,8 +130,10 @@ async def run_seat(
     return 0
 
 
-async def _lan_rematch(node: Node, player: str, last: bytes, screen: Screen) -> bytes | None:
-    return await rematch(node, last, player, screen)
+async def _lan_rematch(
+    node: Node, player: str, lines: StdinLines, last: bytes, screen: Screen
+) -> bytes | None:
+    return await rematch(node, last, player, screen, lines)
 
 
 async def wrap_up(node: Node, game: bytes, say: Out, resume_hint: str) -> int:
@@ -131,7 +142,7 @@ async def wrap_up(node: Node, game: bytes, say: Out, resume_hint: str) -> int:
     if over(node, game):
         await linger(node, game)
         store = node.home.game(game)
-        say(f"log: {store.log_path}\nverify it with: creepnet verify {store.log_path}")
+        say(f"log: {store.log_path}\nverify it with: {runnable()} verify {store.log_path}")
     elif resume_hint:
         say(f"left the game; it waits for you: {resume_hint}")
     return 0

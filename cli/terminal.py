@@ -5,7 +5,8 @@
 * ``Screen``: lines that stay, and one status line for news that only matters until the next
   news (redial attempts, "not delivered yet").  On a terminal the status line is rewritten in
   place; in a pipe or a test only the first note of a run is printed, so retries cannot scroll
-  the useful lines away.  A prompt is shown on a terminal when the console asks for input.
+  the useful lines away.  On a terminal the status line has a row of its own above the prompt,
+  so what the user types never runs on from it.
 """
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ import trio
 
 Out = Callable[[str], None]
 CLEAR_LINE = "\r\x1b[K"
+CURSOR_UP = "\x1b[A"
 NOTE_WIDTH = 80
 
 
 class StdinLines:
     """Lines typed by the user, read by one daemon thread into a channel."""
+
+    read = 0  # lines read from stdin in this process, by any reader (the Screen watches it)
 
     def __init__(self, read: Callable[[], str] = sys.stdin.readline) -> None:
         self._read = read
@@ -33,6 +37,7 @@ class StdinLines:
     def _pump(self, token: trio.lowlevel.TrioToken) -> None:
         while True:
             line = self._read()
+            StdinLines.read += 1
             try:
                 trio.from_thread.run(self._send.send, line or None, trio_token=token)
             except trio.RunFinishedError:
@@ -67,14 +72,23 @@ class StdinLines:
 
 
 class Screen:
-    """Permanent lines through ``out``; a status line and prompt through ``live`` (a TTY)."""
+    """Permanent lines through ``out``; a status line and prompt through ``live`` (a TTY).
+
+    On a terminal the bottom of the screen is a block of at most two rows, redrawn whole: the
+    status line (when there is news) on a row of its own, then the prompt, where what the user
+    types is echoed.  Typed text therefore never runs on from a status line, and a new status
+    replaces the old one instead of scrolling.  Once the user has pressed Enter (a line was
+    read from stdin) the block has scrolled up with their line and stays as it is: it is
+    history now, and the block is drawn afresh below it.
+    """
 
     def __init__(self, out: Out = print, live: Callable[[str], None] | None = None) -> None:
         self.out = out
         self.live = live
         self.status = ""  # the status line on screen (live), or the note already printed
         self.prompt = ""
-        self._on_screen = False  # something without a newline is on the last line (live)
+        self._drawn = 0  # rows of the block on screen (live): 0, 1 (prompt) or 2 (status too)
+        self._typed = StdinLines.read  # lines typed when the block was drawn
 
     @classmethod
     def for_stdout(cls) -> Screen:
@@ -92,7 +106,7 @@ class Screen:
         self._wipe()
         self.status = ""
         self.out(text)
-        self._show_prompt()
+        self._draw()
 
     def note(self, text: str, key: str | None = None) -> None:
         """News that replaces the previous note.  Without a terminal, a note is printed only
@@ -104,29 +118,37 @@ class Screen:
             self.status = key
             return
         self._wipe()
-        self.status = text
-        self.live(text[: NOTE_WIDTH - 1])  # one physical line, or the wipe would leave a tail
-        self._on_screen = True
+        self.status = text[: NOTE_WIDTH - 1]  # one physical row, or the wipe would leave a tail
+        self._draw()
 
     def set_prompt(self, prompt: str) -> None:
         if prompt != self.prompt:
+            self._wipe()
             self.prompt = prompt
-            if not self.status:
-                self._wipe()
-                self._show_prompt()
+            self._draw()
 
-    def _show_prompt(self) -> None:
-        if self.live is not None and self.prompt:
+    def _draw(self) -> None:
+        if self.live is None:
+            return
+        if self.status:
+            self.live(self.status + "\n")
+        if self.status or self.prompt:
             self.live(self.prompt)
-            self._on_screen = True
+        self._drawn = bool(self.status) + bool(self.status or self.prompt)
+        self._typed = StdinLines.read
 
     def _wipe(self) -> None:
-        if self.live is not None and self._on_screen:
-            self.live(CLEAR_LINE)
-            self._on_screen = False
+        """Erase the block, leaving the cursor where its first row began."""
+        if self.live is None or not self._drawn:
+            return
+        if self._typed != StdinLines.read:  # Enter was pressed: the block is history
+            self._drawn = 0
+            return
+        self.live(CLEAR_LINE + (CURSOR_UP + CLEAR_LINE) * (self._drawn - 1))
+        self._drawn = 0
 
     def close(self) -> None:
         """Leave the cursor on a fresh line."""
-        if self.live is not None and self._on_screen:
+        if self.live is not None and self._drawn and self._typed == StdinLines.read:
             self.live("\n")
-            self._on_screen = False
+        self._drawn = 0

@@ -1,11 +1,25 @@
-"""Who gets a connection slot: bounded handshakes per address, seated players before strangers.
+"""Who gets a connection slot: bounded handshakes by address and address block, room kept for
+our seated players, seated players before strangers among the authenticated peers.
 
 Anyone on the LAN can open sockets and make fresh keys, so neither may exhaust what honest
 players need:
 
-* at most ``MAX_HANDSHAKES`` unauthenticated connections at once, and ``PER_ADDRESS`` of them
-  from one IP address, so one host's idle sockets cannot hold every slot (each slot also ends
-  at the handshake timeout, and frames before it are at most 2 KiB: node/framing.py);
+* at most ``MAX_HANDSHAKES`` unauthenticated connections at once, ``PER_BLOCK`` of them from one
+  address block (an IPv4 /24, an IPv6 /64: one host of IPv6 holds a whole /64) and
+  ``PER_ADDRESS`` from one address; frames before the handshake are at most 2 KiB
+  (node/framing.py) and each slot ends at the handshake timeout;
+* **when slots are scarce the oldest gives way**: a newcomer that finds no room evicts the
+  oldest connection still in its handshake for longer than ``HELLO_GRACE`` that has not shown
+  a seated key, taken from the fullest block (the one holding the most slots).  An honest peer
+  sends its hello at once and is through in milliseconds; idle sockets are what ages;
+* **room for our players**: a newcomer that finds no room and nothing to evict is let in on
+  probation, in a pool of ``PROBATION`` slots beyond the limits, on the condition that its
+  hello shows a key seated in (or hosting) one of our games — any other key is refused at its
+  hello.  The key is only known after the hello, hence the condition.  When the pool is full
+  its oldest member that has not shown a seated key gives way at once, whatever its age: idle
+  sockets cannot hold it, and a seated player's hello, sent at once, is in within
+  milliseconds (to push it out before its hello a flood would need ``PROBATION`` new
+  connections in that time);
 * at most ``MAX_PEERS`` authenticated peers; when full, a key seated in (or hosting) one of our
   games takes the place of an *anonymous* peer — one with no seat in any game we hold — so
   throw-away keys sending pings cannot lock a player out of its own game.
@@ -13,35 +27,125 @@ players need:
 
 from __future__ import annotations
 
+import ipaddress
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+
+import trio
 
 from creepnet.node.peer import Peer
 
 MAX_PEERS = 64
-MAX_HANDSHAKES = 16  # concurrent unauthenticated connections; more are refused at once
-PER_ADDRESS = 4  # of those, from one IP address
+MAX_HANDSHAKES = 16  # concurrent unauthenticated connections (beyond: evict the oldest, or refuse)
+PER_BLOCK = 8  # of those, from one /24 (IPv4) or /64 (IPv6)
+PER_ADDRESS = 4  # of those, from one address
+PROBATION = 16  # more, only for a connection whose hello shows one of our seated keys
+# Seconds in handshake after which a connection may be evicted for a newcomer: an honest peer's
+# whole handshake takes a few round trips (1.6 ms on loopback), so only idle sockets get this
+# old; a flood that keeps every slot of a block younger must open PER_BLOCK / HELLO_GRACE
+# (32) connections a second from it.
+HELLO_GRACE = 0.25
+
+
+def address_block(address: str) -> str:
+    """The block an address is budgeted in: its /24 (IPv4) or /64 (IPv6); a label that is no
+    IP address is its own block."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    prefix = 24 if ip.version == 4 else 64
+    return str(ipaddress.ip_network(f"{ip}/{prefix}", strict=False))
+
+
+@dataclass(eq=False)
+class Slot:
+    """One connection in its handshake."""
+
+    address: str
+    block: str
+    started: float
+    probation: bool = False  # beyond the limits: its hello must show a seated key
+    seated: bool = False  # its hello showed a key seated in one of our games: never evicted
+    evicted: str = ""  # why it was made to give way
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
 
 
 class Admission:
-    """Counts handshakes in progress by address; picks an anonymous peer to make room."""
+    """Handshake slots (see the module docstring); picks an anonymous peer to make room."""
 
-    def __init__(self) -> None:
-        self._handshakes: Counter[str] = Counter()
+    def __init__(self, clock: Callable[[], float] = trio.current_time) -> None:
+        self.clock = clock
+        self.grace = HELLO_GRACE
+        self._slots: list[Slot] = []
+        self.evictions = 0
 
-    def enter(self, address: str) -> str | None:
-        """Claim a handshake slot for a connection from address, or the reason it is refused."""
-        if sum(self._handshakes.values()) >= MAX_HANDSHAKES:
+    @property
+    def in_handshake(self) -> int:
+        return len(self._slots)
+
+    def enter(self, address: str) -> Slot | str:
+        """A handshake slot for a connection from address (run the handshake inside its
+        ``scope``: an eviction cancels it), or the reason it is refused."""
+        slot = Slot(address, address_block(address), self.clock())
+        normal = [s for s in self._slots if not s.probation]
+        if self._by_address(normal, address) >= PER_ADDRESS:
+            # Its own address is full: only its own idle sockets may give way.
+            if not self._evict([s for s in normal if s.address == address]):
+                return f"too many connections in handshake from {address}; try again"
+        elif self._by_block(normal, slot.block) >= PER_BLOCK:
+            if not self._evict([s for s in normal if s.block == slot.block]):
+                return self._on_probation(slot)
+        elif len(normal) >= MAX_HANDSHAKES and not self._evict(normal):
+            return self._on_probation(slot)
+        self._slots.append(slot)
+        return slot
+
+    def _on_probation(self, slot: Slot) -> Slot | str:
+        pool = [s for s in self._slots if s.probation]
+        if len(pool) >= PROBATION and not self._evict(pool, grace=0.0):
             return "too many connections in handshake; try again"
-        if self._handshakes[address] >= PER_ADDRESS:
-            return f"too many connections in handshake from {address}; try again"
-        self._handshakes[address] += 1
+        slot.probation = True
+        self._slots.append(slot)
+        return slot
+
+    def hello(self, slot: Slot, key: bytes, seated: Collection[bytes]) -> str | None:
+        """The connection's hello showed key: None to go on, or the reason to refuse it."""
+        slot.seated = key in seated
+        if slot.probation and not slot.seated:
+            return "too many connections in handshake; try again"
         return None
 
-    def leave(self, address: str) -> None:
-        self._handshakes[address] -= 1
-        if self._handshakes[address] <= 0:
-            del self._handshakes[address]
+    def leave(self, slot: Slot) -> None:
+        if slot in self._slots:
+            self._slots.remove(slot)
+
+    def _evict(self, candidates: list[Slot], grace: float | None = None) -> bool:
+        """Make one candidate give way, False when none may: of those in their handshake for
+        longer than the grace and not seated, the oldest of the block holding the most slots
+        (a flood from one block gives way before a lone connection from elsewhere)."""
+        now, grace = self.clock(), self.grace if grace is None else grace
+        old = [s for s in candidates if not s.seated and now - s.started >= grace]
+        if not old:
+            return False
+        held = Counter(s.block for s in self._slots)
+        victim = min(old, key=lambda s: (-held[s.block], s.started))
+        victim.evicted = "slots are scarce and it was the oldest in its handshake"
+        victim.scope.cancel()
+        self._slots.remove(victim)
+        self.evictions += 1
+        return True
+
+    @staticmethod
+    def _by_address(slots: list[Slot], address: str) -> int:
+        return sum(1 for s in slots if s.address == address)
+
+    @staticmethod
+    def _by_block(slots: list[Slot], block: str) -> int:
+        return sum(1 for s in slots if s.block == block)
 
     @staticmethod
     def make_room(

@@ -8,12 +8,16 @@ what ended.  An advert is only a hint: joiners believe the handshake and the sig
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 
 import ifaddr  # a zeroconf dependency
 import trio
 
 from creepnet.node.discovery import Discovery, GameAd, open_discovery
 from creepnet.node.game import GameRuntime, hosted_active
+from creepnet.node.updates import log
+
+RETRY = 5.0  # seconds before an advert zeroconf refused is tried again
 
 
 class Advertiser:
@@ -31,7 +35,9 @@ class Advertiser:
     def refresh(self) -> None:
         self._dirty.set()
 
-    async def run(self, task_status: trio.TaskStatus[Discovery]) -> None:
+    # task_status is a trio.TaskStatus[Discovery]; typed Any because the wan extra's
+    # trio-typing stubs, which shadow trio's own types for mypy, do not have that name.
+    async def run(self, task_status: Any) -> None:
         """Start zeroconf, hand it to the caller, and advertise until cancelled."""
         self._dirty.set()  # what we host now
         async with open_discovery(self.iface) as discovery:
@@ -47,15 +53,23 @@ class Advertiser:
         while True:
             await self._dirty.wait()
             self._dirty = trio.Event()
-            wanted = {ad.game: ad for ad in self._desired_ads()}
-            for game in list(advertised):
-                if game not in wanted:
-                    await discovery.withdraw(game)
-                    del advertised[game]
-            for game, ad in wanted.items():
-                if advertised.get(game) != ad:
-                    await discovery.advertise(ad)
-                    advertised[game] = ad
+            try:
+                await self._update(discovery, advertised)
+            except Exception as exc:  # zeroconf refusing an advert: log, try again later
+                log.error("advertising failed; retrying in %gs", RETRY, exc_info=exc)
+                await trio.sleep(RETRY)  # a back-off timer, not synchronisation
+                self._dirty.set()
+
+    async def _update(self, discovery: Discovery, advertised: dict[bytes, GameAd]) -> None:
+        wanted = {ad.game: ad for ad in self._desired_ads()}
+        for game in list(advertised):
+            if game not in wanted:
+                await discovery.withdraw(game)
+                del advertised[game]
+        for game, ad in wanted.items():
+            if advertised.get(game) != ad:
+                await discovery.advertise(ad)
+                advertised[game] = ad
 
     def _desired_ads(self) -> list[GameAd]:
         ads = []

@@ -21,11 +21,13 @@ from creepnet.node.handshake import HandshakeError, handshake
 from creepnet.node.peer import Handler, Peer
 from creepnet.node.reporter import Reporter
 from creepnet.node.transport import Connection, Timeouts, TransportError, connect
-from creepnet.protocol.identity import Identity
+from creepnet.protocol.identity import Identity, fingerprint
 
 MAX_RETRY = 30.0  # seconds: the longest pause between two dials of one address
+MAX_SHUNNED = 4096  # keys refused for a while (over their CPU budget)
 
 Pause = Callable[[str, float, int], Awaitable[None]]  # (address, delay, failures in a row)
+Dial = Callable[[str, Timeouts], Awaitable[Connection]]  # another carrier's dial (node/wan)
 
 
 async def sleep_pause(address: str, delay: float, failures: int) -> None:
@@ -33,10 +35,14 @@ async def sleep_pause(address: str, delay: float, failures: int) -> None:
 
 
 class Dialer:
-    """Keeps one outgoing connection alive while some game needs that address."""
+    """Keeps one outgoing connection alive while some game needs that address.
 
-    def __init__(self, address: str) -> None:
+    A dialer with ``expect`` dials a seat of the mesh (mesh.py): only that key is believed at
+    the address, anyone else is hung up on at once."""
+
+    def __init__(self, address: str, expect: bytes | None = None) -> None:
         self.address = address
+        self.expect = expect
         self.peer: Peer | None = None
         self.error: str | None = None
         self.changed = trio.Event()
@@ -68,9 +74,16 @@ class Connections:
         self.on_connected: Callable[[Peer], None] = lambda peer: None
         self.on_disconnected: Callable[[Peer], None] = lambda peer: None
         self.pause_before_redial: Pause = sleep_pause
+        # The mesh's dialers: whether (address, key) is still needed; a key found elsewhere.
+        self.mesh_wants: Callable[[str, bytes], bool] = lambda address, key: False
+        self.on_wrong_key: Callable[[str, bytes, bytes], None] = lambda address, e, f: None
         self.nursery: trio.Nursery | None = None  # where dialers run; set by listen()
-        self._dialers: dict[str, Dialer] = {}
+        self._dialers: dict[tuple[str, bytes | None], Dialer] = {}
         self._admission = Admission()
+        self._shunned: dict[bytes, float] = {}  # key -> until when its connections are refused
+        # Addresses with these prefixes are dialled by another carrier (the internet one,
+        # node/wan); everything else is HOST:PORT over TCP.
+        self.carriers: dict[str, Dial] = {}
 
     # ----- listening ----------------------------------------------------------------------
 
@@ -84,28 +97,79 @@ class Connections:
         nursery.start_soon(trio.serve_listeners, self._accept, listeners)
         return int(listeners[0].socket.getsockname()[1])
 
-    async def _accept(self, stream: trio.SocketStream) -> None:
-        conn = Connection(stream, self.timeouts)
+    async def _accept(self, stream: trio.abc.Stream, label: str = "") -> None:
+        conn = Connection(stream, self.timeouts, label=label)
+        try:
+            await self._admit(conn)
+        except Exception as exc:  # a bug: this connection ends, never the listener (the node)
+            self.reporter.fault(f"accepting a connection at {conn.label}", exc)
+            await conn.aclose()
+
+    async def _admit(self, conn: Connection) -> None:
         address = remote_address(conn.label)
-        refusal = self._admission.enter(address)
-        if refusal is not None:
-            await conn.send_error(refusal)
+        slot = self._admission.enter(address)
+        if isinstance(slot, str):
+            await conn.send_error(slot)
             await conn.aclose()
             return
         try:
-            hello = await handshake(conn, self.identity, name=self.name, version=self.version)
+            with slot.scope:  # an eviction (slots scarce, this one the oldest) cancels it
+                hello = await handshake(
+                    conn,
+                    self.identity,
+                    name=self.name,
+                    version=self.version,
+                    on_hello=lambda h: (
+                        self.shunned(h.key) or self._admission.hello(slot, h.key, self._players())
+                    ),
+                )
         except HandshakeError as exc:
             self.reporter.publish(updates.HANDSHAKE_FAILED, str(exc))
             return
         finally:
-            self._admission.leave(address)
-        players = {key for rt in self.games.values() for key in rt.session.seat_keys}
-        refusal = self._admission.make_room(self.peers, hello.key, players)
+            self._admission.leave(slot)
+        if slot.scope.cancelled_caught:
+            await conn.send_error(f"handshake cut short: {slot.evicted}")
+            await conn.aclose()
+            self.reporter.publish(
+                updates.HANDSHAKE_FAILED, f"{conn.label}: evicted: {slot.evicted}"
+            )
+            return
+        refusal = self._admission.make_room(self.peers, hello.key, self._players())
         if refusal is not None:
             await conn.send_error(refusal)
             await conn.aclose()
             return
         await self._serve(Peer(conn, hello))
+
+    async def accept_stream(self, stream: trio.abc.Stream, label: str) -> None:
+        """Serve a stream another carrier accepted, as a TCP connection is served."""
+        await self._accept(stream, label)
+
+    async def _open(self, address: str) -> Connection:
+        for prefix, dial in self.carriers.items():
+            if address.startswith(prefix):
+                return await dial(address, self.timeouts)
+        return await connect(address, self.timeouts)
+
+    def shun(self, key: bytes, seconds: float) -> None:
+        """Refuse key's connections for a while (it overdrew its CPU budget: sync.py)."""
+        now = trio.current_time()
+        self._shunned = {k: t for k, t in self._shunned.items() if t > now}
+        if len(self._shunned) < MAX_SHUNNED:
+            self._shunned[key] = now + seconds
+
+    def shunned(self, key: bytes) -> str | None:
+        """Why key's connection is refused now, or None."""
+        until = self._shunned.get(key)
+        if until is None or until <= trio.current_time():
+            return None
+        left = until - trio.current_time()
+        return f"refused for {left:.0f}s more: its events cost this node too much CPU"
+
+    def _players(self) -> set[bytes]:
+        """Keys seated in (or hosting) one of our games: they are let in before strangers."""
+        return {key for rt in self.games.values() for key in rt.session.seat_keys}
 
     # ----- dialling -----------------------------------------------------------------------
 
@@ -125,10 +189,10 @@ class Connections:
             for address in sorted(runtime.dial):
                 self.ensure_dialer(address)
 
-    def ensure_dialer(self, address: str) -> Dialer:
-        dialer = self._dialers.get(address)
+    def ensure_dialer(self, address: str, expect: bytes | None = None) -> Dialer:
+        dialer = self._dialers.get((address, expect))
         if dialer is None:
-            dialer = self._dialers[address] = Dialer(address)
+            dialer = self._dialers[(address, expect)] = Dialer(address, expect)
             assert self.nursery is not None
             self.nursery.start_soon(self._dial_loop, dialer)
         dialer.error = None
@@ -137,6 +201,20 @@ class Connections:
     def wanted(self, address: str) -> bool:
         return bool(games_at(self.games, address))
 
+    def _still_wanted(self, dialer: Dialer) -> bool:
+        if dialer.expect is None:
+            return self.wanted(dialer.address)
+        return self.mesh_wants(dialer.address, dialer.expect)
+
+    async def _believed(self, dialer: Dialer, conn: Connection, key: bytes) -> bool:
+        """A mesh dial: whether the key proved at the address is the one we dialled for."""
+        if dialer.expect is None or key == dialer.expect:
+            return True
+        await conn.send_error(f"this address was given for key {fingerprint(dialer.expect)}")
+        await conn.aclose()
+        self.on_wrong_key(dialer.address, dialer.expect, key)
+        return False
+
     async def _dial_loop(self, dialer: Dialer) -> None:
         """Dial, serve until the connection drops, redial with backoff while a game needs it."""
         delay = self.timeouts.retry
@@ -144,32 +222,47 @@ class Connections:
         try:
             while True:
                 try:
-                    conn = await connect(dialer.address, self.timeouts)
+                    conn = await self._open(dialer.address)
                     hello = await handshake(
-                        conn, self.identity, name=self.name, version=self.version
+                        conn,
+                        self.identity,
+                        name=self.name,
+                        version=self.version,
+                        on_hello=lambda h: self.shunned(h.key),
                     )
-                except (TransportError, HandshakeError) as exc:
+                except Exception as exc:  # a bug in dialling is one more failed dial
+                    if not isinstance(exc, TransportError | HandshakeError):
+                        self.reporter.fault(f"dialling {dialer.address}", exc)
                     dialer.error = str(exc)
                     dialer.notify()
-                    if not self.wanted(dialer.address):
+                    if not self._still_wanted(dialer):
                         return
                     failures += 1
                     self.reporter.publish(updates.ERROR, f"{exc}; retrying in {delay:.1f}s")
-                    await self.pause_before_redial(dialer.address, delay, failures)
-                    if not self.wanted(dialer.address):
+                    try:
+                        await self.pause_before_redial(dialer.address, delay, failures)
+                    except Exception as exc:  # e.g. zeroconf failing: back off all the same
+                        self.reporter.fault(f"looking for {dialer.address} elsewhere", exc)
+                        await trio.sleep(delay)
+                    if not self._still_wanted(dialer):
                         return  # every game that needed it was found elsewhere
                     delay = min(delay * 2, MAX_RETRY)
                     continue
+                if not await self._believed(dialer, conn, hello.key):
+                    return  # the address is refused for that key: nothing needs it now
+                if dialer.expect is not None and hello.key in self.peers:
+                    await conn.aclose()  # reached meanwhile the other way: keep that one
+                    return
                 delay, failures = self.timeouts.retry, 0
                 dialer.peer, dialer.error = Peer(conn, hello, dialed=dialer.address), None
                 dialer.notify()
                 await self._serve(dialer.peer)
                 dialer.notify()
-                if not self.wanted(dialer.address):
+                if not self._still_wanted(dialer):
                     return
                 await trio.sleep(delay)
         finally:
-            self._dialers.pop(dialer.address, None)
+            self._dialers.pop((dialer.address, dialer.expect), None)
 
     # ----- serving ------------------------------------------------------------------------
 
@@ -179,15 +272,24 @@ class Connections:
             old.close("replaced by a newer connection from the same key")
         self.peers[peer.key] = peer
         self.reporter.publish(updates.PEER_CONNECTED, f"connected to {peer.label}", peer=peer)
-        self.on_connected(peer)
         key = peer.key
         assert self.handler is not None
         try:
-            await peer.run(self.handler)
+            try:
+                self.on_connected(peer)
+            except Exception as exc:  # greeting it failed: it goes, nobody else does
+                peer.fault = exc
+                peer.close(f"internal error while greeting this peer ({type(exc).__name__})")
+            await peer.run(self.handler)  # never raises: a fault is kept in peer.fault
         finally:
             if self.peers.get(key) is peer:
                 del self.peers[key]
-            self.on_disconnected(peer)
+            if peer.fault is not None:
+                self.reporter.fault("serving a peer", peer.fault, peer)
+            try:
+                self.on_disconnected(peer)
+            except Exception as exc:
+                self.reporter.fault("forgetting a peer", exc, peer)
             self.reporter.publish(
                 updates.PEER_DISCONNECTED,
                 f"{peer.label} disconnected: {peer.close_reason}",
@@ -197,10 +299,10 @@ class Connections:
 
 async def _open_listeners(host: str, port: int, preferred: list[int]) -> list[trio.SocketListener]:
     if port:
-        return await trio.open_tcp_listeners(port, host=host)  # the caller's choice
+        return list(await trio.open_tcp_listeners(port, host=host))  # the caller's choice
     for candidate in preferred:
         try:
-            return await trio.open_tcp_listeners(candidate, host=host)
+            return list(await trio.open_tcp_listeners(candidate, host=host))
         except OSError:
             continue  # taken (another program, or another node on this home)
-    return await trio.open_tcp_listeners(0, host=host)
+    return list(await trio.open_tcp_listeners(0, host=host))

@@ -9,11 +9,15 @@ is only a hint: whether a game is really there is decided by connecting to it ov
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
+import ipaddress
+import itertools
+import logging
 import os
 import re
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +33,8 @@ from zeroconf import (
 )
 
 from creepnet.node.handshake import WIRE_VERSION
+
+log = logging.getLogger("creepnet.node")
 
 SERVICE_TYPE = "_creepnet._tcp.local."
 SERVICE_TYPE_ENV = "CREEPNET_SERVICE_TYPE"
@@ -47,6 +53,9 @@ STATES = ("lobby", "playing")
 QUERY_ROUNDS = 1.3  # seconds
 QUIET = 0.3  # seconds without news after the last change
 ANNOUNCE_TIMEOUT = 10.0  # seconds for zeroconf to take an advert (its loop is ours alone)
+RESOLVERS = 8  # adverts resolved at once by one browse (each in a worker thread)
+MAX_PENDING = 64  # adverts waiting to be resolved; more notices are dropped (a hint)
+MAX_NAMES = 1024  # advert names one browse keeps track of (a flood of names forgets the oldest)
 
 
 @dataclass(frozen=True)
@@ -136,25 +145,110 @@ class Lost:
     instance: str
 
 
-def _parse(info: ServiceInfo) -> Found:
-    txt = {
-        key.decode("utf-8", "replace"): (value or b"").decode("utf-8", "replace")
-        for key, value in info.properties.items()
-    }
-    taken, _, total = txt.get("seats", "0/0").partition("/")
+class BadAdvert(ValueError):
+    """An advert that is not one a creepnet host sends: skipped (and counted), never raised on."""
+
+
+# What a host puts in an advert (GameAd), and so all a browser reads.  Anything else on the
+# LAN under our service type is skipped: an advert is a hint, and a hint must never crash
+# the browser (`"²".isdigit()` is true, `int("²")` raises: digits are matched as ASCII).
+MAX_INSTANCE = 160  # characters of a full instance name (ours are under 80)
+MAX_TXT_ENTRIES = 16
+MAX_TXT_VALUE = 128  # bytes of one TXT value (a name of 32 characters of up to 4 bytes each)
+MAX_SEATS = 99
+_TITLE = re.compile(r"([A-Za-z0-9 _-]{1,32}) ([a-z2-7]{4}-[a-z2-7]{4}) ([0-9a-f]{8})")
+_SEATS = re.compile(r"([0-9]{1,2})/([0-9]{1,2})")
+_VERSION = re.compile(r"[0-9]{1,3}")
+_KIND = re.compile(r"[a-z0-9_-]{1,16}")
+_KEY = re.compile(r"[a-z]{1,9}")
+
+
+def parse_advert(
+    instance: str,
+    properties: Mapping[bytes, bytes | None],
+    port: int | None,
+    addresses: Sequence[str],
+) -> Found:
+    """A game advert as a host sends it (GameAd), or BadAdvert saying what is wrong with it.
+
+    Strict on purpose: ASCII digits, bounded lengths, valid UTF-8, a port 1-65535, at least one
+    usable IPv4 address, an instance name of the form "NAME FINGERPRINT ID8" agreeing with TXT
+    ``game``.  Unknown TXT keys are allowed (a later version may add some), within bounds."""
+    if not isinstance(instance, str) or len(instance) > MAX_INSTANCE:
+        raise BadAdvert("instance name too long")
+    title = instance.removesuffix("." + service_type())
+    names = _TITLE.fullmatch(title)
+    if names is None:
+        raise BadAdvert("instance name is not 'NAME FINGERPRINT ID'")
+    if len(properties) > MAX_TXT_ENTRIES:
+        raise BadAdvert(f"more than {MAX_TXT_ENTRIES} TXT entries")
+    txt: dict[str, str] = {}
+    for raw_key, raw_value in properties.items():
+        value = raw_value or b""
+        if not isinstance(raw_key, bytes) or not isinstance(value, bytes):
+            raise BadAdvert("TXT entries must be bytes")
+        if len(value) > MAX_TXT_VALUE:
+            raise BadAdvert(f"a TXT value longer than {MAX_TXT_VALUE} bytes")
+        try:
+            key, text = raw_key.decode("ascii"), value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadAdvert("TXT is not valid UTF-8 (keys: ASCII)") from None
+        if _KEY.fullmatch(key) is None:
+            raise BadAdvert("a TXT key that is not a short lowercase word")
+        txt[key] = text
+    version, kind, game = txt.get("v", ""), txt.get("kind", ""), txt.get("game", "")
+    seats = _SEATS.fullmatch(txt.get("seats", ""))
+    if _VERSION.fullmatch(version) is None:
+        raise BadAdvert("TXT v is not a version number")
+    if _KIND.fullmatch(kind) is None:
+        raise BadAdvert("TXT kind is not a game kind")
+    if game != names[3]:
+        raise BadAdvert("TXT game is not the id in the instance name")
+    if seats is None:
+        raise BadAdvert("TXT seats is not TAKEN/TOTAL in ASCII digits")
+    taken, total = int(seats[1]), int(seats[2])
+    if not 0 < total <= MAX_SEATS or taken > total:
+        raise BadAdvert("TXT seats out of range")
+    if txt.get("state") not in STATES:
+        raise BadAdvert(f"TXT state is not one of {STATES}")
+    player = txt.get("player", "")
+    if len(player) > 32:
+        raise BadAdvert("TXT player longer than 32 characters")
+    if type(port) is not int or not 0 < port < 65536:
+        raise BadAdvert("no port in 1-65535")
+    usable = [address for address in addresses if _usable_ipv4(address)]
+    if not usable:
+        raise BadAdvert("no usable IPv4 address")
     return Found(
-        instance=info.name,
-        addresses=info.parsed_addresses(IPVersion.V4Only),
-        port=info.port or 0,
-        version=txt.get("v", ""),
-        kind=txt.get("kind", ""),
-        game=txt.get("game", ""),
-        seats_taken=int(taken) if taken.isdigit() else 0,
-        seats_total=int(total) if total.isdigit() else 0,
-        state=txt.get("state", ""),
+        instance=instance,
+        addresses=usable,
+        port=port,
+        version=version,
+        kind=kind,
+        game=game,
+        seats_taken=taken,
+        seats_total=total,
+        state=txt["state"],
         txt=txt,
-        player=txt.get("player", "")[:32],
+        player=player,
     )
+
+
+def _usable_ipv4(address: str) -> bool:
+    try:
+        ip = ipaddress.IPv4Address(address)
+    except ValueError:
+        return False
+    return not (ip.is_unspecified or ip.is_multicast or ip.is_reserved)  # 255.255.255.255 too
+
+
+def _parse(info: ServiceInfo) -> Found:
+    """What zeroconf resolved, parsed strictly (BadAdvert when it is not a creepnet advert)."""
+    try:
+        addresses = info.parsed_addresses(IPVersion.V4Only)
+    except ValueError:
+        raise BadAdvert("unreadable address records") from None
+    return parse_advert(info.name, info.properties, info.port, addresses)
 
 
 class Discovery:
@@ -164,6 +258,9 @@ class Discovery:
         self.zc = zc
         self.interfaces = interfaces
         self._ads: dict[bytes, ServiceInfo] = {}
+        # Adverts under our service type that were skipped, by reason (a hint that fails to
+        # parse is dropped, never raised on: one bad advert must not stop a browser).
+        self.skipped: collections.Counter[str] = collections.Counter()
 
     async def advertise(self, ad: GameAd) -> None:
         """Publish or refresh the advert of ad.game."""
@@ -208,6 +305,24 @@ class Discovery:
         if info is not None:
             await trio.to_thread.run_sync(self.zc.unregister_service, info)
 
+    async def _resolve(self, name: str, limiter: trio.CapacityLimiter) -> Found | None:
+        """The advert named name, parsed; None (and counted) when it is not one of ours."""
+        try:
+            info = await trio.to_thread.run_sync(
+                functools.partial(self.zc.get_service_info, service_type(), name, timeout=3000),
+                limiter=limiter,
+            )
+            if info is None:
+                return None  # gone, or never complete (no address): nothing to show
+            return _parse(info)
+        except BadAdvert as exc:
+            reason = str(exc)
+        except Exception as exc:  # zeroconf's own parsing of a hostile record: still a hint
+            reason = f"unreadable ({type(exc).__name__})"
+        self.skipped[reason] += 1
+        log.info("skipped an advert %r: %s", name[:MAX_INSTANCE], reason)
+        return None
+
     @asynccontextmanager
     async def browse(self, buffer: int = 64) -> AsyncIterator[trio.MemoryReceiveChannel]:
         """A channel of Found / Lost items until the block exits."""
@@ -227,16 +342,35 @@ class Discovery:
             with suppress(trio.RunFinishedError):
                 trio.from_thread.run_sync(forward, (name, state_change), trio_token=token)
 
-        async def resolve() -> None:
+        # Names are resolved side by side: an advert that never completes (no address record)
+        # holds one resolver for its timeout, not every advert behind it.  A name's newest
+        # notice wins (``latest``), so a slow resolve cannot bring back a game that left.
+        limiter = trio.CapacityLimiter(RESOLVERS)
+        latest: dict[str, int] = {}
+        tickets = itertools.count()
+
+        async def resolve_one(name: str, ticket: int) -> None:
+            try:
+                found = await self._resolve(name, limiter)
+                if found is not None and latest.get(name) == ticket:
+                    await send.send(found)
+            finally:
+                pending.discard(ticket)
+
+        pending: set[int] = set()
+
+        async def resolve(nursery: trio.Nursery) -> None:
             async for name, change in name_receive:
                 if change is ServiceStateChange.Removed:
+                    latest.pop(name, None)
                     await send.send(Lost(name))
-                    continue
-                info = await trio.to_thread.run_sync(
-                    functools.partial(self.zc.get_service_info, service_type(), name, timeout=3000)
-                )
-                if info is not None:
-                    await send.send(_parse(info))
+                elif len(pending) < MAX_PENDING:  # else dropped: discovery is a hint
+                    latest.pop(name, None)  # re-inserted last: the oldest names go first
+                    while len(latest) >= MAX_NAMES:
+                        latest.pop(next(iter(latest)))
+                    ticket = latest[name] = next(tickets)
+                    pending.add(ticket)
+                    nursery.start_soon(resolve_one, name, ticket)
 
         # Multicast (QM) questions from the first one: a unicast answer to a QU question goes
         # to one of the sockets sharing port 5353 on the asking host, often not ours, and the
@@ -248,7 +382,7 @@ class Discovery:
         )
         try:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(resolve)
+                nursery.start_soon(resolve, nursery)
                 try:
                     yield receive
                 finally:
@@ -299,8 +433,3 @@ async def browse_until_stable(
                 settled = max(started + rounds, trio.current_time() + quiet)
                 window.deadline = min(limit, settled)
     return list(seen.values())
-
-
-async def browse_once(discovery: Discovery, seconds: float = 3.0) -> list[Found]:
-    """The games seen within a fixed number of seconds."""
-    return await browse_until_stable(discovery, wait=seconds, rounds=seconds)

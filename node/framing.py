@@ -39,11 +39,21 @@ class ConnectionClosed(FrameError):
     """The peer closed the stream (cleanly at a frame boundary or in the middle of one)."""
 
 
-def encode_frame(message: dict[str, Any], max_frame: int = MAX_FRAME) -> bytes:
+def encode_body(message: dict[str, Any], max_frame: int = MAX_FRAME) -> bytes:
+    """One message's canonical bytes, refused before sending when no peer would take them."""
     body = codec.encode(message)
     if len(body) > max_frame:
         raise FrameError(f"message of {len(body)} bytes exceeds the frame limit {max_frame}")
+    return body
+
+
+def with_header(body: bytes) -> bytes:
     return HEADER.pack(len(body)) + body
+
+
+def encode_frame(message: dict[str, Any], max_frame: int = MAX_FRAME) -> bytes:
+    """A whole plain frame (before the handshake keys a connection)."""
+    return with_header(encode_body(message, max_frame))
 
 
 class FrameReader:

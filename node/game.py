@@ -41,6 +41,15 @@ class PassedOn:
         return count
 
 
+@dataclass(frozen=True)
+class Fetch:
+    """We asked ``key`` for the events from ``start`` (``get``) and wait until ``until``."""
+
+    start: int
+    key: bytes
+    until: float
+
+
 @dataclass
 class GameRuntime:
     session: Session
@@ -63,6 +72,10 @@ class GameRuntime:
     retrying_storage: bool = False  # a task retries the held-back append with back-off
     reported: dict[str, Any] = field(default_factory=dict)  # what the update stream last said
     passed_on: PassedOn = PassedOn()  # the last events passed on (sync.py, _pass_on)
+    # Catch-up from any peer (sync.py): where the batches being checked end (so a peer's
+    # `have` that crossed them asks nobody for them), and the one `get` we wait on.
+    incoming: list[tuple[int, int]] = field(default_factory=list)
+    fetching: Fetch | None = None
 
     @property
     def game(self) -> bytes:
@@ -93,6 +106,17 @@ class GameRuntime:
         if session.finished:
             return "finished"
         return "playing" if session.started else "lobby"
+
+    def reached(self, key: bytes, seq: int) -> bool:
+        """Whether key is known to hold event seq: it acknowledged it to us, or signed a later
+        event (each event links to the one before it, so its author had them all)."""
+        if self.acked.get(key, 0) > seq:
+            return True
+        return any(event.author == key for event in self.session.log.events[seq + 1 :])
+
+    def covered(self, seq: int) -> bool:
+        """Whether a batch being checked holds event seq."""
+        return any(start <= seq < end for start, end in self.incoming)
 
     def synced(self) -> bool:
         """Every connected follower has acknowledged every event we stored."""

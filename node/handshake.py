@@ -29,6 +29,7 @@ closes the connection.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,13 +74,15 @@ async def handshake(
     name: str = "",
     version: int = WIRE_VERSION,
     timeout: float | None = None,
+    on_hello: Callable[[PeerHello], str | None] | None = None,
 ) -> PeerHello:
     """Run the handshake on conn; on failure the peer is told why, conn is closed, and
-    HandshakeError is raised."""
+    HandshakeError is raised.  ``on_hello`` sees the peer's checked hello (its key) before
+    anything else is done for it, and may refuse it with a reason (admission.py)."""
     limit = conn.timeouts.handshake if timeout is None else timeout
     try:
         with trio.fail_after(limit):
-            hello = await _handshake(conn, identity, name, version)
+            hello = await _handshake(conn, identity, name, version, on_hello)
     except trio.TooSlowError:
         reason = f"handshake not completed within {limit}s"
         await conn.send_error(reason)
@@ -136,7 +139,13 @@ def _check_hello(hello: dict[str, Any], identity: Identity, version: int) -> Pee
     )
 
 
-async def _handshake(conn: Connection, identity: Identity, name: str, version: int) -> PeerHello:
+async def _handshake(
+    conn: Connection,
+    identity: Identity,
+    name: str,
+    version: int,
+    on_hello: Callable[[PeerHello], str | None] | None,
+) -> PeerHello:
     ephemeral = X25519PrivateKey.generate()
     mine = {
         "type": "hello",
@@ -150,6 +159,9 @@ async def _handshake(conn: Connection, identity: Identity, name: str, version: i
     await conn.send(mine)
     theirs = await _expect(conn, "hello")
     peer = _check_hello(theirs, identity, version)
+    refusal = on_hello(peer) if on_hello is not None else None
+    if refusal is not None:
+        raise _Refuse(refusal)
     try:
         shared = ephemeral.exchange(X25519PublicKey.from_public_bytes(theirs["eph"]))
     except ValueError:
@@ -158,7 +170,8 @@ async def _handshake(conn: Connection, identity: Identity, name: str, version: i
     transcript, mine_first = transcript_hash(DOMAIN, codec.encode(mine), codec.encode(theirs))
     conn.secure(*derive_keys(shared, transcript, mine_first))
 
-    await conn.send({"type": "auth", "sig": identity.sign(AUTH_DOMAIN + transcript + mine["key"])})
+    signed = AUTH_DOMAIN + transcript + identity.public_key
+    await conn.send({"type": "auth", "sig": identity.sign(signed)})
     auth = await _expect(conn, "auth")
     sig = auth.get("sig")
     if not isinstance(sig, bytes) or not verify_signature(

@@ -22,6 +22,7 @@ from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
 from creepnet.node.storage import StorageError
 from creepnet.node.trace import EventTrace
+from creepnet.protocol.event import Event
 from creepnet.protocol.onion import OnionExhausted
 
 MAX_RETRY = 30.0  # seconds: the longest pause between two tries of a held-back append
@@ -36,6 +37,7 @@ class Ledger:
         self.nursery: trio.Nursery | None = None  # where retry tasks run; set by the node
         self.trace: EventTrace | None = None  # `--trace`: when each event was stored
         self.inline_appends = True  # until one append is slow (see _append)
+        self.clock: Callable[[], float] = time.perf_counter  # times appends (tests: a fake disk)
 
     async def settle(
         self, runtime: GameRuntime, source: Peer | None = None, received: set[bytes] | None = None
@@ -75,22 +77,7 @@ class Ledger:
             start, runtime.stored, runtime.storage_error = runtime.stored, len(session.log), None
             if self.trace is not None:
                 self.trace.stored(runtime.game, start, len(raws))
-            # The source has the events it just sent us: it gets only what follows them (our
-            # answer), not its own events back to decode and discard (a shuffle is ~20 kB).
-            known = 0
-            while received and known < len(raws) and raws[known] in received:
-                known += 1
-            # Events passed on before our check (sync.py) are not sent to those peers again;
-            # a peer that gets nothing else now is told we stored them.
-            for peer in list(runtime.followers.values()):
-                if peer is source:
-                    first = known
-                else:
-                    first = runtime.passed_on.already(peer.key, start, raws)
-                told_source = told_source or (peer is source and first < len(raws))
-                self._send_events(runtime, peer, start, raws, first)
-                if peer is not source and first == len(raws):
-                    peer.send(messages.have(runtime.game, runtime.stored))
+            told_source = self._gossip(runtime, start, new, source, received)
         self.reporter.announce(runtime)
         self.on_settled()
         return told_source
@@ -104,26 +91,73 @@ class Ledger:
         they run in a thread, shielded (a cancelled append would leave the file and `stored`
         disagreeing), so a slow disk never holds up the node's other connections."""
         if self.inline_appends:
-            start = time.perf_counter()
+            start = self.clock()
             try:
                 runtime.store.append(raws)
             finally:
-                if time.perf_counter() - start > SLOW_APPEND:
+                if self.clock() - start > SLOW_APPEND:
                     self.inline_appends = False
             return
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(runtime.store.append, raws)
 
+    def _gossip(
+        self,
+        runtime: GameRuntime,
+        start: int,
+        new: list[Event],
+        source: Peer | None,
+        received: set[bytes] | None,
+    ) -> bool:
+        """Send the newly stored events on; True when ``source`` got some.
+
+        In a mesh every seat has every other seat's events from their author, so a seat gets
+        from us only the events we signed; of the others it is told our length (``have``) and
+        fetches what it still lacks from whoever told it first (sync.py ``_fetch``).  Spectators
+        get everything.  The source gets nothing it sent us (a shuffle is ~20 kB to decode and
+        discard), and a follower nothing we passed on to it before our check (sync.py)."""
+        raws = [event.raw for event in new]
+        known = 0
+        while received and known < len(raws) and raws[known] in received:
+            known += 1
+        session = runtime.session
+        ours = session.identity.public_key if session.identity is not None else None
+        mine = [event.author == ours for event in new]
+        told_source = False
+        for peer in list(runtime.followers.values()):
+            skip = known if peer is source else runtime.passed_on.already(peer.key, start, raws)
+            wanted = [
+                i >= skip and (mine[i] or peer.key not in session.seat_keys)
+                for i in range(len(raws))
+            ]
+            sent = self._send_runs(runtime, peer, start, raws, wanted)
+            told_source = told_source or (peer is source and sent)
+            if all(wanted[skip:]):
+                peer.queued_events(runtime.game, start + len(raws))
+            if not sent and peer is not source:
+                peer.send(messages.have(runtime.game, runtime.stored))
+        return told_source
+
     @staticmethod
-    def _send_events(
-        runtime: GameRuntime, peer: Peer, start: int, raws: list[bytes], first: int
-    ) -> None:
-        offset = first
-        while offset < len(raws):  # frames are limited in bytes too: go by what each took
-            chunk = messages.batch(raws, offset)
-            peer.send(messages.events(runtime.game, start + offset, chunk, runtime.stored))
-            offset += len(chunk)
-        peer.queued_events(runtime.game, start + len(raws))
+    def _send_runs(
+        runtime: GameRuntime, peer: Peer, start: int, raws: list[bytes], wanted: list[bool]
+    ) -> bool:
+        """Send each run of wanted raws in as few frames as fit; whether any was sent."""
+        sent, offset = False, 0
+        while offset < len(raws):
+            if not wanted[offset]:
+                offset += 1
+                continue
+            end = offset
+            while end < len(raws) and wanted[end]:
+                end += 1
+            run = raws[:end]
+            while offset < end:  # frames are limited in bytes too: go by what each took
+                chunk = messages.batch(run, offset)
+                peer.send(messages.events(runtime.game, start + offset, chunk, runtime.stored))
+                offset += len(chunk)
+            sent = True
+        return sent
 
     def _retry_later(self, runtime: GameRuntime) -> None:
         if not runtime.retrying_storage and self.nursery is not None:
@@ -138,9 +172,12 @@ class Ledger:
             while runtime.storage_error is not None:
                 await trio.sleep(delay)  # a back-off timer, not synchronisation
                 delay = min(delay * 2, MAX_RETRY)
-                async with runtime.lock:
-                    if runtime.storage_error is not None:
-                        await self.settle(runtime)
+                try:
+                    async with runtime.lock:
+                        if runtime.storage_error is not None:
+                            await self.settle(runtime)
+                except Exception as exc:  # a bug: this game keeps retrying, the node goes on
+                    self.reporter.fault("retrying a held-back append", exc, game=runtime.game)
         finally:
             runtime.retrying_storage = False
         self.reporter.publish(

@@ -13,6 +13,9 @@ from creepnet.node.peer import ProtocolViolation
 from creepnet.protocol.event import GAME_ID_SIZE
 
 MAX_BATCH = 1024  # events per `events` message
+MAX_ADDRESS_ITEMS = 16  # entries of one `addresses` message (a game has at most a few seats)
+MAX_ADDRESS = 64  # characters of one `host:port` (an IPv6 literal in brackets fits)
+KEY_SIZE = 32  # an Ed25519 public key
 
 # type -> {field: python type}; `type` itself is checked by the framing layer.
 SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
@@ -23,6 +26,11 @@ SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
     "games": {"items": list},
     "join": {"game": bytes, "request": bytes},
     "join-refused": {"game": bytes, "reason": str},
+    "listen": {"port": int},  # the mesh (mesh.py): the TCP port the sender accepts on
+    "addresses": {"game": bytes, "items": list},  # [{key, address}]: where it reaches seats
+    # node/retirement.py: a vote to retire a stalled seat, a seat's signed leave notice
+    "retire-vote": {"game": bytes, "seq": int, "prev": bytes, "seat": int, "vote": list},
+    "leave": {"game": bytes, "seat": int, "signature": bytes},
 }
 
 
@@ -44,7 +52,29 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
         items = message["items"]
         if len(items) > MAX_BATCH or not all(isinstance(item, bytes) for item in items):
             raise ProtocolViolation(f"`events.items` must be at most {MAX_BATCH} byte strings")
+    elif kind == "listen" and not 0 < message["port"] < 65536:
+        raise ProtocolViolation("`listen.port` must be a TCP port (1-65535)")
+    elif kind == "addresses":
+        _check_addresses(message["items"])
     return message
+
+
+def _check_addresses(items: list[Any]) -> None:
+    if len(items) > MAX_ADDRESS_ITEMS:
+        raise ProtocolViolation(f"`addresses.items` holds at most {MAX_ADDRESS_ITEMS} entries")
+    for item in items:
+        if not (
+            isinstance(item, dict)
+            and set(item) == {"key", "address"}
+            and isinstance(item["key"], bytes)
+            and len(item["key"]) == KEY_SIZE
+            and isinstance(item["address"], str)
+            and 0 < len(item["address"]) <= MAX_ADDRESS
+        ):
+            raise ProtocolViolation(
+                "each of `addresses.items` must be exactly {key: 32 bytes, address: a string "
+                f"of at most {MAX_ADDRESS} characters}}"
+            )
 
 
 def have(game: bytes, length: int) -> dict[str, Any]:
@@ -57,6 +87,15 @@ def get(game: bytes, start: int) -> dict[str, Any]:
 
 def events(game: bytes, start: int, raws: list[bytes], length: int) -> dict[str, Any]:
     return {"type": "events", "game": game, "from": start, "items": raws, "length": length}
+
+
+def listen(port: int) -> dict[str, Any]:
+    return {"type": "listen", "port": port}
+
+
+def addresses(game: bytes, items: list[tuple[bytes, str]]) -> dict[str, Any]:
+    entries = [{"key": key, "address": address} for key, address in items]
+    return {"type": "addresses", "game": game, "items": entries}
 
 
 def batch(raws: list[bytes], start: int) -> list[bytes]:

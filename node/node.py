@@ -6,6 +6,9 @@
   storage retry after a disk error
 * ``advertiser.Advertiser`` / ``relocation.HostFinder`` — zeroconf adverts of our hosted games,
   and finding a followed game's host that moved
+* ``mesh.Mesh`` — every seat connects to every other seat: addresses learned, bounded, and
+  believed only after a handshake with the key
+* ``stalls.watch_stalls`` — a node waiting on a seat asks every peer before it says "stalled"
 * ``reporter.Reporter`` — the update stream a UI reads
 
 The node never judges an event itself: it hands raw bytes to ``Session.receive`` and reports
@@ -33,9 +36,12 @@ from creepnet.node.game import GameRuntime, hosted_active
 from creepnet.node.handshake import WIRE_VERSION
 from creepnet.node.ledger import Ledger
 from creepnet.node.loading import load_session
+from creepnet.node.mesh import Mesh, Scope
 from creepnet.node.peer import Peer, ProtocolViolation
 from creepnet.node.relocation import HostFinder
 from creepnet.node.reporter import Reporter
+from creepnet.node.retirement import Retirements
+from creepnet.node.stalls import ASK_AFTER, watch_stalls
 from creepnet.node.storage import GameStore, Home, StorageError
 from creepnet.node.sync import GameSync
 from creepnet.node.trace import EventTrace
@@ -63,6 +69,8 @@ class Node:
         iface: list[str] | None = None,
         version: int = WIRE_VERSION,
         trace: Path | None = None,
+        mesh: Scope | None = None,
+        ask_after: float = ASK_AFTER,
     ) -> None:
         self.home = Home(home)
         self.host = host
@@ -88,10 +96,20 @@ class Node:
             self.identity, self.games, self._reporter, self.timeouts, name=name, version=version
         )
         self._connections.handler = self._sync.dispatch
-        self._connections.on_connected = self._sync.greet
-        self._connections.on_disconnected = self._sync.forget
+        self._sync.shun = self._connections.shun
+        self._retirements = Retirements(self.games, self._ledger, self._reporter, self.identity)
+        self._sync.retirements = self._retirements
         finder = HostFinder(self.games, self._connections, self._advertiser, self._reporter)
         self._connections.pause_before_redial = finder.pause_before_redial
+        # The mesh: which addresses a peer may make us dial (mesh.py); by default what the
+        # listener reaches (loopback for a node on 127.0.0.1, else the LAN).
+        self.mesh_scope = mesh or Scope.for_listener(host)
+        self._mesh = Mesh(self.games, self._connections, self._reporter, self.mesh_scope)
+        self._sync.mesh = self._mesh
+        self._connections.on_connected = self._sync.greet
+        self._connections.on_disconnected = self._forget
+        self._ledger.on_settled = self._settled
+        self.ask_after = ask_after
 
     # ----- life cycle ---------------------------------------------------------------------
 
@@ -119,6 +137,7 @@ class Node:
             await self._load(game)
         previous = self._previous_ports()
         self.port = await self._connections.listen(nursery, self.host, self.port, previous)
+        self._mesh.port = self.port
         if previous and self.port != previous[0]:
             self.port_taken = previous[0]
         self._advertiser.port = self.port
@@ -127,12 +146,22 @@ class Node:
                 self._save_port(runtime)
         if self.use_discovery:
             await nursery.start(self._advertiser.run)
+        await nursery.start(self._retirements.run)
         for runtime in self.games.values():
             self._connections.redial(runtime)
+        self._mesh.refresh()  # and the other seats of our games, where we reached them before
         moved = f" (port {self.port_taken}, used before, is taken)" if self.port_taken else ""
         self._reporter.publish(
             updates.LISTENING, f"listening on {self.address}{moved} as {self.fingerprint}"
         )
+
+    def _forget(self, peer: Peer) -> None:
+        self._sync.forget(peer)
+        self._mesh.refresh()  # a seat we dial is redialled
+
+    def _settled(self) -> None:
+        self._advertiser.refresh()
+        self._mesh.refresh()  # new seats: tell the others where they are, dial them
 
     def _previous_ports(self) -> list[int]:
         """Ports our unfinished hosted games were served on, most common first: their
@@ -155,6 +184,11 @@ class Node:
     def discovery(self) -> Discovery | None:
         """Our zeroconf (browse with it), while discovery is on."""
         return self._advertiser.discovery
+
+    @property
+    def connections(self) -> Connections:
+        """The listener, dialers and peers (another carrier plugs in here: node/wan)."""
+        return self._connections
 
     @property
     def peers(self) -> dict[bytes, Peer]:
@@ -208,6 +242,7 @@ class Node:
             )
         except Rejection as exc:
             raise NodeError(f"cannot host this game: {exc.reason}") from None
+        assert session.game is not None  # a hosted game's id comes with its genesis
         store = self.home.game(session.game)
         store.save_secrets(secrets.to_bytes())  # before the genesis that commits to them
         if reserved_for:
@@ -219,7 +254,7 @@ class Node:
         if runtime.stored == 0:
             raise NodeError(f"cannot store the new game: {runtime.storage_error}")
         self._save_port(runtime)
-        return session.game  # type: ignore[return-value]
+        return session.game
 
     async def join(
         self,
@@ -303,8 +338,12 @@ class Node:
         the total time."""
         while runtime.stored < length:
             before = runtime.stored
+
+            def grew(rt: GameRuntime, before: int = before) -> bool:
+                return rt.stored > before
+
             with trio.move_on_after(self.timeouts.handshake):
-                await self.wait_for(runtime.game, lambda rt, n=before: rt.stored > n)
+                await self.wait_for(runtime.game, grew)
                 continue
             raise NodeError(
                 f"game {runtime.game.hex()[:8]}: nothing new for {self.timeouts.handshake:g}s "
@@ -321,6 +360,14 @@ class Node:
         if runtime.stored <= event.seq:
             raise StorageError(runtime.storage_error or "the move was not stored")
         return event
+
+    def leave(self, game: bytes) -> None:
+        """Tell the table we leave for good (a signed notice): they may retire us at once."""
+        self._retirements.leave(self._runtime(game))
+
+    async def claim(self, game: bytes) -> None:
+        """Two seats left and the other is gone: claim the game abandoned (node/retirement.py)."""
+        await self._retirements.claim(self._runtime(game))
 
     async def flush(self, game: bytes) -> bool:
         """Retry storing (then sending) events held back by a storage error; True when done."""
@@ -364,6 +411,10 @@ class Node:
         self.games[runtime.game] = runtime
         self._sync.announce(runtime, self.peers)
         self._advertiser.refresh()
+        assert self._nursery is not None
+        self._nursery.start_soon(
+            watch_stalls, runtime, self._sync.ask_everyone, self._reporter, self.ask_after
+        )
         return runtime
 
     async def _load(self, game: bytes) -> None:
@@ -375,6 +426,7 @@ class Node:
         async with runtime.lock:
             await self._ledger.settle(runtime)  # anything we owe (e.g. a reveal cut off by a crash)
         runtime.dial.update(store.load_peers())
+        self._mesh.load(runtime)  # the other seats, where a handshake proved them before
 
 
 __all__ = ["FrameError", "JoinRefused", "Node", "NodeError", "ProtocolViolation", "Timeouts"]

@@ -42,10 +42,18 @@ class Peer:
         # Per game, the log length the events we queued to it reach: TCP delivers them or the
         # connection ends, so a `have` below this is one that crossed them in flight.
         self.sent: dict[bytes, int] = {}
+        # The mesh (mesh.py): the port it says it accepts connections on, and the addresses
+        # of seats we told it, (game, key, address), so each is told once per connection.
+        self.listen_port: int | None = None
+        self.told_port = False
+        self.told: set[tuple[bytes, bytes, str]] = set()
         self._replies_in, self._replies = trio.open_memory_channel[dict[str, Any]](4)
         self.queued = 0  # messages queued so far, and written to the connection so far
         self.written = 0
         self._wrote = trio.Event()
+        # An unexpected exception while serving it (a bug of ours its frame ran into): it ends
+        # this connection only, and the node reports it (Connections._serve) and goes on.
+        self.fault: Exception | None = None
 
     @property
     def label(self) -> str:
@@ -82,9 +90,12 @@ class Peer:
         except trio.EndOfChannel:
             raise TransportError(f"{self.label}: connection closed ({self.close_reason})") from None
 
-    def close(self, reason: str) -> None:
+    def close(self, reason: str, *, tell: bool = False) -> None:
+        """Hang up (with ``tell``, sending the peer the reason in an `error` frame first)."""
         if not self.close_reason:
             self.close_reason = reason
+            if tell:
+                self._tell = reason
         self._cancel.cancel()
 
     async def run(self, handler: Handler) -> None:
@@ -103,7 +114,9 @@ class Peer:
         await self.conn.aclose()
 
     async def _guard(self, task: Callable[[], Awaitable[None]], nursery: trio.Nursery) -> None:
-        """Run one of the peer's tasks; whichever ends first ends them all, with its reason."""
+        """Run one of the peer's tasks; whichever ends first ends them all, with its reason.
+        Nothing but cancellation leaves it: an exception in a child task would cancel the
+        node's whole nursery, every game with it."""
         try:
             await task()
         except ProtocolViolation as exc:
@@ -114,6 +127,9 @@ class Peer:
             self._fail(str(exc), tell=True)  # oversized or garbage frame: say why we hang up
         except TransportError as exc:
             self._fail(str(exc))
+        except Exception as exc:  # a bug must not become a remote kill switch: drop this peer
+            self.fault = self.fault or exc
+            self._fail(f"internal error while serving this peer ({type(exc).__name__})", tell=True)
         finally:
             nursery.cancel_scope.cancel()
 

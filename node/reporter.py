@@ -32,6 +32,20 @@ class Reporter:
             Update(kind, text, game, peer.fingerprint if peer else None, data or {})
         )
 
+    def fault(
+        self, where: str, exc: BaseException, peer: Peer | None = None, game: bytes | None = None
+    ) -> None:
+        """An unexpected exception, contained (the peer it came from is dropped, the node goes
+        on): logged with its traceback, and published as an ``error`` naming the peer's key."""
+        who = f" from {peer.label}" if peer is not None else ""
+        updates.log.error("%s fault %s%s", self.broadcaster.label, where, who, exc_info=exc)
+        data: dict[str, Any] = {"fault": type(exc).__name__}
+        if peer is not None:
+            data["key"] = peer.key
+        text = f"internal error {where}{who}: {type(exc).__name__}: {str(exc)[:200]}"
+        text += "; dropped that peer" if peer is not None else ""
+        self.publish(updates.ERROR, text, game, peer, data)
+
     def save_hint(self, runtime: GameRuntime, write: Callable[[], None]) -> None:
         """Write something only a restart needs (peers, port): on failure say so; play goes on."""
         try:

@@ -2,7 +2,7 @@
 
 Layout::
 
-    <home>/identity.key                   Ed25519 seed, 0600 (creepnet.protocol.identity)
+    <home>/identity.key                   Ed25519 seed, 0600
     <home>/games/<game-id-hex>/log        the events' canonical bytes in order, append-only
     <home>/games/<game-id-hex>/secrets    this seat's SeatSecrets, 0600
     <home>/games/<game-id-hex>/peers      addresses to redial on restart, one per line
@@ -21,7 +21,7 @@ import errno
 import os
 from pathlib import Path
 
-from creepnet.protocol.identity import Identity, load_or_create_identity, write_private_file
+from creepnet.protocol.identity import Identity
 from creepnet.protocol.log import split_log
 
 GAMES = "games"
@@ -31,10 +31,16 @@ PEERS = "peers"
 PORT = "port"
 RESERVED = "reserved"
 KEY_BYTES = 32  # an Ed25519 public key
+KEY_FILE = "identity.key"
+_KEY_FILE_MAGIC = b"creepnet-ed25519-seed-v1\n"
 
 
 class StorageError(Exception):
     """The disk refused a write; the message says which file and why."""
+
+
+class IdentityError(Exception):
+    """The key file is missing, unreadable, malformed or unsafely shared."""
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -217,3 +223,42 @@ class Home:
             if (entry / LOG).is_file():
                 found.append(game)
         return found
+
+
+def write_private_file(path: Path, data: bytes) -> None:
+    """Write data readable by the owner only, atomically: a crash leaves old or new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # O_CREAT's mode does not apply to a leftover temp file
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
+
+
+def load_identity(home: Path) -> Identity:
+    path = home / KEY_FILE
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise IdentityError(f"no identity at {path}; run `creepnet id` to create one") from None
+    except OSError as exc:
+        raise IdentityError(f"cannot read {path}: {exc.strerror}") from None
+    if os.name == "posix" and path.stat().st_mode & 0o077:
+        raise IdentityError(f"{path} is readable by others; run `chmod 600 {path}`")
+    seed = data[len(_KEY_FILE_MAGIC) :]
+    if not data.startswith(_KEY_FILE_MAGIC) or len(seed) != 32:
+        raise IdentityError(f"{path} is not a creepnet identity file")
+    return Identity.from_seed(seed)
+
+
+def load_or_create_identity(home: Path) -> tuple[Identity, bool]:
+    """The identity stored in home, creating it on first use; the flag says it was created."""
+    if (home / KEY_FILE).exists():
+        return load_identity(home), False
+    identity = Identity.generate()
+    write_private_file(home / KEY_FILE, _KEY_FILE_MAGIC + identity.seed())
+    return identity, True

@@ -13,16 +13,20 @@ taught us something).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import trio
 
 from creepnet.node import messages, updates
+from creepnet.node.budget import CpuBudget
 from creepnet.node.errors import JoinRefused, NodeError
-from creepnet.node.game import GameRuntime, PassedOn
+from creepnet.node.game import Fetch, GameRuntime, PassedOn
 from creepnet.node.ledger import Ledger
+from creepnet.node.mesh import Mesh
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
+from creepnet.node.retirement import Retirements
 from creepnet.node.transport import TransportError
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.lobby import GAME_NONCE_SIZE, derive_game_id
@@ -31,6 +35,7 @@ from creepnet.protocol.log import EquivocationProof, Rejection
 MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
 PASS_ON_WAIT = 0.01  # seconds to let passed-on events reach the wire before our check starts
 SLICE = 0.05  # seconds of checking a batch before the node's other tasks get a turn
+FETCH_PATIENCE = 1.0  # seconds one peer has to answer our `get` before we ask another
 
 
 class GameSync:
@@ -45,6 +50,10 @@ class GameSync:
         self.ledger = ledger
         self.reporter = reporter
         self.reply_timeout = reply_timeout
+        self.budget = CpuBudget()  # what a peer's refused events may cost us (budget.py)
+        self.shun: Callable[[bytes, float], None] = lambda key, seconds: None  # Connections.shun
+        self.mesh: Mesh | None = None  # hears `listen` and `addresses` (mesh.py)
+        self.retirements: Retirements | None = None  # votes and leave notices (retirement.py)
 
     def greet(self, peer: Peer) -> None:
         """Announce what we hold to a peer that may hear of it: one that follows a game
@@ -98,13 +107,23 @@ class GameSync:
         if kind == "games":
             peer.deliver_reply(message)
             return
+        if kind == "listen":
+            if self.mesh is not None:
+                self.mesh.on_listen(peer, message["port"])
+            return
         runtime = self.games.get(message["game"])
         if runtime is None:
             return  # a game we do not hold: nothing to say about it
+        if kind == "addresses":  # about the seats, not a subscription to the game
+            if self.mesh is not None:
+                self.mesh.on_addresses(runtime, peer, message["items"])
+            return
         # A new follower hears what we hold, whatever it said first: a `have` too, so that it
         # learns how far we are even when our lengths are equal (its wait_synced counts on it).
         if kind != "join-refused" and self.add_follower(runtime, peer):
             peer.send(messages.have(runtime.game, runtime.stored))
+            if self.mesh is not None:
+                self.mesh.refresh()  # a seat: where we listen, and where the other seats are
         if kind == "have":
             await self._on_have(runtime, peer, message)
         elif kind == "get":
@@ -113,6 +132,8 @@ class GameSync:
             await self._on_events(runtime, peer, message)
         elif kind == "join":
             await self._on_join(runtime, peer, message)
+        elif kind in ("retire-vote", "leave") and self.retirements is not None:
+            await self.retirements.on_message(runtime, peer, message)
         elif kind == "join-refused":
             runtime.join_refused = message["reason"][:300]
             self.reporter.publish(updates.JOIN_REFUSED, runtime.join_refused, runtime.game, peer)
@@ -124,14 +145,39 @@ class GameSync:
             runtime.acked[peer.key] = theirs
             runtime.notify()
         if theirs < runtime.stored:
-            # Not what is already on its way to the peer (it asks with `get` if it lost any).
-            self._send_from(runtime, peer, max(theirs, peer.sent.get(runtime.game, 0)))
+            # A seat behind us pulls (`get`) from whoever told it first: in a mesh every seat
+            # is told, and all pushing would send it one copy each.  Spectators and joiners are
+            # pushed to, but not what is already on its way (it asks with `get` if it lost any).
+            if peer.key not in runtime.session.seat_keys:
+                self._send_from(runtime, peer, max(theirs, peer.sent.get(runtime.game, 0)))
         elif (
             # Not for events we passed on and are still checking: they are on their way here.
             theirs > max(len(runtime.session.log), runtime.passed_on.end)
             and runtime.session.halted is None
         ):
-            peer.send(messages.get(runtime.game, len(runtime.session.log)))
+            self._fetch(runtime, peer, len(runtime.session.log))
+
+    def _fetch(self, runtime: GameRuntime, peer: Peer, start: int) -> None:
+        """Ask peer for the events from start, unless they are already coming: a batch being
+        checked holds them, or another peer was asked for them and has not yet had
+        FETCH_PATIENCE to answer.  So a node behind a mesh of N seats fetches once, not N times."""
+        asked, now = runtime.fetching, trio.current_time()
+        if runtime.covered(start) or (
+            asked is not None
+            and asked.start == start
+            and asked.key in runtime.followers
+            and now < asked.until
+        ):
+            return
+        runtime.fetching = Fetch(start, peer.key, now + FETCH_PATIENCE)
+        peer.send(messages.get(runtime.game, start))
+
+    def ask_everyone(self, runtime: GameRuntime) -> int:
+        """Ask every peer of the game for what follows our log (stalls.py); how many."""
+        start = len(runtime.session.log)
+        for follower in runtime.followers.values():
+            follower.send(messages.get(runtime.game, start))
+        return len(runtime.followers)
 
     def _send_from(self, runtime: GameRuntime, peer: Peer, start: int) -> None:
         """One batch of stored events from start; the peer asks again for more."""
@@ -142,6 +188,21 @@ class GameSync:
             peer.queued_events(runtime.game, start + len(chunk))
 
     async def _on_events(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
+        # While it waits for the lock and is checked, this batch is what a `have` crossing it
+        # would make us fetch again from someone else.
+        span = (message["from"], message["from"] + len(message["items"]))
+        runtime.incoming.append(span)
+        try:
+            before, after = await self._check_events(runtime, peer, message)
+        finally:
+            runtime.incoming.remove(span)
+        if not peer.close_reason:  # not a peer we are hanging up on
+            self._catch_up(runtime, peer, message, before, after)
+
+    async def _check_events(
+        self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]
+    ) -> tuple[int, int]:
+        """Check and settle one batch; the log's length before and after it."""
         session = runtime.session
         async with runtime.lock:
             before = len(session.log)
@@ -150,13 +211,22 @@ class GameSync:
                 for follower in passed_to:
                     await follower.wait_written(follower.queued)
             slice_ends = time.monotonic() + SLICE
+            over_budget: bytes | None = None  # the key whose refused events overdrew its budget
             for raw in message["items"]:
                 if time.monotonic() > slice_ends:
                     # A catch-up batch of proven Racer events takes seconds to check: let
                     # pings, other peers and the page run meanwhile (this game stays locked).
                     await trio.lowlevel.checkpoint()
                     slice_ends = time.monotonic() + SLICE
+                if self.retirements is not None and self.retirements.keep_aside(runtime, raw):
+                    continue  # a late event of a seat we voted to retire: evidence only
+                started = self.budget.clock()
                 receipt = session.receive(raw, sender=peer.key)
+                if receipt.status == "rejected":
+                    # Another signer's event, relayed: its author pays, not the relay.
+                    payer = _blamed_author(receipt.rejections, peer.key) or peer.key
+                    if self.budget.charge(payer, self.budget.clock() - started):
+                        over_budget = payer
                 for rejection in receipt.rejections:
                     if receipt.status == "equivocation":
                         continue
@@ -174,13 +244,17 @@ class GameSync:
                         self.reporter.publish(updates.REJECTED, text, runtime.game, None, data)
                 if receipt.status == "equivocation" and receipt.proof is not None:
                     await self._on_equivocation(runtime, receipt.proof, raw)
-                if session.halted is not None:
+                if session.halted is not None or over_budget is not None:
                     break
             told = await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
             after = len(session.log)
+        if over_budget is not None:
+            self._cut_off(runtime, peer, over_budget)
+            if over_budget == peer.key:
+                return before, after
         if peer.rejections > MAX_REJECTIONS:
             peer.close(f"sent {peer.rejections} events that were refused")
-            return
+            return before, after
         # The sender has stored everything it sent us: that is its acknowledgement.
         claimed = min(message["length"], runtime.stored)
         if claimed > runtime.acked.get(peer.key, 0):
@@ -191,14 +265,49 @@ class GameSync:
             # (a finished player's node waits for this before it goes away); our answer, when
             # we sent one, carried the same length.
             peer.send(messages.have(runtime.game, runtime.stored))
-        # Ask for the rest when the sender has more and this batch moved us (or showed a gap);
-        # never on a batch that taught us nothing, so a lying `length` cannot start a loop.
-        if (
-            message["length"] > after
-            and session.halted is None
-            and (after > before or message["from"] > before)
-        ):
-            peer.send(messages.get(runtime.game, after))
+        return before, after
+
+    def _catch_up(
+        self, runtime: GameRuntime, peer: Peer, message: dict[str, Any], before: int, after: int
+    ) -> None:
+        """After a batch: ask for the rest when the sender has more and this batch moved us
+        (or showed a gap); else, if it moved us, from the seat that says it has the most.
+        Never on a batch that taught us nothing, so a lying `length` cannot start a loop."""
+        session = runtime.session
+        if session.halted is not None or len(session.log) != after:
+            return  # halted, or another batch moved us meanwhile (it asks for itself)
+        if message["length"] > after and (after > before or message["from"] > before):
+            self._fetch(runtime, peer, after)
+            return
+        ahead = [
+            (runtime.acked.get(key, 0), key)
+            for key in runtime.followers
+            if key in session.seat_keys and runtime.acked.get(key, 0) > after
+        ]
+        if ahead and after > before:
+            self._fetch(runtime, runtime.followers[max(ahead)[1]], after)
+
+    def _cut_off(self, runtime: GameRuntime, peer: Peer, key: bytes) -> None:
+        """key's refused events (sent by peer, or signed by key and passed on by peer) cost
+        more CPU than its budget: shun key, and hang up on its connection."""
+        budget = self.budget
+        reason = (
+            f"its refused events cost {budget.spent(key) * 1000:.0f} ms of CPU, over the "
+            f"budget of {budget.burst * 1000:.0f} ms (+{budget.rate * 1000:.0f} ms/s); "
+            f"refused for {budget.shun:g}s"
+        )
+        self.shun(key, budget.shun)
+        via = "" if key == peer.key else f", passed on by {peer.label}"
+        self.reporter.publish(
+            updates.ERROR,
+            f"cut off {fingerprint(key)}{via}: {reason}",
+            runtime.game,
+            peer if key == peer.key else None,
+            {"key": key},
+        )
+        author = peer if key == peer.key else runtime.followers.get(key)
+        if author is not None:
+            author.close(reason, tell=True)
 
     def _pass_on(self, runtime: GameRuntime, source: Peer, message: dict[str, Any]) -> list[Peer]:
         """Relay the owed author's next events to the other followers before checking them.
@@ -209,7 +318,9 @@ class GameSync:
         forger cannot use us to flood; every receiver checks it in full and names a faulty
         author.  Its `length` stays what we stored: nothing unchecked is acknowledged."""
         session, start = runtime.session, message["from"]
-        others = [p for p in runtime.followers.values() if p is not source]
+        # Seats have the author's events from the author (the mesh); spectators only from us.
+        seats = session.seat_keys
+        others = [p for p in runtime.followers.values() if p is not source and p.key not in seats]
         if (
             not others
             or start != len(session.log)
@@ -341,6 +452,11 @@ class GameSync:
             what = "no" if not chosen else "more than one"
             raise NodeError(f"{what} matching game at {peer.conn.label}; it holds: {listing}")
         return chosen[0]
+
+
+def _blamed_author(rejections: list[Rejection], sender: bytes) -> bytes | None:
+    """The signer a rejection names, when it is not the sender (a relayed event)."""
+    return next((r.author for r in rejections if r.author not in (None, sender)), None)
 
 
 def _tell(runtime: GameRuntime, peer: Peer) -> None:

@@ -18,13 +18,13 @@ from creepnet.node.framing import (
     FRAME_LIMITS,
     HANDSHAKE_FRAME,
     HANDSHAKE_LIMITS,
-    HEADER,
     MAX_FRAME,
     FrameError,
     FrameReader,
     decode_message,
+    encode_body,
+    with_header,
 )
-from creepnet.protocol import codec
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class Connection:
         self.clear_errors = True
         self._send_lock = trio.Lock()
         self.closed = False
+        self.torn = False  # a frame was cut off mid-write: the stream can carry no more
         self.label = label or _peer_label(stream)
 
     @property
@@ -81,15 +82,19 @@ class Connection:
 
     def frame(self, message: dict[str, Any]) -> bytes:
         """The bytes of one frame; sealing advances the send counter, so it is sent at once."""
-        body = codec.encode(message)
-        if len(body) > MAX_FRAME:
-            raise FrameError(f"message of {len(body)} bytes exceeds the frame limit {MAX_FRAME}")
+        body = encode_body(message)
         if self._sealer is not None:
             body = self._sealer.seal(body)
-        return HEADER.pack(len(body)) + body
+        return with_header(body)
 
     async def send(self, message: dict[str, Any]) -> None:
         async with self._send_lock:
+            if self.torn:
+                raise TransportError(f"{self.label}: a frame was cut short; nothing more to say")
+            # A cancellation must not fall between sealing (which advances the counter) and
+            # the first byte on the wire, or every later frame would fail the peer's tag: so
+            # it is taken here, and nothing yields from here to the socket's first send.
+            await trio.lowlevel.checkpoint_if_cancelled()
             frame = self.frame(message)
             if self.closed:
                 raise TransportError(f"{self.label}: connection closed")
@@ -98,7 +103,11 @@ class Connection:
                     await self.stream.send_all(frame)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as exc:
                     raise TransportError(f"{self.label}: send failed: {exc}") from None
+                except BaseException:  # cancelled in the middle of the frame
+                    self.torn = True
+                    raise
             if scope.cancelled_caught:
+                self.torn = True
                 raise TransportError(f"{self.label}: peer did not read for {self.timeouts.send}s")
 
     async def receive(self) -> dict[str, Any]:
@@ -139,7 +148,10 @@ def _peer_label(stream: Any) -> str:
 
 
 async def connect(address: str, timeouts: Timeouts) -> Connection:
-    host, port = parse_address(address)
+    try:
+        host, port = parse_address(address)
+    except ValueError as exc:  # e.g. an internet address while the internet carrier is off
+        raise TransportError(f"cannot dial {address}: {exc}") from None
     with trio.move_on_after(timeouts.connect) as scope:
         try:
             stream = await trio.open_tcp_stream(host, port)

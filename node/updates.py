@@ -38,7 +38,16 @@ STORAGE_ERROR = "storage-error"
 STORAGE_OK = "storage-ok"  # held-back events were stored after all, and sent
 HOST_MOVED = "host-moved"  # a followed game's host was found again at a new address
 ADVERT_REFUSED = "advert-refused"  # an advert of a followed game led to a node without its key
+# The mesh (mesh.py): an address a peer gave for a seat that we will not dial (out of scope,
+# or the node there proved another key); data has `address` and `key`.
+ADDRESS_REFUSED = "address-refused"
+# No event from the seat the game waits for, although every peer was asked for it (stalls.py);
+# data has `seat`, `key`, `seconds` and `asked` (how many peers).
+STALLED = "stalled"
 ERROR = "error"
+
+
+WARNINGS = (REJECTED, HALTED, STORAGE_ERROR, ERROR, ADVERT_REFUSED, ADDRESS_REFUSED)
 
 
 @dataclass(frozen=True)
@@ -63,7 +72,8 @@ class Broadcaster:
     def publish(self, update: Update) -> None:
         level = (
             logging.WARNING
-            if update.kind in (REJECTED, HALTED, STORAGE_ERROR, ERROR, ADVERT_REFUSED)
+            if update.kind
+            in (REJECTED, HALTED, STORAGE_ERROR, ERROR, ADVERT_REFUSED, ADDRESS_REFUSED)
             else logging.INFO
         )
         log.log(level, "%s %s", self.label, update)

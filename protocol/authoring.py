@@ -32,7 +32,7 @@ def admit(session: Session, join_request: bytes) -> Event:
         request = JoinRequest.from_bytes(join_request)
     except JoinError as exc:
         raise Rejection(len(session.log), "join", str(exc)) from None
-    return session._author("seat", {"join": request.to_map()})
+    return session.write("seat", {"join": request.to_map()})
 
 
 def join_request(session: Session, player: str) -> bytes:
@@ -59,16 +59,16 @@ def owed(session: Session) -> list[Event]:
         if turn is None or turn.seat != session.local_seat:
             break
         if "start" in turn.types:
-            produced.append(session._author("start", {}))
+            produced.append(session.write("start", {}))
         elif "reveal" in turn.types:
             assert session.secrets is not None and session.game is not None
             body = own_reveal(
                 session.game, session.secrets.onion_seed, session.onion_length, session.draws
             )
-            produced.append(session._author("reveal", body))
+            produced.append(session.write("reveal", body))
         elif turn.automatic and session.private is not None:
             type_, body = session.private.owed(session.game_state, len(session.log))
-            produced.append(session._author(type_, body))
+            produced.append(session.write(type_, body))
         else:
             break
     if not produced and session.exhausted():
@@ -99,4 +99,4 @@ def play(session: Session, text: str) -> Event:
             body = private.complete(session.game_state, len(session.log), type_, body)
         except GameRuleError as exc:
             raise Rejection(len(session.log), "illegal", str(exc)) from None
-    return session._author(type_, body)
+    return session.write(type_, body)

@@ -14,10 +14,8 @@ from creepnet.protocol.log import Rejection
 from creepnet.protocol.rules import Turn
 
 
-def check_entitled(
-    event: Event, turn: Turn | None, seat_keys: list[bytes], exhausted: Callable[[], bool]
-) -> Turn:
-    """The turn this event is written in; raises Rejection ``finished`` or ``entitlement``."""
+def waited_on(event: Event, turn: Turn | None, exhausted: Callable[[], bool]) -> Turn:
+    """The turn the table waits on (a retirement names its seat); Rejection ``finished``."""
     if turn is None:
         # Signed for exactly this position, though nobody may write here: the author's fault.
         if exhausted():
@@ -27,6 +25,14 @@ def check_entitled(
         raise Rejection(
             event.seq, "finished", "the game is over; no event may follow", event.author
         )
+    return turn
+
+
+def check_entitled(
+    event: Event, turn: Turn | None, seat_keys: list[bytes], exhausted: Callable[[], bool]
+) -> Turn:
+    """The turn this event is written in; raises Rejection ``finished`` or ``entitlement``."""
+    turn = waited_on(event, turn, exhausted)
     author = seat_keys[turn.seat] if turn.seat < len(seat_keys) else None
     if event.author != author:
         raise Rejection(

@@ -1,4 +1,5 @@
-"""Player identities: Ed25519 keys, fingerprints, the key file, and the one signature rule.
+"""Player identities: Ed25519 keys, fingerprints, and the one signature rule (the key file is
+the node's: node/storage.py).
 
 Keys are made and used for signing with `cryptography`.  Every signature creepnet checks (events,
 join requests, handshakes) goes through ``verify_signature``, which states one precise rule:
@@ -19,9 +20,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nacl.bindings import crypto_core_ed25519_is_valid_point, crypto_sign_open
@@ -32,12 +31,6 @@ if TYPE_CHECKING:  # imported where keys are made: a verifier only checks signat
 
 PUBLIC_KEY_SIZE = 32
 SIGNATURE_SIZE = 64
-KEY_FILE = "identity.key"
-_KEY_FILE_MAGIC = b"creepnet-ed25519-seed-v1\n"
-
-
-class IdentityError(Exception):
-    """The key file is missing, unreadable, malformed or unsafely shared."""
 
 
 def fingerprint(public_key: bytes) -> str:
@@ -98,42 +91,3 @@ class Identity:
 
     def __repr__(self) -> str:
         return f"Identity({self.fingerprint})"
-
-
-def write_private_file(path: Path, data: bytes) -> None:
-    """Write data readable by the owner only, atomically: a crash leaves old or new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.fchmod(fd, 0o600)  # O_CREAT's mode does not apply to a leftover temp file
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(temporary, path)
-
-
-def load_identity(home: Path) -> Identity:
-    path = home / KEY_FILE
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise IdentityError(f"no identity at {path}; run `creepnet id` to create one") from None
-    except OSError as exc:
-        raise IdentityError(f"cannot read {path}: {exc.strerror}") from None
-    if os.name == "posix" and path.stat().st_mode & 0o077:
-        raise IdentityError(f"{path} is readable by others; run `chmod 600 {path}`")
-    seed = data[len(_KEY_FILE_MAGIC) :]
-    if not data.startswith(_KEY_FILE_MAGIC) or len(seed) != 32:
-        raise IdentityError(f"{path} is not a creepnet identity file")
-    return Identity.from_seed(seed)
-
-
-def load_or_create_identity(home: Path) -> tuple[Identity, bool]:
-    """The identity stored in home, creating it on first use; the flag says it was created."""
-    if (home / KEY_FILE).exists():
-        return load_identity(home), False
-    identity = Identity.generate()
-    write_private_file(home / KEY_FILE, _KEY_FILE_MAGIC + identity.seed())
-    return identity, True

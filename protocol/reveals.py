@@ -14,13 +14,23 @@ from creepnet.protocol import onion
 from creepnet.protocol.rules import GameRuleError, expect_keys
 
 
-def check_reveal(game: bytes, last_reveal: bytes, draws: int, body: dict[str, Any]) -> bytes:
-    """The preimage a ``reveal`` body discloses for draw ``draws``; raises GameRuleError."""
+def check_reveal(
+    game: bytes, last_reveal: bytes, draws: int, body: dict[str, Any], skip: int = 0
+) -> bytes:
+    """The preimage a ``reveal`` body discloses for draw ``draws``; raises GameRuleError.
+
+    ``skip``: draws the seat did not reveal for (spent unused when a retired seat took the
+    draw's purpose with it: protocol/retirement.py), whose layers it now hashes through too."""
     expect_keys(body, {"draw", "pre"})
     if type(body["draw"]) is not int or body["draw"] != draws:
         raise GameRuleError(f"reveal is for draw {body['draw']!r}, expected {draws}")
     pre = body["pre"]
-    if not isinstance(pre, bytes) or not onion.check_reveal(game, last_reveal, pre):
+    if not isinstance(pre, bytes) or len(pre) != onion.SECRET_SIZE:
+        raise GameRuleError("revealed value does not hash to the seat's committed onion layer")
+    layer = pre
+    for _ in range(skip):
+        layer = onion.step(game, layer)
+    if not onion.check_reveal(game, last_reveal, layer):
         raise GameRuleError("revealed value does not hash to the seat's committed onion layer")
     return pre
 

@@ -2,7 +2,11 @@
 
 A game adapter is pure: it folds (seat, type, body) into its state and never sees signatures
 or bytes (it gets the event's sequence number only to bind proofs to their position).  The
-session owns authenticity and ordering; the adapter owns legality.
+session owns authenticity and ordering; the adapter owns legality.  ``apply`` and
+``apply_random`` return the new state and leave the one they are given exactly as it was, even
+when they raise halfway: the session keeps the old state for a rejected event, so a rejected event
+changes nothing (a frozen state gets this for free; a large mutable one, like Racer's deck, works
+on a cheap fork).  Property tests check it for every game (tests/protocol/test_session_property.py).
 
 Games with hidden information add two things: **owed steps** (``Owed``: a deck operation or any
 other event a seat must author automatically, in an order the game fixes, so honest peers never
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 
 class GameRuleError(ValueError):
@@ -81,9 +85,11 @@ class GameRules(Protocol):
     def next(self, game: Any) -> Turn | NeedRandom | Owed | None:
         """Whose event comes next; None once the game is over."""
 
-    def apply(self, game: Any, seat: int, type: str, body: dict[str, Any], seq: int) -> Any: ...
+    def apply(self, game: Any, seat: int, type: str, body: dict[str, Any], seq: int) -> Any:
+        """The state after seat's event, or GameRuleError; ``game`` itself never changes."""
 
-    def apply_random(self, game: Any, value: int) -> Any: ...
+    def apply_random(self, game: Any, value: int) -> Any:
+        """The state after a random draw of ``value``; ``game`` itself never changes."""
 
     def result(self, game: Any) -> Result | None: ...
 
@@ -92,6 +98,36 @@ class GameRules(Protocol):
 
     def describe(self, game: Any, seat: int) -> str:
         """A seat's role in words, e.g. 'light'."""
+
+
+@runtime_checkable
+class HiddenInformation(Protocol):
+    """What a game with hidden information adds to ``GameRules``: each local seat's private side.
+
+    A game without hidden information simply does not have ``private_side``; the session asks
+    ``isinstance(rules, HiddenInformation)``, so the seam is declared here, not looked up."""
+
+    def private_side(self, seating: Seating, seat: int, secrets: Any) -> PrivateSide:
+        """The seat's private side, from its stored ``lobby.SeatSecrets`` and the seating."""
+        ...
+
+
+@runtime_checkable
+class Retiring(Protocol):
+    """What a game adds to ``GameRules`` to play on without a seat (protocol/retirement.py)."""
+
+    def retire(self, game: Any, seat: int) -> Any:
+        """The state once ``seat`` has left for good (its owed steps now the table's, the seat out
+        of play); ``game`` itself never changes.  GameRuleError if this game cannot (no escrow)."""
+        ...
+
+
+@runtime_checkable
+class WrapsEngine(Protocol):
+    """A game state that carries its engine's own state (``Session.engine_state``), for faces
+    that draw or bots that read the engine's position."""
+
+    state: Any
 
 
 class PrivateSide(Protocol):

@@ -25,6 +25,7 @@ from creepnet.protocol.lobby import (
     derive_game_id,
 )
 from creepnet.protocol.log import Rejection
+from creepnet.protocol.retirement import split_options
 from creepnet.protocol.rules import GameRuleError, GameRules, expect_keys
 from creepnet.protocol.text import valid_name
 
@@ -98,7 +99,7 @@ def read_genesis(event: Event, pinned_host: bytes | None) -> Genesis:
     if not isinstance(body["options"], dict):
         raise bad("options must be a map")
     try:
-        rules.check_options(body["options"])
+        rules.check_options(split_options(body["options"])[0])  # retire_after: every game's
     except GameRuleError as exc:
         raise bad(str(exc)) from None
     host = Seat(event.author, body["player"], body["anchor"], body["anchor"])

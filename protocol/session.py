@@ -14,27 +14,38 @@ the end-of-game reveal) exactly as onion reveals are scheduled: one seat at a ti
 the game fixes.  ``owed`` has the local seat's private side (``rules.PrivateSide``, built from the
 stored seat secrets) write their bodies; ``play`` lets it add proofs to a decision.
 
-States and the events each allows (``_commit`` takes event 0, ``expected`` names the rest):
+The session's **phase** (``Phase``, h11-style) and the events each allows, in one place
+(``ALLOWED``; ``expected`` names the one entitled seat, ``_commit`` is the only transition):
 
     empty     → genesis (by the key the game id commits to: protocol/seating.py)
     lobby     → seat (host, while seats are free) · start (host, once full)
     playing   → the game's Turn · reveal (every seat in seat order: protocol/reveals.py)
                 · an owed step (the seat the game names)
-    finished, exhausted (randomness spent), halted (equivocation) → nothing
+                · retire (3+ seats left) or abandon (2 left) of the seat waited on, by the
+                  seat protocol/retirement.py names
+    finished, exhausted (randomness spent), halted (equivocation),
+    abandoned (a 2-seat claim) → nothing
 
-This module is the façade, the state and the one commit path; its parts live beside it:
-seating.py (genesis and joins), entitlement.py (judging an event's author and type), reveals.py
-(onion draws), authoring.py (what the local seat writes), receiving.py (disorder, duplicates,
-equivocation) and labels.py (words for people).
+Invariants kept here and nowhere else: the log is a verified chain whose every event was judged
+by ``_commit`` against the state before it; a rejected event changes nothing (every new value is
+computed first and assigned together, and a game's ``apply`` leaves its input as it was); the
+game halts only on a proof that checks against the log (``halt``).
+
+This module is the façade, the state and the one commit path; its parts live beside it and
+use only its public methods: seating.py (genesis and joins), entitlement.py (judging an event's
+author and type), reveals.py (onion draws), authoring.py (what the local seat writes),
+receiving.py (disorder, duplicates, equivocation: the ``Inbox``) and labels.py (words for people).
 """
 
 from __future__ import annotations
 
 import secrets
+from enum import Enum
 from typing import Any
 
-from creepnet.protocol import authoring, onion, receiving
-from creepnet.protocol.entitlement import check_entitled, is_decision
+from creepnet.protocol import authoring, onion, retirement
+from creepnet.protocol.digest import state_digest
+from creepnet.protocol.entitlement import check_entitled, is_decision, waited_on
 from creepnet.protocol.event import Event, sign_event
 from creepnet.protocol.identity import Identity
 from creepnet.protocol.labels import Waiting, outcome_text, seat_label
@@ -46,23 +57,50 @@ from creepnet.protocol.log import (
     check_link,
     parse_or_reject,
 )
-from creepnet.protocol.pending import Allowance, FutureEvents
-from creepnet.protocol.receiving import Receipt
+from creepnet.protocol.pending import Allowance
+from creepnet.protocol.receiving import Inbox, Receipt
 from creepnet.protocol.reveals import check_reveal, draw_value
 from creepnet.protocol.rules import (
     GameRuleError,
     GameRules,
+    HiddenInformation,
     NeedRandom,
     Owed,
     PrivateSide,
     Result,
+    Retiring,
     Seating,
     Turn,
+    WrapsEngine,
     expect_keys,
 )
 from creepnet.protocol.seating import MAX_GAME_NAME, Seat, read_genesis, read_seat
 
-__all__ = ["MAX_GAME_NAME", "Receipt", "Seat", "Session", "Waiting"]
+__all__ = ["ALLOWED", "MAX_GAME_NAME", "Phase", "Receipt", "Seat", "Session", "Waiting"]
+
+
+class Phase(Enum):
+    """Where a session is in its game (the module docstring's table)."""
+
+    EMPTY = "empty"
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    EXHAUSTED = "exhausted"
+    HALTED = "halted"
+    ABANDONED = "abandoned"
+
+
+# The event types each phase allows ("turn": the game's turn types and owed steps, and reveal).
+ALLOWED: dict[Phase, frozenset[str]] = {
+    Phase.EMPTY: frozenset({"genesis"}),
+    Phase.LOBBY: frozenset({"seat", "start"}),
+    Phase.PLAYING: frozenset({"turn", "reveal", "retire", "abandon"}),
+    Phase.FINISHED: frozenset(),
+    Phase.EXHAUSTED: frozenset(),
+    Phase.HALTED: frozenset(),
+    Phase.ABANDONED: frozenset(),
+}
 
 
 class Session:
@@ -91,13 +129,15 @@ class Session:
         self.draws = 0  # completed random draws
         self.reveals: list[bytes] = []  # the current draw's preimages so far, in seat order
         self.halted: EquivocationProof | None = None
+        self.retired: list[int] = []  # seats retired by the table, in log order
+        self.skipped: dict[int, int] = {}  # seat -> onion layers its next reveal skips
+        self.abandoned: retirement.Abandonment | None = None
+        self.retire_after = retirement.DEFAULT_RETIRE_AFTER  # seconds (a genesis option)
         self._private: PrivateSide | None = None
         self.pinned_host = host  # the genesis must be signed by this key, when known
-        self._future = FutureEvents()
+        self._inbox = Inbox()  # held events, and what `passable` parsed last
         self._allowance = Allowance()
         self._ids: set[bytes] = set()  # accepted event ids: a duplicate is found by one hash
-        # What `passable` parsed (the last batch only), so `receive` does not verify it twice.
-        self._parsed: dict[bytes, Event] = {}
 
     # ----- construction -------------------------------------------------------------------
 
@@ -174,6 +214,14 @@ class Session:
         return None
 
     @property
+    def remaining(self) -> tuple[int, ...]:
+        """The seats still playing (not retired), in seat order."""
+        return self._playing(self.retired)
+
+    def _playing(self, retired: list[int]) -> tuple[int, ...]:
+        return retirement.remaining(len(self.seats), retired)
+
+    @property
     def seat_keys(self) -> list[bytes]:
         return [seat.key for seat in self.seats]
 
@@ -195,22 +243,40 @@ class Session:
 
     @property
     def engine_state(self) -> Any:
-        return getattr(self.game_state, "state", None)
+        """The game engine's own state, for faces that draw it (None before the start)."""
+        return self.game_state.state if isinstance(self.game_state, WrapsEngine) else None
+
+    @property
+    def phase(self) -> Phase:
+        return self._where()[0]
+
+    def _where(self) -> tuple[Phase, Turn | NeedRandom | Owed | None]:
+        """The phase, and while playing the game's next step (asked once: it may cost)."""
+        if self.halted is not None:
+            return Phase.HALTED, None
+        if not self.log.events:
+            return Phase.EMPTY, None
+        if self.abandoned is not None:
+            return Phase.ABANDONED, None
+        if not self.started:
+            return Phase.LOBBY, None
+        assert self.rules is not None
+        if self.rules.result(self.game_state) is not None:
+            return Phase.FINISHED, None
+        step = self.rules.next(self.game_state)
+        if isinstance(step, NeedRandom) and self.draws >= self.onion_length:
+            return Phase.EXHAUSTED, None  # nobody can extend the game any more
+        return (Phase.PLAYING, step) if step is not None else (Phase.FINISHED, None)
 
     def expected(self) -> Turn | None:
         """The seat entitled to author the next event and the types it may author."""
-        if self.halted is not None or not self.log.events:
-            return None
-        if not self.started:
+        phase, step = self._where()
+        if phase is Phase.LOBBY:
             if len(self.seats) < self.seat_count:
                 return Turn(0, frozenset({"seat"}), "seat the next player who asks to join")
             return Turn(0, frozenset({"start"}), "start the game")
-        assert self.rules is not None
-        step = self.rules.next(self.game_state)
         if isinstance(step, NeedRandom):
-            if self.draws >= self.onion_length:
-                return None  # see exhausted(): nobody can extend the game any more
-            seat = len(self.reveals)
+            seat = self.remaining[len(self.reveals)]  # retired seats reveal no more
             what = f"reveal randomness for the {step.purpose}"
             return Turn(seat, frozenset({"reveal"}), what, automatic=True)
         if isinstance(step, Owed):
@@ -219,10 +285,7 @@ class Session:
 
     def exhausted(self) -> bool:
         """The game needs a random draw but every committed onion preimage is spent."""
-        if not self.started or self.finished or self.rules is None:
-            return False
-        step = self.rules.next(self.game_state)
-        return isinstance(step, NeedRandom) and self.draws >= self.onion_length
+        return self.phase is Phase.EXHAUSTED
 
     def waiting_for(self) -> Waiting | None:
         turn = self.expected()
@@ -240,10 +303,9 @@ class Session:
     def private(self) -> PrivateSide | None:
         """The local seat's private side, for games with hidden information (else None)."""
         if self._private is None and self.started and self.secrets is not None:
-            make = getattr(self.rules, "private_side", None)
             seat = self.local_seat
-            if make is not None and seat is not None:
-                self._private = make(self._seating(), seat, self.secrets)
+            if isinstance(self.rules, HiddenInformation) and seat is not None:
+                self._private = self.rules.private_side(self._seating(), seat, self.secrets)
         return self._private
 
     def local_view(self) -> Any:
@@ -279,14 +341,31 @@ class Session:
         if sender is not None and self._allowance.exhausted(sender, len(self.log)):
             reason = "too many duplicate or unusable events from this sender"
             return Receipt("rejected", rejections=[Rejection(None, "flood", reason)])
-        receipt = receiving.receive(self, raw)
+        receipt = self._inbox.receive(self, raw)
         if sender is not None and receipt.status in ("duplicate", "pending", "deferred"):
             self._allowance.charge(sender)
         return receipt
 
     def passable(self, raws: list[bytes]) -> int:
-        """How many leading raws a relay may pass on before checking them (receiving.passable)."""
-        return receiving.passable(self, raws)
+        """How many leading raws a relay may pass on before checking them (Inbox.passable)."""
+        return self._inbox.passable(self, raws)
+
+    def knows(self, event_id: bytes) -> bool:
+        """Whether the event with this id is in the log (a duplicate is found by one hash)."""
+        return event_id in self._ids
+
+    @property
+    def held(self) -> int:
+        """How many events are held for positions not yet reached (protocol/pending.py)."""
+        return len(self._inbox.held)
+
+    def halt(self, proof: EquivocationProof) -> None:
+        """Stop the game on an equivocation: two events by one author for one position, the first
+        of them the one this log accepted there.  Anything less is refused (ValueError)."""
+        first = proof.verify()
+        if first.seq >= len(self.log) or self.log.events[first.seq].raw != proof.first:
+            raise ValueError("the proof's first event is not the one this log holds")
+        self.halted = proof
 
     # ----- local actions --------------------------------------------------------------------
 
@@ -324,7 +403,7 @@ class Session:
             body=body,
         )
 
-    def _author(self, type_: str, body: dict[str, Any]) -> Event:
+    def write(self, type_: str, body: dict[str, Any]) -> Event:
         """Sign and append our own event through the very checks a peer's event goes through."""
         event = self._sign(type_, body)
         self._commit(event)
@@ -333,56 +412,112 @@ class Session:
     # ----- the one path every event takes ---------------------------------------------------
 
     def _commit(self, event: Event) -> None:
+        """Check event against everything and append it; on any failure nothing has changed.
+
+        Every check and every rule runs on new values (the game's ``apply`` returns a new state
+        and leaves the one it is given as it was: protocol/rules.py); they are assigned together
+        only once the whole event is accepted.  A rule that fails in an unforeseen way is still
+        a rejection naming the event's author, never an exception out of ``receive``."""
         if self.halted is not None:
             raise Rejection(event.seq, "halted", "the game was stopped by an equivocation")
         check_link(event, self.game, len(self.log), self.log.head)
-        if event.seq == 0:
-            self._genesis(event)
-        else:
-            self._entitled(event)
+        try:
+            if event.seq == 0:
+                self._genesis(event)
+            else:
+                self._entitled(event)
+        except Rejection:
+            raise
+        except (GameRuleError, JoinError) as exc:
+            raise Rejection(event.seq, "illegal", str(exc), event.author) from None
+        except Exception as exc:  # a bug in a game's rules must never become a remote kill switch
+            reason = f"the game's rules failed on this event ({type(exc).__name__}: {exc})"
+            raise Rejection(event.seq, "illegal", reason, event.author) from None
         self.log.events.append(event)  # check_link already validated the link
         self._ids.add(event.id)
 
     def _entitled(self, event: Event) -> None:
+        if event.type in retirement.TYPES and self.started:
+            self._retire(event)
+            return
         turn = check_entitled(event, self.expected(), self.seat_keys, self.exhausted)
-        try:
-            if event.type == "seat":
-                self.seats.append(read_seat(event, self.game, self.log.events[0].id, self.seats))
-            elif event.type == "start":
-                expect_keys(event.body, set())
-                assert self.rules is not None
-                self.started = True
-                self.game_state = self.rules.start(self.seat_count, self.options, self._seating())
-            elif event.type == "reveal":
-                self._reveal(event, turn.seat)
-            else:
-                assert self.rules is not None
-                self.game_state = self.rules.apply(
-                    self.game_state, turn.seat, event.type, event.body, event.seq
-                )
-        except (GameRuleError, JoinError) as exc:
-            raise Rejection(event.seq, "illegal", str(exc), event.author) from None
+        if event.type == "seat":
+            self.seats.append(read_seat(event, self.game, self.log.events[0].id, self.seats))
+        elif event.type == "start":
+            expect_keys(event.body, set())
+            assert self.rules is not None
+            game_state = self.rules.start(self.seat_count, self.options, self._seating())
+            self.started, self.game_state = True, game_state
+        elif event.type == "reveal":
+            self._reveal(event, turn.seat)
+        else:
+            assert self.rules is not None
+            self.game_state = self.rules.apply(
+                self.game_state, turn.seat, event.type, event.body, event.seq
+            )
 
     def _genesis(self, event: Event) -> None:
         founded = read_genesis(event, self.pinned_host)
         self.game = founded.game
         self.kind, self.name, self.rules = founded.rules.kind, founded.name, founded.rules
         self.seat_count, self.onion_length = founded.seat_count, founded.onion_length
-        self.options = founded.options
+        self.options, self.retire_after = retirement.split_options(founded.options)
         self.seats = [founded.host]
 
     def _reveal(self, event: Event, seat: int) -> None:
         assert self.game is not None and self.rules is not None
-        pre = check_reveal(self.game, self.seats[seat].last_reveal, self.draws, event.body)
+        skip = self.skipped.get(seat, 0)
+        pre = check_reveal(self.game, self.seats[seat].last_reveal, self.draws, event.body, skip)
+        reveals, game_state, draws = self._draw([*self.reveals, pre], self.game_state, self.retired)
         self.seats[seat].last_reveal = pre
-        self.reveals.append(pre)
-        if len(self.reveals) == len(self.seats):
-            step = self.rules.next(self.game_state)
-            assert isinstance(step, NeedRandom)
-            value = draw_value(self.game, self.draws, self.reveals, step.bound)
-            self.game_state = self.rules.apply_random(self.game_state, value)
-            self.draws += 1
-            self.reveals = []
+        self.reveals, self.game_state, self.draws = reveals, game_state, draws
+        self.skipped = {s: k for s, k in self.skipped.items() if s != seat}
+
+    def _draw(
+        self, reveals: list[bytes], game_state: Any, retired: list[int]
+    ) -> tuple[list[bytes], Any, int]:
+        """The draw done once every remaining seat has revealed (else nothing changes)."""
+        assert self.game is not None and self.rules is not None
+        step = self.rules.next(game_state)
+        playing = len(self.seats) - len(retired)
+        if len(reveals) < playing or not isinstance(step, NeedRandom):
+            return reveals, game_state, self.draws
+        value = draw_value(self.game, self.draws, reveals, step.bound)
+        return [], self.rules.apply_random(game_state, value), self.draws + 1
+
+    def _retire(self, event: Event) -> None:
+        """A ``retire`` or ``abandon`` of the seat the table waits on (protocol/retirement.py)."""
+        assert self.game is not None and self.rules is not None
+        seat = waited_on(event, self.expected(), self.exhausted).seat
+        position = retirement.Position(self.game, event.seq, event.prev, seat)
+        if event.type == "abandon":
+            claimant = retirement.check_abandon(position, self.seat_keys, self.retired, event)
+            self.abandoned = retirement.Abandonment(seat, claimant, event.seq)
+            return
+        retirement.check_retire(position, self.seat_keys, self.retired, event)
+        if not isinstance(self.rules, Retiring):
+            raise GameRuleError(f"{self.kind} cannot play on without a seat")
+        game_state, retired = self.rules.retire(self.game_state, seat), [*self.retired, seat]
+        reveals, game_state, draws = self._draw(self.reveals, game_state, retired)
+        skipped = self.skipped
+        if reveals and not isinstance(self.rules.next(game_state), NeedRandom):
+            # The draw's purpose left with the seat (its own die): the draw is spent unused,
+            # and the seats that had not revealed for it skip that layer of their onion.
+            done = len(reveals)
+            skipped = {
+                **skipped,
+                **{s: skipped.get(s, 0) + 1 for s in self._playing(retired)[done:]},
+            }
+            reveals, draws = [], draws + 1
+        self.retired, self.reveals, self.skipped = retired, reveals, skipped
+        self.game_state, self.draws = game_state, draws
+
+    def state_digest(self) -> bytes:
+        """A digest of everything this session holds (protocol/digest.py), its log, game,
+        buffers and caches included: the same before and after an event it rejects.  The
+        identity and seat secrets it was made with are left out: no event can change them."""
+        held = {k: v for k, v in vars(self).items() if k not in ("identity", "secrets")}
+        return state_digest(held)
 
     # ----- words for people -----------------------------------------------------------------
 

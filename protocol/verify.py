@@ -162,16 +162,39 @@ def verify_log_bytes(data: bytes, signatures: SignatureVerdicts | None = None) -
     if error is not None:
         return verdict
     verdict.finished = session.finished
-    verdict.outcome = session.outcome_text
+    verdict.outcome = session.outcome_text or abandonment_text(session)
     verdict.notes.append(f"{session.kind} game {session.name!r} ({session.game.hex()[:8]})")  # type: ignore[union-attr]
     verdict.notes.extend(session.seat_label(i) for i in range(len(session.seats)))
-    if not session.finished:
+    verdict.notes.extend(retirement_notes(session))
+    if not session.finished and session.abandoned is None:
         waiting = session.waiting_for()
         if session.exhausted():
             verdict.notes.append("stuck: the seats' committed randomness is exhausted")
         elif waiting is not None:
             verdict.notes.append(f"{waiting.describe()} (since seq {waiting.since_seq})")
     return verdict
+
+
+def abandonment_text(session: Session) -> str | None:
+    """The words for a 2-seat game its remaining player claimed abandoned (protocol/retirement)."""
+    gone = session.abandoned
+    if gone is None:
+        return None
+    return (
+        f"unfinished: abandoned by seat {gone.seat}, claimed by seat {gone.claimant} "
+        f"at seq {gone.seq}"
+    )
+
+
+def retirement_notes(session: Session) -> list[str]:
+    """One line per seat the table retired: who, where, and who voted."""
+    return [
+        f"seat {e.body['seat']} ({session.seats[e.body['seat']].player}) retired by the table at "
+        f"seq {e.seq}: votes of seats {', '.join(str(v[0]) for v in e.body['votes'])}; "
+        "the table played on without it"
+        for e in session.log.events
+        if e.type == "retire"
+    ]
 
 
 def verify_file_bytes(data: bytes, signatures: SignatureVerdicts | None = None) -> Verdict:

@@ -1,7 +1,9 @@
-"""`creepnet demo KIND`: bot nodes as separate processes (two for Creeper, `--players N` for
-Creepy Racer) play over loopback, found by zeroconf on 127.0.0.1, while this process watches as
-one more node; then every log is verified and compared byte for byte.  `creepnet demo racer
---local` plays Creepy Racer in this process with the full-information engine driver."""
+"""`creepnet demo KIND`: bot nodes as separate processes (the game's demo seat count, or
+`--players N`) play over loopback, found by zeroconf on 127.0.0.1, while this process watches as
+one more node; then every log is verified and compared byte for byte.  A game whose record has
+a local demo plays it in this process with `--local`; one with a cheat demo shows, with
+`--cheat`, the guest's cheats caught against the finished log.  Seats, bots, pace and the limit
+are the game's own (its record's choices)."""
 
 from __future__ import annotations
 
@@ -11,21 +13,24 @@ import secrets
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
 
-from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seats_and_options
+from creepnet.cli.faces import face_for
+from creepnet.cli.game_options import BotChoices, add_game_options, check_bot, seats_and_options
+from creepnet.cli.main import runnable
 from creepnet.cli.network import find_game, run_trio
 from creepnet.cli.options import fail
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.terminal import StdinLines
 from creepnet.cli.text import printable
 from creepnet.node.node import Node, NodeError
-from creepnet.protocol.games import bot_names
 from creepnet.protocol.verify import verify_log_bytes
 
 LOOPBACK = "127.0.0.1"  # demos never leave this machine
+NODE = [sys.executable, "-m", "creepnet.cli"]  # how one bot node of the demo is started
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,50 +38,51 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_game_options(parser)
     parser.add_argument("--seed", type=int, default=1, help="bots' seed (default 1)")
     parser.add_argument("--out", type=Path, default=Path("demo-out"), help="where logs go")
-    parser.add_argument("--bot", choices=bot_names(), default=None, help="host's bot")
-    parser.add_argument("--vs", choices=bot_names(), default=None, help="guests' bot")
+    parser.add_argument("--bot", choices=BotChoices(), metavar="BOT", help="host's bot")
+    parser.add_argument("--vs", choices=BotChoices(), metavar="BOT", help="guests' bot")
     parser.add_argument("--pace", type=float, default=None, help="seconds between bot moves")
     parser.add_argument("--quiet", action="store_true", help="do not draw the board live")
     parser.add_argument(
         "--cheat", action="store_true", help="afterwards, let the guest cheat and watch it caught"
     )
     parser.add_argument("--timeout", type=float, default=300, help="give up after this long")
-    parser.add_argument("--local", action="store_true", help="racer: play in this process only")
+    parser.add_argument(
+        "--local", action="store_true", help="play in this process only (games that have it)"
+    )
     parser.set_defaults(func=run)
 
 
-DEMO_LIMITS = {"creeper": ("max_plies", 300), "racer": ("turn_limit", 200)}
-
-
 def run(args: argparse.Namespace) -> int:
-    choices = CHOICES[args.kind]
+    try:
+        face = face_for(args.kind)
+    except ValueError as exc:
+        return fail(str(exc))
+    choices = face.choices
     args.players = args.players or choices.demo_players
     args.bot = args.bot or choices.demo_host_bot
     args.vs = args.vs or choices.default_bot
     if args.pace is None:
-        args.pace = 0.15 if args.kind == "creeper" else 0.02
-    if args.kind == "racer" and args.local:
-        from creepnet.cli.racer.local_demo import run_local_demo
-
-        return run_local_demo(args.players, args.seed)
+        args.pace = choices.demo_pace
+    if args.local:
+        if face.local_demo is None:
+            return fail(f"{args.kind} has no local demo")
+        return face.local_demo(args.players, args.seed)
     try:
         seats, options = seats_and_options(args)
         check_bot(args.kind, args.bot)
         check_bot(args.kind, args.vs)
     except ValueError as exc:
         return fail(str(exc))
-    if args.cheat and args.kind != "creeper":
-        return fail("--cheat is a creeper demo")
-    name, default = DEMO_LIMITS[args.kind]
-    args.limit = options.get(name, default)
+    if args.cheat and face.cheat_demo is None:
+        return fail(f"{args.kind} has no cheat demo")
+    args.limit_flag = choices.limit_flag
+    args.limit = options.get(choices.limit_option, choices.demo_limit)
     return run_trio(_demo, args)
 
 
 def _command(args: argparse.Namespace, *words: str) -> list[str]:
     return [
-        sys.executable,
-        "-m",
-        "creepnet.cli",
+        *NODE,
         *words,
         "--iface",
         LOOPBACK,
@@ -93,7 +99,6 @@ async def _demo(args: argparse.Namespace) -> int:
         shutil.rmtree(home, ignore_errors=True)  # a demo is a fresh game, not a resumed one
     out.mkdir(parents=True, exist_ok=True)
     name = f"demo-{args.seed}-{secrets.token_hex(2)}"
-    limit_flag = "--max-plies" if args.kind == "creeper" else "--turn-limit"
     commands = {
         "host": _command(
             args,
@@ -103,14 +108,12 @@ async def _demo(args: argparse.Namespace) -> int:
             name,
             "--players",
             str(args.players),
-            limit_flag,
+            args.limit_flag,
             str(args.limit),
             "--bot",
             args.bot,
             "--seed",
             str(args.seed),
-            "--player",
-            f"{args.bot}-bot",
             "--home",
             str(homes["host"]),
         ),
@@ -126,9 +129,7 @@ async def _demo(args: argparse.Namespace) -> int:
             args.vs,
             "--seed",
             str(args.seed + k),
-            "--player",
-            f"{args.vs}-bot-{k}" if len(guests) > 1 else f"{args.vs}-bot",
-            "--home",
+            "--home",  # each bot names itself by the one rule (seat_runner.bot_player_name)
             str(homes[role]),
         )
     bots = f"{args.bot} (host) vs {len(guests)} x {args.vs}"
@@ -166,7 +167,7 @@ async def _run_processes(
                 process.kill()
     if deadline.cancelled_caught:
         return fail(f"the demo did not finish within {args.timeout:g}s (see {out}/*.out)", 1)
-    return _report(out, homes, processes, args.cheat)
+    return _report(out, homes, processes, face_for(args.kind).cheat_demo if args.cheat else None)
 
 
 async def _watch(name: str, home: Path) -> None:
@@ -190,7 +191,10 @@ async def _watch(name: str, home: Path) -> None:
 
 
 def _report(
-    out: Path, homes: dict[str, Path], processes: dict[str, trio.Process], cheat: bool
+    out: Path,
+    homes: dict[str, Path],
+    processes: dict[str, trio.Process],
+    cheat: Callable[[bytes, Path], bool] | None,
 ) -> int:
     logs: dict[str, bytes] = {}
     for role in processes:
@@ -219,16 +223,12 @@ def _report(
         ok = ok and verdict.valid and verdict.finished
     identical = len(set(logs.values())) == 1
     print(f"logs byte-identical: {'yes' if identical else 'NO'} ({', '.join(logs)})")
-    if ok and identical and cheat:
-        from creepnet.cli.creeper.cheat_demo import run_cheats
-
-        if not run_cheats(logs["guest"], homes["guest"]):
-            return fail("a cheat was not caught as expected", 1)
+    if ok and identical and cheat is not None and not cheat(logs["guest"], homes["guest"]):
+        return fail("a cheat was not caught as expected", 1)
     if ok and identical:
         print(f"outcome: {verify_log_bytes(logs['host']).outcome}")
-        print(
-            f"check it yourself:  creepnet verify {out / 'host.log'}   "
-            f"creepnet replay {out / 'host.log'}"
-        )
+        me = runnable()  # commands that work as typed, on PATH or not
+        log = out / "host.log"
+        print(f"check it yourself:\n  {me} verify {log}\n  {me} replay {log}")
         return 0
     return 1

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 import trio
 
 from creepnet.cli.network import add_network_options, interfaces, setup_logging
 from creepnet.cli.options import fail
 from creepnet.cli.text import printable
-from creepnet.node.discovery import browse_until_stable, open_discovery
+from creepnet.node.discovery import Found, browse_until_stable, open_discovery
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,9 +32,11 @@ def run(args: argparse.Namespace) -> int:
         return fail("--wait must be positive")
     setup_logging(args)
     try:
-        found = trio.run(_browse, interfaces(args), args.wait)
+        found, skipped = trio.run(_browse, interfaces(args), args.wait)
     except OSError as exc:
         return fail(f"cannot browse the LAN: {exc}", 1)
+    if skipped:  # adverts under our service type that no creepnet host sends (hints, ignored)
+        print(f"note: skipped {skipped} malformed advert(s)", file=sys.stderr)
     found.sort(key=lambda f: f.title)
     if args.json:
         for f in found:
@@ -68,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _browse(iface: list[str] | None, wait: float):
+async def _browse(iface: list[str] | None, wait: float) -> tuple[list[Found], int]:
     async with open_discovery(iface) as discovery:
-        return await browse_until_stable(discovery, wait)
+        found = await browse_until_stable(discovery, wait)
+        return found, sum(discovery.skipped.values())

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from creepnet.cli.options import add_home_option, home_dir
 from creepnet.cli.text import printable
-from creepnet.protocol.identity import KEY_FILE, load_or_create_identity
+from creepnet.node.storage import KEY_FILE, load_or_create_identity
 from creepnet.protocol.log import Rejection, split_log
 from creepnet.protocol.session import Session
+from creepnet.protocol.verify import abandonment_text
 
 WIDTH = 80
 
@@ -71,6 +72,8 @@ def outcome(session: Session, mine: int | None) -> str:
     if session.halted is not None:
         return "stopped: equivocation"
     result = session.result
+    if session.abandoned is not None:
+        return abandonment_text(session) or "unfinished"
     if result is None:
         return "lobby" if not session.started else "unfinished"
     if result.winner is None:

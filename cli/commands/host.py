@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from typing import TYPE_CHECKING
 
 import trio
 
 from creepnet.cli.game_options import add_game_options, check_bot, seats_and_options
+from creepnet.cli.internet import add_internet_options, check_internet, maybe_internet
+from creepnet.cli.main import runnable
 from creepnet.cli.network import (
     add_network_options,
     open_node,
@@ -19,6 +22,9 @@ from creepnet.cli.options import fail, home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.node import Node
+
+if TYPE_CHECKING:  # the wan extra may not be installed; only its type is needed here
+    from creepnet.node.wan.carrier import Carrier
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,10 +39,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="TCP port to listen on (default: any; a resumed game's old port if it is free)",
     )
     add_game_options(parser)
+    parser.add_argument(
+        "--retire-after",
+        type=int,
+        default=None,
+        metavar="SECONDS",
+        help="how long the table waits for a silent player before voting it out (3-4 seats; "
+        "2 seats: the other may claim the game abandoned); default 120",
+    )
     parser.add_argument("--no-discovery", action="store_true", help="do not advertise by zeroconf")
     add_player_options(parser)
     add_network_options(parser)
     add_web_options(parser)
+    add_internet_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -46,8 +61,21 @@ def run(args: argparse.Namespace) -> int:
         check_bot(args.kind, args.bot)
     except ValueError as exc:
         return fail(str(exc))
+    if args.internet and (why := check_internet(args)):
+        return fail(why)
     ask_name_once(args)
     return run_trio(_host, args)
+
+
+def retirement_options(args: argparse.Namespace, seats: int, options: dict) -> dict:
+    """``--retire-after`` for every game; a Racer table of 3-4 seats escrows its keys so that it
+    can play on without a retired seat (docs/ESCROW.md)."""
+    options = dict(options)
+    if args.retire_after is not None:
+        options["retire_after"] = args.retire_after
+    if args.kind == "racer" and seats >= 3:
+        options["escrow"] = 1
+    return options
 
 
 def hosted_game(node: Node, name: str) -> bytes | None:
@@ -63,10 +91,17 @@ def hosted_game(node: Node, name: str) -> bytes | None:
 
 
 async def _host(args: argparse.Namespace) -> int:
-    player = player_name(args, saved_player_name(home_dir(args)))
+    saved = saved_player_name(home_dir(args))
     seats, options = seats_and_options(args)
-    name = (args.name or f"{player}'s game")[:64]
-    async with open_node(args, discovery=not args.no_discovery, port=args.port) as node:
+    options = retirement_options(args, seats, options)
+    name = (args.name or f"{player_name(args, saved)}'s game")[:64]
+    async with (
+        open_node(
+            args, discovery=not args.no_discovery, port=args.port, name=player_name(args, saved)
+        ) as node,
+        maybe_internet(node, args) as carrier,
+    ):
+        player = player_name(args, saved, node.fingerprint)
         game = hosted_game(node, name)
         if game is not None:
             print(f"resuming game {name!r} ({game.hex()[:8]})")
@@ -86,9 +121,13 @@ async def _host(args: argparse.Namespace) -> int:
             f"  (or without zeroconf:  creepnet join {game.hex()[:8]} "
             f"--addr {reachable_address(node)})"
         )
+        if carrier is not None:
+            await print_invite(node, carrier, game)
         if args.web:
             return await serve_game(node, game, args, player)  # the page shows the lobby
-        again = f"creepnet host {args.kind} --name {shlex.quote(name)}"
+        again = f"{runnable()} host {args.kind} --name {shlex.quote(name)}"  # to type here
+        if carrier is not None:
+            again += " --internet" + "".join(f" --relay {r}" for r in carrier.relay_addresses)
         if not args.bot:  # the console shows the lobby and answers while it waits
             return await run_seat(node, game, args, resume_hint=again, player=player)
         async with trio.open_nursery() as nursery:
@@ -110,3 +149,13 @@ async def show_lobby(node: Node, game: bytes) -> None:
             print("all seats taken: the game starts")
             return
         await node.wait_changed(game)
+
+
+async def print_invite(node: Node, carrier: Carrier, game: bytes) -> None:
+    """The one line a friend pastes into `creepnet join` (once a relay holds our place)."""
+    from creepnet.node.wan.attach import RESERVE_WAIT, invite
+
+    if not await carrier.wait_reserved(RESERVE_WAIT):
+        print(f"note: no relay took a reservation in {RESERVE_WAIT:g}s; still trying")
+    line = invite(node, carrier, game)
+    print(f"invite (others join over the internet with):  creepnet join {line}")

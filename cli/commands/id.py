@@ -11,7 +11,7 @@ from creepnet.cli.options import (
     save_player_name,
     saved_player_name,
 )
-from creepnet.protocol.identity import IdentityError, load_or_create_identity
+from creepnet.node.storage import IdentityError, load_or_create_identity
 from creepnet.protocol.lobby import JoinError, check_player_name
 
 

@@ -7,6 +7,8 @@ import shlex
 import shutil
 
 from creepnet.cli.commands.play import bot_of_game
+from creepnet.cli.internet import maybe_internet, say_path
+from creepnet.cli.main import runnable
 from creepnet.cli.network import (
     DEFAULT_WAIT,
     add_network_options,
@@ -17,7 +19,7 @@ from creepnet.cli.network import (
     port_note,
     run_trio,
 )
-from creepnet.cli.options import home_dir, saved_player_name
+from creepnet.cli.options import fail, home_dir, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.cli.text import printable
 from creepnet.cli.web.run import add_web_options, serve_game
@@ -30,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "game",
         metavar="NAME-OR-ID",
         nargs="?",
-        help="the game's name or id prefix (default: your unfinished game, else the only open one)",
+        help="the game's name or id prefix (default: your unfinished game, else the only open "
+        "one), or an invite (creepnet:…) to join over the internet",
     )
     parser.add_argument(
         "--addr", metavar="HOST:PORT", help="the host's address: no zeroconf needed"
@@ -65,7 +68,8 @@ def stored_game(node: Node, target: str | None) -> bytes | None:
         return unfinished[0] if len(unfinished) == 1 else None
     by_name = [game for game in unfinished if node.games[game].session.name == target]
     by_id = [game for game in seated if len(target) >= 4 and game.hex().startswith(target.lower())]
-    return (by_name or by_id or [None])[0]
+    found = by_name or by_id
+    return found[0] if found else None
 
 
 async def locate(args: argparse.Namespace) -> tuple[str, str | None, str | None]:
@@ -73,6 +77,8 @@ async def locate(args: argparse.Namespace) -> tuple[str, str | None, str | None]
     host's fingerprint as the advert names it (None with --addr: no advert)."""
     if args.addr:
         return check_address(args.addr), None, None
+    if getattr(args, "invite", None) is not None:
+        return args.invite.address, args.invite.game.hex(), args.invite.host
     if args.game is None:
         found = await find_open_game(interfaces(args), args.wait)
         print(f"found {printable(found.name)!r} ({found.game}) at {found.address}")
@@ -118,6 +124,14 @@ async def pick(
 
 
 def run(args: argparse.Namespace) -> int:
+    from creepnet.cli.internet import read_invite
+
+    try:
+        args.invite = read_invite(args.game)  # None unless NAME-OR-ID is an invite
+    except ValueError as exc:
+        return fail(str(exc))
+    if args.invite is not None:
+        args.game = args.invite.game.hex()  # a home seated in it resumes it
     ask_name_once(args)
     return run_trio(_join, args)
 
@@ -134,14 +148,19 @@ async def _join(args: argparse.Namespace) -> int:
 
 async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
     # Zeroconf starts only once we know we need it: `--addr` alone never multicasts.
-    async with open_node(args, discovery=False) as node:
+    saved = saved_player_name(home_dir(args))
+    invited = args.invite.relays if getattr(args, "invite", None) else None
+    async with (
+        open_node(args, discovery=False, name=player_name(args, saved)) as node,
+        maybe_internet(node, args, via=invited) as carrier,
+    ):
         game = stored_game(node, args.game)
         if game is not None:
             return await resume(node, game, args)
         address, prefix, host = await locate(args)
         target = await pick(node, address, args.game, prefix, to_play=True)
         known = set(node.games)
-        player = player_name(args, saved_player_name(home_dir(args)))
+        player = player_name(args, saved, node.fingerprint)
         try:
             game = await node.join(address, target, player=player, host=host)
         except BaseException:
@@ -152,7 +171,9 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
             )
             raise
         print(f"joined at {address}")
-        if not args.addr:
+        if carrier is not None:
+            say_path(node, address)
+        if not args.addr and carrier is None:
             await node.start_discovery()  # found by zeroconf: find the host again if it moves
         hint = resume_command(node, game)
         if args.web:
@@ -161,7 +182,7 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
 
 
 def resume_command(node: Node, game: bytes) -> str:
-    return f"creepnet join {shlex.quote(node.session(game).name)}"
+    return f"{runnable()} join {shlex.quote(node.session(game).name)}"
 
 
 async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
@@ -176,14 +197,14 @@ async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
     if bot is not None:
         print(
             f"that is your game against the {bot} bot, and the bot is not running; "
-            f"resume it, bot included, with: creepnet play {session.kind} --vs {bot}"
+            f"resume it, bot included, with: {runnable()} play {session.kind} --vs {bot}"
         )
         return 1
     await node.start_discovery()
     note = port_note(node)
     if note:
         print(note)
-    player = player_name(args, saved_player_name(home_dir(args)))
+    player = player_name(args, saved_player_name(home_dir(args)), node.fingerprint)
     hint = resume_command(node, game)
     if args.web:
         return await serve_game(node, game, args, player)

@@ -14,17 +14,38 @@ from typing import Any
 
 import trio
 
-from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seats_and_options
+from creepnet.cli.game_options import (
+    CHOICES,
+    BotChoices,
+    add_game_options,
+    check_bot,
+    seats_and_options,
+)
+from creepnet.cli.main import runnable
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
 from creepnet.cli.options import fail, home_dir, saved_player_name
-from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
+from creepnet.cli.seat_runner import (
+    add_player_options,
+    ask_name_once,
+    bot_player_name,
+    player_name,
+    run_seat,
+)
 from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
-from creepnet.protocol.games import bot_names, level_help
+from creepnet.protocol.games import level_help
 
 BOTS = "bots"
+
+
+class LevelHelp:
+    """Every game's levels with their think times, from the registry, built only when
+    `--help` is printed (building the parser loads no game)."""
+
+    def __str__(self) -> str:
+        return level_help()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,12 +53,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "play", help="play against a bot (a second node on this machine; run again: resume)"
     )
     add_game_options(parser)
-    parser.add_argument(
+    vs = parser.add_argument(
         "--vs",
-        choices=bot_names(),
+        choices=BotChoices(),
+        metavar="BOT",
         default=None,
-        help=f"the bots (default: the game's usual one); levels: {level_help()}",
+        help="the bots (default: the game's usual one); levels: %(levels)s",
     )
+    vs.levels = LevelHelp()  # read (by argparse's %(levels)s) only when help is shown
     add_player_options(parser)
     add_network_options(parser)
     add_web_options(parser)
@@ -99,7 +122,7 @@ async def _play(
             for k in range(1, seats)
         ]
         game = unfinished_bot_game(node, bot_nodes[0])
-        player = player_name(args, saved_player_name(home))
+        player = player_name(args, saved_player_name(home), node.fingerprint)
         async with trio.open_nursery() as nursery:
             table = BotTable(node, bot_nodes, args, nursery)
             if game is not None:
@@ -107,7 +130,7 @@ async def _play(
                 await table.resume(game)
             else:
                 game = await table.new_game(player, seats, options)
-            again = f"creepnet play {args.kind} --vs {args.vs}"
+            again = f"{runnable()} play {args.kind} --vs {args.vs}"
             if seats > 2:
                 again += f" --players {seats}"
             if args.web:
@@ -153,8 +176,8 @@ class BotTable:
         game = await self.node.host_game(
             self.args.kind, f"vs {vs}", seats=seats, player=player, options=options
         )
-        for k, bot_node in enumerate(self.bot_nodes, start=1):
-            name = f"{vs}-bot" if seats == 2 else f"{vs}-bot-{k}"
+        for bot_node in self.bot_nodes:
+            name = bot_player_name(vs, bot_node.fingerprint)
             await bot_node.join(self.node.address, game, player=name)
         await self._start_bots(game)
         return game

@@ -6,6 +6,7 @@ import argparse
 
 from creepnet.cli.commands.join import locate, pick
 from creepnet.cli.network import DEFAULT_WAIT, add_network_options, open_node, run_trio
+from creepnet.cli.options import home_dir, saved_player_name
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.seat_runner import add_colour_option
 from creepnet.cli.web.run import add_web_options, serve_game
@@ -31,7 +32,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _watch(args: argparse.Namespace) -> int:
-    async with open_node(args, discovery=False) as node:
+    # Our saved player name goes in the handshake, so the players see who watches.
+    async with open_node(
+        args, discovery=False, name=saved_player_name(home_dir(args)) or ""
+    ) as node:
         address, prefix, _host = await locate(args)  # a spectator may watch through anyone
         game = await node.watch(address, await pick(node, address, args.game, prefix))
         print(f"watching at {address}")

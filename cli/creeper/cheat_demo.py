@@ -11,9 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from creepnet.engine import creeper
+from creepnet.node.storage import load_identity
 from creepnet.protocol import codec
 from creepnet.protocol.event import Event, sign_event
-from creepnet.protocol.identity import Identity, load_identity
+from creepnet.protocol.identity import Identity
 from creepnet.protocol.log import EquivocationProof, load_log
 from creepnet.protocol.verify import replay, verify_log_bytes
 

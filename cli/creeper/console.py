@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from creepnet.cli.narration import unseated_news
 from creepnet.cli.reply import Reply
 from creepnet.cli.text import fit, printable
 from creepnet.engine import creeper
@@ -65,7 +66,8 @@ class CreeperConsole:
     def introduction(self) -> str:
         s = self.session
         title = printable(s.name)
-        lines = [f"creeper game {title!r} ({s.game.hex()[:8]})"]  # type: ignore[union-attr]
+        game = s.game.hex()[:8] if s.game is not None else "?"
+        lines = [f"creeper game {title!r} ({game})"]
         for seat in range(len(s.seats)):
             me = " (you)" if seat == s.local_seat else ""
             lines.append(f"  {printable(s.seat_label(seat))}{me}")
@@ -78,7 +80,10 @@ class CreeperConsole:
         game = self.session.game_state
         if game is None:
             return "(the board appears when an opponent has joined)"
-        return creeper.render(game.state, game.last_move, colour=self.colour)
+        # The dark player's board is mirrored, so each player's home base is at the bottom left.
+        seat = self.session.local_seat
+        dark = seat is not None and game.colour_of(seat) is creeper.Colour.DARK
+        return creeper.render(game.state, game.last_move, colour=self.colour, flip=dark)
 
     def status(self) -> str:
         return fit(printable(self._status()))
@@ -152,6 +157,8 @@ class CreeperConsole:
         """A connection change in words about the game: who it is and what it means."""
         s = self.session
         seat = next((i for i, seat in enumerate(s.seats) if fp_of(seat.key) == fingerprint), None)
+        if seat is None and not s.finished:
+            return fit(f"* {printable(unseated_news(text, connected, s.started))}")
         if seat is None or s.finished:
             return fit(f"* {printable(text)}")
         who = "your opponent" if s.local_seat is not None else f"seat {seat}"

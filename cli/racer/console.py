@@ -11,49 +11,84 @@ one-line attack (``attack 1b with a c go 2``) wait in ``planned`` and go out thr
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from string import ascii_lowercase
 from typing import Protocol
 
+from creepnet.cli.narration import unseated_news
 from creepnet.cli.racer.grammar import (
     Step,
     creep_labels,
-    hand_names,
     resolve,
     spelling,
     split_steps,
     split_words,
 )
+from creepnet.cli.racer.narration import DIE_WORDS, TOPIC_WORDS
 from creepnet.cli.reply import Reply
-from creepnet.cli.text import printable
+from creepnet.cli.text import fit, printable, printable_lines
 from creepnet.engine import racer
 from creepnet.engine.racer import Observation, SeatAction
+from creepnet.engine.racer.cards import (
+    HERO_EFFECTS,
+    KIND_WORDS,
+    STANDARD_CATALOGUE,
+    Card,
+    Catalogue,
+    Kind,
+    effect,
+)
 from creepnet.engine.racer.view import CreepView, PlayerView
 
 WIDTH = 80
 HEIGHT = 24  # the board takes at most HEIGHT - 2 rows: the status line and the prompt follow
 
 HELP = """\
-moves (cards by their number in your hand, Creeps by seat and letter, e.g. 1b):
-  3 1b           play card 3 on Creep 1b (a Calamity on theirs, a Good Fortune on yours)
-  3              play card 3 when it has one use: a Hero in an attack, a Monster, a discard
-  attack 1b      attack Creep 1b; then 'with a' (enlist your Creep a), 'go' or 'go 3'
-                 (launch, opening with Hero 3), or 'withdraw'; in one line:
-                 attack 1b with a c go 3
+moves (cards by their number in your hand, Creeps by seat and letter: 1b):
+  3 1b           play card 3 on Creep 1b (a Calamity on theirs, a Good
+                 Fortune on yours)
+  3              play card 3 when it has one use: a Hero in an attack,
+                 a Monster, a discard
+  attack 1b      attack Creep 1b; then 'with a' (enlist your Creep a), 'go'
+                 or 'go 3' (launch, opening with Hero 3), or 'withdraw';
+                 in one line: attack 1b with a c go 3
   stop           play no more Heroes in this attack
-  ask 2, force 2 a Hostage Exchange with seat 2 (force: once a game, cannot be refused)
-  yes / no       accept or refuse a Hostage Exchange; 'no' also declines a Monster
+  ask 2, force 2 a Hostage Exchange with seat 2 (force: once a game, and
+                 it cannot be refused)
+  yes / no       accept or refuse a Hostage Exchange; 'no' also declines
+                 to play a Monster
   pass           end your moves for this turn
 other commands:
-  moves          list what you can type now      board   show the table again
-  help           this text                       quit    leave (the game waits for you)
+  moves          what you can type now      board   show the table again
+  card 3         what card 3 does ('card': your hand, 'card 1b': a Creep)
+  help cards     what each kind of card does
+  help           this text                  quit    leave (the game waits)
 Words may be shortened: 'att 1b', 'fo 2', 'dis 3'."""
+
+
+def cards_help(catalogue: Catalogue = STANDARD_CATALOGUE) -> str:
+    """What each kind of card does, from the catalogue's own words (engine/racer/cards.py)."""
+    first: dict[Kind, Card] = {}
+    for card in catalogue.cards:
+        first.setdefault(card.kind, card)
+    rows = ["the kinds of card ('card 3' tells what card 3 in your hand does):"]
+    for kind in (Kind.CREEP, Kind.CALAMITY, Kind.GOOD_FORTUNE, Kind.MONSTER):
+        if kind in first:
+            example = first[kind]
+            rows.append(f"  {KIND_WORDS[kind]}, e.g. {example.name}: {effect(catalogue, example)}")
+    rows.append("  Hero, played in an attack:")
+    rows.extend(f"    {hero}: {words}" for hero, words in HERO_EFFECTS.items())
+    rows.append("Calamity / its Good Fortune / its Monster:")
+    rows.extend(f"  {f.calamity} / {f.good_fortune} / {f.monster}" for f in catalogue.families)
+    return "\n".join(textwrap.fill(row, WIDTH - 1, subsequent_indent="      ") for row in rows)
 
 
 class RacerTable(Protocol):
     """Where the console reads the game: a networked session or a local engine game."""
 
-    local_seat: int | None  # None for a spectator
+    @property
+    def local_seat(self) -> int | None: ...  # None for a spectator (read only)
 
     def labels(self) -> Sequence[str]: ...  # a short name per seat
     def observation(self) -> Observation | None: ...  # the local seat's (or public); None: no deal
@@ -62,6 +97,8 @@ class RacerTable(Protocol):
     def outcome(self) -> str | None: ...  # how the game ended or stopped; None while it runs
     def waiting(self) -> str | None: ...  # whom the game waits for, when the table knows better
     def seat_of_peer(self, fingerprint: str | None) -> int | None: ...
+    def seat_count(self) -> int: ...  # seats the game is played with (filled or not)
+    def news(self) -> Sequence[str]: ...  # what only the local seat is told, once
 
 
 class RacerConsole:
@@ -76,6 +113,8 @@ class RacerConsole:
         self.planned: list[Step] = []  # later steps of a one-line attack
         self.notice = ""  # said once with the next status
         self.hinted = False
+        self.seated = 0  # seats taken when the lobby was last shown
+        self.news: list[str] = []  # the table's news for the local seat, said with the status
 
     # ----- what to show ----------------------------------------------------------------------
 
@@ -91,8 +130,8 @@ class RacerConsole:
             lines.append(f"  {self._label(seat)}")
         if self.table.local_seat is None:
             lines.append("  you are watching")
-        lines.append("type 'help' for commands")
-        return "\n".join(lines)
+        lines.append("type 'help' for commands, 'help cards' for what the cards do")
+        return fit(printable_lines("\n".join(lines)))
 
     def board(self) -> str:
         obs = self.table.observation()
@@ -106,28 +145,65 @@ class RacerConsole:
         rows.append(_clip(_discard_row(obs)))
         seat = self.table.local_seat
         if seat is not None and obs.players[seat].active:  # an out player's hand left play
-            cards = [f"{n} {name}" for n, name in hand_names(obs)] or ["(no cards)"]
+            cards = [
+                f"{n} {obs.catalogue[card].name} ({KIND_WORDS[obs.catalogue[card].kind]})"
+                for n, (_, card) in enumerate(obs.hand, start=1)
+            ] or ["(no cards)"]
             rows.extend(_wrap("your hand: ", cards))
-        room = HEIGHT - 2 - len(rows)  # what happened, newest last, in the rows left
+        # What happened, newest last, in the rows left by the status (news included).
+        room = HEIGHT - 2 - len(rows) - len(self._pending_news()) - bool(self.notice)
         if room > 0:
             recent = self.table.story()[-room:]
             rows.extend([row for line in recent for row in _wrap("", line.split(), " ")][-room:])
         return "\n".join(rows)
 
     def status(self) -> str:
+        return fit(printable_lines(self._status()))
+
+    def _status(self) -> str:
         outcome = self.table.outcome()
         if outcome is not None:
             return f"game over: {outcome}"
         obs = self.table.observation()
+        seats = self._seat_news(dealt=self.ready())
         if obs is None:
-            return self.table.waiting() or "waiting for the deal"
-        notice, self.notice = self.notice, ""
+            labels, count = self.table.labels(), self.table.seat_count()
+            if len(labels) < count:
+                text = f"waiting for players to join ({len(labels)}/{count} seats taken)"
+            else:
+                text = self.table.waiting() or "dealing the cards"
+            return "\n".join([*seats, text])
+        news = [*self._pending_news(), self.notice] if self.notice else self._pending_news()
+        self.news, self.notice = [], ""
         text = self._request_text(obs)
         if self.table.legal() and not self.hinted and isinstance(obs.request, racer.Decide):
             self.hinted = True
             hint = " ('moves' lists them)"
-            text += hint if len(text + hint) < WIDTH else ""
-        return f"{notice}\n{text}" if notice else text
+            text += hint if len(text + hint) <= WIDTH else ""  # the status keeps to one row
+        return "\n".join([*seats, *news, text])
+
+    def _pending_news(self) -> list[str]:
+        self.news.extend(self.table.news())
+        return list(self.news)
+
+    def _seat_news(self, dealt: bool) -> list[str]:
+        """Seats taken since the last status, ours too, until the first turn (a console that
+        first looks at a game under way, e.g. on resuming, announces nobody)."""
+        labels, count = self.table.labels(), self.table.seat_count()
+        fresh = range(self.seated, len(labels))
+        self.seated = len(labels)
+        if dealt:
+            return []
+        lines = [
+            f"you have seat {seat}"
+            if seat == self.table.local_seat
+            else f"* {self._label(seat)} takes a seat"
+            for seat in fresh
+            if seat > 0 or seat == self.table.local_seat  # seat 0 hosts: it was there first
+        ]
+        if fresh and len(labels) == count:
+            lines.append(f"all {count} seats taken: the game starts")
+        return lines
 
     def prompt(self) -> str:
         return "> " if self.table.legal() else ""
@@ -138,11 +214,11 @@ class RacerConsole:
         """A connection change in words about the game (peer text made printable)."""
         seat = self.table.seat_of_peer(fingerprint)
         if seat is None or self.table.outcome() is not None:
-            return printable(f"* {text}")
+            return fit(printable(f"* {unseated_news(text, connected, self.ready())}"))
         name = printable(f"{self._label(seat)} ({fingerprint})")
         if connected:
-            return f"* {name} is back; the game goes on" if back else f"* {name} is connected"
-        return f"* {name} disconnected; the game waits, and nothing played is lost"
+            return fit(f"* {name} is back; the game goes on" if back else f"* {name} is connected")
+        return fit(f"* {name} disconnected; the game waits, and nothing played is lost")
 
     # ----- what a line means -----------------------------------------------------------------
 
@@ -164,6 +240,18 @@ class RacerConsole:
         return racer.format_action(found)
 
     def handle(self, line: str) -> Reply:
+        reply = self._handle(line)
+        if reply.text and reply.text != HELP:
+            reply.text = fit(reply.text)
+        return reply
+
+    def _handle(self, line: str) -> Reply:
+        raw = line.lower().split()
+        if raw[:1] in (["card"], ["cards"]):
+            return Reply(self._card_text(raw[1:]))
+        if raw[:2] in (["help", "cards"], ["help", "card"]):
+            obs = self.table.observation()
+            return Reply(cards_help(obs.catalogue) if obs is not None else cards_help())
         try:
             words = split_words(line)
         except ValueError as exc:
@@ -194,6 +282,35 @@ class RacerConsole:
         self.planned = planned[1:]
         return Reply(action=racer.format_action(found))
 
+    def _card_text(self, words: list[str]) -> str:
+        """`card 3`: what hand card 3 does; `card 1b`: a Creep on the table; `card`: the hand."""
+        obs = self.table.observation()
+        if obs is None:
+            return "no cards are dealt yet; 'help cards' says what each kind does"
+        if not words:
+            if not obs.hand:
+                return "you hold no cards; 'card 1b' tells a Creep on the table"
+            return "\n".join(
+                _card_line(obs.catalogue, str(n), obs.catalogue[card])
+                for n, (_, card) in enumerate(obs.hand, start=1)
+            )
+        word = words[0]
+        if word.isdigit():
+            if not 0 < int(word) <= len(obs.hand):
+                count = len(obs.hand)
+                return f"you hold {count} card{'s' if count != 1 else ''}; 'card' lists them"
+            return _card_line(obs.catalogue, word, obs.catalogue[obs.hand[int(word) - 1][1]])
+        for player in obs.players:
+            for letter, creep in zip(ascii_lowercase, player.line, strict=False):
+                if f"{player.seat}{letter}" == word:
+                    rows = [_card_line(obs.catalogue, word, obs.catalogue[creep.card])]
+                    rows += [
+                        _card_line(obs.catalogue, "  on it:", obs.catalogue[c])
+                        for c in creep.attached
+                    ]
+                    return "\n".join(rows)
+        return f"no card {word!r}: type 'card 3' for hand card 3, or 'card 1b' for Creep 1b"
+
     # ----- pieces of the board -----------------------------------------------------------------
 
     def _label(self, seat: int) -> str:
@@ -218,7 +335,7 @@ class RacerConsole:
         forced = ", forced exchange used" if player.forced_hostage else ""
         head = (
             f"{marker}{self._label(player.seat)}: hand {player.hand_count}, deck "
-            f"{player.deck_count} ({player.deck_creeps} Creeps){forced}"
+            f"{player.deck_count} ({_count(player.deck_creeps, 'Creep')}){forced}"
         )
         creeps = [
             _creep_text(obs, letter, creep)
@@ -243,7 +360,7 @@ class RacerConsole:
         if isinstance(request, racer.Decide):
             if request.seat == me and self.table.legal():
                 return _YOUR_TOPIC.get(request.topic, "your decision")
-            waiting = f"waiting for {self._label(request.seat)} to {_THEIR_TOPIC[request.topic]}"
+            waiting = f"waiting for {self._label(request.seat)} to {TOPIC_WORDS[request.topic]}"
             return waiting
         return self.table.waiting() or _chance_text(obs, request)
 
@@ -256,21 +373,13 @@ _YOUR_TOPIC = {
     "hostage": "you are asked for a Hostage Exchange: 'yes' or 'no'",
     "discard": "too many cards: discard one by number",
 }
-_THEIR_TOPIC = {
-    "move": "move",
-    "attack": "declare the attack",
-    "hero": "play a Hero or stop",
-    "react": "answer the Calamity",
-    "hostage": "answer the Hostage Exchange",
-    "discard": "discard down to the hand limit",
-}
 
 
 def _chance_text(obs: Observation, request: racer.Request) -> str:
     if isinstance(request, racer.NeedShuffle):
         return f"shuffling the {request.pool.split(':')[0]} pile"
     if isinstance(request, racer.NeedDie):
-        return f"rolling the die for seat {request.seat} ({request.purpose})"
+        return f"rolling seat {request.seat}'s {DIE_WORDS.get(request.purpose, 'die')}"
     if isinstance(request, racer.NeedCard | racer.NeedReveal):
         return "drawing"
     if isinstance(request, racer.NeedPick):
@@ -315,9 +424,17 @@ def _discard_row(obs: Observation) -> str:
 
 def _options_text(obs: Observation, legal: Sequence[SeatAction]) -> str:
     spellings = sorted({" ".join(spelling(obs, a)) for a in legal}, key=_option_order)
-    return "you can type: " + "\n".join(_wrap("", spellings)).lstrip()
+    return "\n".join(_wrap("you can type: ", spellings))
 
 
 def _option_order(text: str) -> tuple[int, str]:
     first = text.split()[0]
     return (0, f"{int(first):3d}{text}") if first.isdigit() else (1, text)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' if number != 1 else ''}"
+
+
+def _card_line(catalogue: Catalogue, label: str, card: Card) -> str:
+    return f"{label} {card.name}, {KIND_WORDS[card.kind]}: {effect(catalogue, card)}"

@@ -41,7 +41,12 @@ def run_local_demo(players: int, seed: int, out: TextIO | None = None) -> int:
         obs = table.observation()
         turn = obs.turn_number if obs is not None else 0
         due = turn and (shown_turn == 0 or turn >= shown_turn + SCREEN_EVERY)
-        if due and obs.request == racer.Decide(obs.turn_seat, "move"):  # type: ignore[union-attr]
+        if (
+            due
+            and obs is not None
+            and obs.turn_seat is not None
+            and obs.request == racer.Decide(obs.turn_seat, "move")
+        ):
             _screen(console, out, f"seat 0's screen at turn {turn}")
             shown_turn = turn
     for line in table.new_story():

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 
-from creepnet.cli.racer.narration import Story
+from creepnet.cli.racer.narration import HostageWatch, Story, swap_news, swap_story
 from creepnet.engine import racer
 from creepnet.engine.racer import Bot, Observation, SeatAction, State
 from creepnet.engine.racer.state import RevealFaceUp
@@ -35,6 +35,8 @@ class LocalTable:
         self._labels = list(labels) or [""] * state.n
         self._rng = random.Random(seed)
         self._story = Story()
+        self._hostage = HostageWatch()
+        self._news: list[str] = []
 
     @classmethod
     def new(
@@ -58,7 +60,7 @@ class LocalTable:
         seat = self.local_seat
         if seat is None or racer.pending(self.state).actor != seat or seat in self.bots:
             return []
-        return racer.legal_actions(racer.redact(self.state, seat))  # type: ignore[return-value]
+        return racer.legal_actions(racer.redact(self.state, seat))
 
     def story(self) -> Sequence[str]:
         return self._story.lines
@@ -76,8 +78,15 @@ class LocalTable:
     def waiting(self) -> str | None:
         return None
 
+    def news(self) -> list[str]:
+        news, self._news = self._news, []
+        return news
+
     def seat_of_peer(self, fingerprint: str | None) -> int | None:
         return None
+
+    def seat_count(self) -> int:
+        return self.state.n
 
     # ----- playing ---------------------------------------------------------------------------
 
@@ -120,6 +129,16 @@ class LocalTable:
         actor = racer.pending(before).actor
         self.state = racer.apply(before, action)
         self._story.step(before, actor, action, self.state)
+        swap = self._hostage.see(self.state)
+        if swap is not None:
+            self._story.add(swap_story(swap[0], swap[1]))
+            mine = swap_news(self.local_seat, swap, self._card_name)
+            if mine is not None:
+                self._news.append(mine)
+
+    def _card_name(self, slot: int) -> str:
+        card = self.state.card(slot)
+        return card.name if card is not None else "a card"
 
 
 def public_view(state: State) -> State:

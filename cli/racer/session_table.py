@@ -4,7 +4,9 @@ The seat's observation and legal actions come from the racer adapter's accessors
 this module reads no session internals beyond the public ``Session`` API); the story is told
 from the log: each ``act`` event is a seat action in ``racer.format_action`` text, narrated
 against the public engine state before and after it, and the deck work between acts is told
-by its consequences (deaths, players out, the end).  Everything told is public.
+by its consequences (deaths, players out, the end), and what the states show between acts (a
+Modifier's die, a finished Hostage Exchange).  Everything in the story is public; ``news`` is
+the local seat's own side of an exchange (which card it gave and which it got).
 """
 
 from __future__ import annotations
@@ -12,7 +14,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from creepnet.cli.racer.narration import Story
+from creepnet.cli.racer.narration import (
+    HostageWatch,
+    Story,
+    modifier_die,
+    swap_news,
+    swap_story,
+    waiting_words,
+)
+from creepnet.cli.text import printable
 from creepnet.engine import racer
 from creepnet.engine.racer import IllegalAction, Observation, SeatAction
 from creepnet.engine.racer.state import RevealFaceUp
@@ -20,8 +30,12 @@ from creepnet.protocol.identity import fingerprint
 
 
 class SeatViewLike(Protocol):
-    observation: Observation
-    legal: Sequence[Any]
+    """What the adapter's seat view offers (read only: the adapter's is a frozen record)."""
+
+    @property
+    def observation(self) -> Observation: ...
+    @property
+    def legal(self) -> Sequence[Any]: ...
 
 
 SeatViewOf = Callable[[Any], SeatViewLike | None]
@@ -36,19 +50,25 @@ class SessionTable:
         self._story = Story()
         self._seen = 0  # log events already told
         self._state: racer.State | None = None  # the public state when they were
+        self._hostage = HostageWatch()
+        self._dice: set[tuple[int, int, int]] = set()  # Modifier dice told (modifier_die's key)
+        self._cards: dict[int, int] = {}  # every card our hand has held: slot -> card id
+        self._news: list[str] = []
 
     @property
     def local_seat(self) -> int | None:
-        return self.session.local_seat  # type: ignore[no-any-return]
+        return self.session.local_seat
 
     def labels(self) -> Sequence[str]:
         return [seat.player for seat in self.session.seats]
 
     def observation(self) -> Observation | None:
         state = self._public_state()
-        if state is None or isinstance(state.stage, RevealFaceUp):  # dealt, not yet shown
+        if state is None:
             return None
-        self._catch_up()
+        self._catch_up()  # the deal too: the story tells the face-up Creeps once they are shown
+        if isinstance(state.stage, RevealFaceUp):  # dealt, not yet shown
+            return None
         if self.local_seat is None:
             return self._public(self.session, 0)
         view = self._seat_view(self.session)
@@ -67,11 +87,25 @@ class SessionTable:
     def outcome(self) -> str | None:
         if self.session.halted is not None:
             return "stopped: a player signed two different events at one position (proof kept)"
-        return self.session.outcome_text  # type: ignore[no-any-return]
+        return self.session.outcome_text
 
     def waiting(self) -> str | None:
+        """Whom the game waits for, and for what, in words for people (not the step's text)."""
         waiting = self.session.waiting_for()
-        return waiting.describe() if waiting is not None else None
+        if waiting is None:
+            return None
+        # As the console names seats everywhere else: by number and name.
+        who = printable(f"seat {waiting.seat} {waiting.player}")
+        return f"waiting for {who} to {waiting_words(waiting.what)}"
+
+    def news(self) -> list[str]:
+        """What only the local seat may be told, once: its side of a Hostage Exchange."""
+        self._catch_up()
+        news, self._news = self._news, []
+        return news
+
+    def seat_count(self) -> int:
+        return self.session.seat_count
 
     def seat_of_peer(self, peer: str | None) -> int | None:
         keys = [fingerprint(seat.key) for seat in self.session.seats]
@@ -93,9 +127,12 @@ class SessionTable:
         if state is None or not fresh:
             return
         before, self._state = self._state, state
+        self._remember_hand()
+        swap = self._hostage.see(state)
         if before is None or _turns_between(before, state) > 1:  # joined late, or looked away
             if state.turn is not None:
-                self._story.note(f"(the game is at turn {state.turn.number})")
+                turn = (state.turn.number, state.turn.seat)
+                self._story.note(f"(the game is at turn {state.turn.number})", under_way=turn)
             return
         keys = [seat.key for seat in self.session.seats]
         acts = [
@@ -107,8 +144,35 @@ class SessionTable:
         ]
         for actor, action in acts:
             self._story.step(before, actor, action, state, consequences=False)
+        self._tell_between_acts(state, swap)
         if before is not state or acts:
             self._story.step(before, racer.CHANCE, None, state)
+
+    def _tell_between_acts(
+        self, state: racer.State, swap: tuple[int, int, int, int] | None
+    ) -> None:
+        die = modifier_die(state)
+        if die is not None and die[0] not in self._dice:
+            self._dice.add(die[0])
+            self._story.add(f"Modifier die {die[1]}")
+        if swap is not None:
+            self._story.add(swap_story(swap[0], swap[1]))
+            catalogue = state.catalogue
+
+            def name(slot: int) -> str:  # the card as our hand knew it
+                return catalogue[self._cards[slot]].name if slot in self._cards else "a card"
+
+            mine = swap_news(self.local_seat, swap, name)
+            if mine is not None:
+                self._news.append(mine)
+
+    def _remember_hand(self) -> None:
+        state = self._public_state()
+        if self.local_seat is None or state is None or isinstance(state.stage, RevealFaceUp):
+            return  # no hand yet (dealt face-up cards not shown: the seat view cannot be built)
+        view = self._seat_view(self.session)
+        if view is not None:
+            self._cards.update(view.observation.hand)
 
 
 def _turns_between(before: racer.State, after: racer.State) -> int:

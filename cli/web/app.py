@@ -8,7 +8,7 @@ small, and a page that missed one update is right again at the next).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,16 +16,17 @@ import trio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from creepnet.cli.faces import page_of
 from creepnet.cli.web.face import WebError, WebFace
 from creepnet.cli.web.replay_view import replay_view
-from creepnet.cli.web.views import TYPED_ACTIONS, game_view
-from creepnet.engine.racer import IllegalAction
+from creepnet.cli.web.views import game_view
 from creepnet.node.storage import StorageError
 from creepnet.protocol.log import Rejection
+from creepnet.protocol.rules import GameRuleError
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 4096  # every request the page sends is a few words
@@ -94,27 +95,54 @@ def build_replay_app(files: dict[str, Path]) -> Starlette:
             Route("/", home),  # the page's "creepnet" link: this face has only the replay
             Route("/replay/{which}", page("replay.html")),
             replay_route(resolve),
+            game_files_route(),
             Mount("/static", StaticFiles(directory=STATIC)),
         ]
     )
 
 
-def build_app(face: WebFace) -> Starlette:
-    node = face.node
+class NodePages:
+    """The endpoints of one node's page, each a named method (so each can be called alone, as
+    the tests do); ``routes`` declares them in one list.  Who may call them at all is the
+    guard's business (`guard.py`), in front of the whole app."""
 
-    def stored_log(which: str) -> Path:
-        return node.home.game(face.game_id(which)).log_path
+    def __init__(self, face: WebFace) -> None:
+        self.face = face
+        self.node = face.node
 
-    def view_of(game: bytes) -> dict[str, Any]:
-        view = game_view(node.session(game), node.games.get(game), face.story_for(game))
+    def routes(self) -> list[BaseRoute]:
+        return [
+            Route("/", page("lobby.html")),
+            Route("/game/{game}", page("game.html")),
+            Route("/replay/{which}", page("replay.html")),
+            Route("/api/lobby", self.lobby),
+            Route("/api/host", self.host, methods=["POST"]),
+            Route("/api/join", self.join, methods=["POST"]),
+            Route("/api/watch", self.watch, methods=["POST"]),
+            Route("/api/game/{game}", self.game),
+            Route("/api/game/{game}/act", self.act, methods=["POST"]),
+            replay_route(self.log_file),
+            WebSocketRoute("/ws/game/{game}", self.stream),
+            game_files_route(),
+            Mount("/static", StaticFiles(directory=STATIC)),
+        ]
+
+    def log_file(self, which: str) -> Path:
+        """A log the command named for the replay page, else a game this node stores."""
+        named = self.face.replay_files.get(which)
+        return named or self.node.home.game(self.face.game_id(which)).log_path
+
+    def view_of(self, game: bytes) -> dict[str, Any]:
+        face = self.face
+        view = game_view(self.node.session(game), self.node.games.get(game), face.story_for(game))
         view["news"] = face.news_for(game)
         view["version"] = face.version
         return view
 
-    async def lobby(request: Request) -> Response:
-        return JSONResponse(face.lobby())
+    async def lobby(self, request: Request) -> Response:
+        return JSONResponse(self.face.lobby())
 
-    async def host(request: Request) -> Response:
+    async def host(self, request: Request) -> Response:
         try:
             body = await body_of(request)
             limit, seats = body.get("limit"), body.get("seats")
@@ -123,92 +151,102 @@ def build_app(face: WebFace) -> Starlette:
             if seats is not None and not whole(seats):
                 raise WebError("the number of players must be a whole number")
             kind, name = str(body.get("kind", "")), str(body.get("name", ""))
-            game = await face.host(kind, name, seats, limit)
+            game = await self.face.host(kind, name, seats, limit)
         except WebError as exc:
             return error(str(exc))
         return JSONResponse({"game": game.hex()})
 
-    def joiner(how: str):
-        async def endpoint(request: Request) -> Response:
-            try:
-                body = await body_of(request)
-                instance = str(body.get("instance", ""))
-                game = await (face.join(instance) if how == "join" else face.watch(instance))
-            except WebError as exc:
-                return error(str(exc))
-            return JSONResponse({"game": game.hex()})
+    async def join(self, request: Request) -> Response:
+        return await self._enter(request, self.face.join)
 
-        return endpoint
+    async def watch(self, request: Request) -> Response:
+        return await self._enter(request, self.face.watch)
 
-    async def game(request: Request) -> Response:
+    async def _enter(self, request: Request, how: Callable[[str], Awaitable[bytes]]) -> Response:
         try:
-            return JSONResponse(view_of(face.game_id(request.path_params["game"])))
+            body = await body_of(request)
+            game = await how(str(body.get("instance", "")))
+        except WebError as exc:
+            return error(str(exc))
+        return JSONResponse({"game": game.hex()})
+
+    async def game(self, request: Request) -> Response:
+        try:
+            return JSONResponse(self.view_of(self.face.game_id(request.path_params["game"])))
         except WebError as exc:
             return error(str(exc), 404)
 
-    async def act(request: Request) -> Response:
+    async def act(self, request: Request) -> Response:
         try:
-            game_id = face.game_id(request.path_params["game"])
+            game = self.face.game_id(request.path_params["game"])
             action = str((await body_of(request)).get("action", "")).strip()
             if not action:
                 raise WebError("no move given")
-            typed = TYPED_ACTIONS.get(node.session(game_id).kind)
-            for text in typed(node.session(game_id), action) if typed else [action]:
-                await node.play(game_id, text)
+            for text in self.typed(game, action):
+                await self.node.play(game, text)
         except WebError as exc:
             return error(str(exc))
-        except IllegalAction as exc:
-            return error(f"not sent: {exc.reason}")
+        except GameRuleError as exc:
+            return error(f"not sent: {exc}")
         except Rejection as exc:
             return error(f"not sent: {exc.reason}")
         except StorageError as exc:
             return error(f"not sent: {exc}")
-        return JSONResponse(view_of(game_id))
+        return JSONResponse(self.view_of(game))
 
-    async def stream(websocket: WebSocket) -> None:
+    def typed(self, game: bytes, action: str) -> Iterator[str]:
+        """The session's texts for a typed line, as the game's page record resolves them."""
+        session = self.node.session(game)
+        page = page_of(session.kind)
+        if page is None or page.typed_actions is None:
+            return iter([action])
+        return page.typed_actions(session, action)
+
+    async def stream(self, websocket: WebSocket) -> None:
         try:
-            game_id = face.game_id(websocket.path_params["game"])
+            game = self.face.game_id(websocket.path_params["game"])
         except WebError as exc:
             await websocket.close(code=1008, reason=str(exc))
             return
         await websocket.accept()
-
-        async def pump() -> None:
-            last = None
-            while True:
-                changed = face.changed  # taken before the view: no change slips between
-                view = view_of(game_id)
-                text = json.dumps(view)
-                if text != last:
-                    await websocket.send_text(text)
-                    last = text
-                face.page_shown(game_id, websocket, view)
-                # Every change a view shows is an update of the node (events, followers
-                # arriving and leaving, halts); an unchanged view is not sent.
-                await changed.wait()
-
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(pump)
+            nursery.start_soon(self._send_views, websocket, game)
             try:
                 while True:
                     await websocket.receive_text()  # the page sends nothing; this sees it leave
             except (WebSocketDisconnect, RuntimeError):
                 pass
             nursery.cancel_scope.cancel()
-            face.page_shown(game_id, websocket, None)
+            self.face.page_shown(game, websocket, None)
 
-    routes = [
-        Route("/", page("lobby.html")),
-        Route("/game/{game}", page("game.html")),
-        Route("/replay/{which}", page("replay.html")),
-        Route("/api/lobby", lobby),
-        Route("/api/host", host, methods=["POST"]),
-        Route("/api/join", joiner("join"), methods=["POST"]),
-        Route("/api/watch", joiner("watch"), methods=["POST"]),
-        Route("/api/game/{game}", game),
-        Route("/api/game/{game}/act", act, methods=["POST"]),
-        replay_route(lambda which: face.replay_files.get(which) or stored_log(which)),
-        WebSocketRoute("/ws/game/{game}", stream),
-        Mount("/static", StaticFiles(directory=STATIC)),
-    ]
-    return Starlette(routes=routes)
+    async def _send_views(self, websocket: WebSocket, game: bytes) -> None:
+        last = None
+        while True:
+            changed = self.face.changed  # taken before the view: no change slips between
+            view = self.view_of(game)
+            text = json.dumps(view)
+            if text != last:
+                await websocket.send_text(text)
+                last = text
+            self.face.page_shown(game, websocket, view)
+            # Every change a view shows is an update of the node (events, followers arriving
+            # and leaving, halts); an unchanged view is not sent.
+            await changed.wait()
+
+
+def game_files_route() -> Route:
+    """Each game's page script and styles, from the folder its record names (only the files
+    the record lists: nothing else of that folder is served)."""
+
+    async def game_file(request: Request) -> Response:
+        kind, name = request.path_params["kind"], request.path_params["name"]
+        page_face = page_of(kind)
+        if page_face is None or name not in page_face.files:
+            return error("no such file", 404)
+        return FileResponse(page_face.folder / name, headers={"cache-control": "no-store"})
+
+    return Route("/games/{kind}/{name}", game_file)
+
+
+def build_app(face: WebFace) -> Starlette:
+    return Starlette(routes=NodePages(face).routes())

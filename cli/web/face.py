@@ -14,8 +14,9 @@ from typing import Any
 
 import trio
 
-from creepnet.cli.game_options import CHOICES, seat_count
-from creepnet.cli.web.views import STORY_TELLERS, Story, game_summary
+from creepnet.cli.faces import FACES, Story, page_of
+from creepnet.cli.game_options import seat_count
+from creepnet.cli.web.views import game_summary
 from creepnet.node import updates
 from creepnet.node.discovery import Found
 from creepnet.node.node import Node, NodeError
@@ -47,7 +48,6 @@ class WebError(Exception):
 class WebFace:
     node: Node
     player: str
-    hostable: tuple[str, ...] = ("creeper", "racer")
     replay_files: dict[str, Path] = field(default_factory=dict)  # name -> a log named on the CLI
     found: dict[str, Found] = field(default_factory=dict)  # LAN games by zeroconf instance
     news: dict[bytes, deque[str]] = field(default_factory=dict)
@@ -79,7 +79,8 @@ class WebFace:
         self.changed.set()
         self.changed = trio.Event()
 
-    async def run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    # Any, not trio.TaskStatus[None]: see node/advertiser.py's run.
+    async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Follow the node's updates (and the LAN, when the node runs zeroconf)."""
         async with trio.open_nursery() as nursery, self.node.updates() as stream:
             if self.node.discovery is not None:
@@ -101,7 +102,7 @@ class WebFace:
                 (s for s in runtime.session.seats if fingerprint(s.key) == update.peer), None
             )
             if seat is not None:
-                self._add_news(update.game, self._peer_news(update, seat.player))
+                self._add_news(runtime.game, self._peer_news(update, seat.player))
         elif update.kind in NEWS and update.game is not None:
             self._add_news(update.game, update.text)
 
@@ -157,17 +158,22 @@ class WebFace:
             "hostable": [
                 {
                     "kind": kind,
+                    "title": FACES[kind].title,
                     "min_seats": GAMES[kind].rules.min_seats,
                     "max_seats": GAMES[kind].rules.max_seats,
-                    "limit": CHOICES[kind].limit_words if kind in CHOICES else "limit",
+                    "limit": FACES[kind].choices.limit_words,
                 }
-                for kind in self.hostable
-                if kind in GAMES
+                for kind in self.games()
             ],
+            "titles": {kind: FACES[kind].title for kind in FACES},
             "lan": lan,
             "mine": [game_summary(rt) for rt in self.node.games.values()],
             "replays": sorted(self.replay_files),
         }
+
+    def games(self) -> list[str]:
+        """The kinds this page may host: every game with rules and a record in the registry."""
+        return [kind for kind in FACES if kind in GAMES]
 
     def news_for(self, game: bytes) -> list[str]:
         return list(self.news.get(game, ()))
@@ -176,7 +182,8 @@ class WebFace:
         """The game's teller, when its kind has one, caught up with the log (one per session:
         a teller remembers what it has told)."""
         session = self.node.session(game)
-        teller = STORY_TELLERS.get(session.kind)
+        page = page_of(session.kind)
+        teller = page.story if page is not None else None
         if teller is None:
             return None
         held = self.stories.get(game)
@@ -189,15 +196,15 @@ class WebFace:
 
     async def host(self, kind: str, name: str, seats: int | None, limit: int | None) -> bytes:
         """Host ``kind`` for ``seats`` (the game's least when None), ending in a draw after
-        ``limit`` (the game's own limit option: Creeper's plies, Racer's turns)."""
-        if kind not in self.hostable or kind not in GAMES:
+        ``limit`` (the game's own limit option, e.g. a number of moves or of turns)."""
+        if kind not in self.games():
             raise WebError(f"this page cannot host {kind!r} games")
         try:
             seats = seat_count(kind, seats or None)
         except ValueError as exc:
             raise WebError(str(exc)) from None
         name = name.strip()[:MAX_NAME] or f"{self.player}'s game"
-        options = {CHOICES[kind].limit_option: limit} if limit and kind in CHOICES else {}
+        options = {FACES[kind].choices.limit_option: limit} if limit else {}
         try:
             return await self.node.host_game(
                 kind, name, seats=seats, player=self.player, options=options

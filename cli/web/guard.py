@@ -1,13 +1,24 @@
-"""Who may drive this node's web face: the holder of its token, on this machine, from its page.
+"""Who may drive this node's web face: a browser holding its session cookie, on this machine,
+from its page.
 
 The page is served on 127.0.0.1 only, but that alone does not make it private: another local user
 can connect to the port, and any web page the player visits can make the browser send requests
 to 127.0.0.1 (cross-site requests, or DNS rebinding a hostile name onto 127.0.0.1). So every
 HTTP request and WebSocket handshake must pass three checks, before any route runs:
 
-* the **token**: a 192-bit random secret, given in the URL the player opens (``?token=``) or
-  in the cookie the first load sets (``HttpOnly``, ``SameSite=Strict``, named per port so two
-  nodes on one machine do not overwrite each other's); compared in constant time;
+* the **session cookie** (``HttpOnly``, ``SameSite=Strict``, named per port so two nodes on one
+  machine do not overwrite each other's): a 192-bit random secret, compared in constant time.
+  It never appears in a URL or a command line.  A browser gets one by opening a link with a
+  **one-time code** (``?code=``): the node swaps the code for a fresh session cookie and forgets
+  it, so the link — which sits on the launched browser's command line, readable by every local
+  user in /proc — is useless after its first use or ``CODE_TTL`` seconds.  A code offered again
+  means someone raced the browser to it: the session its first use got is revoked and
+  ``on_reuse`` tells the player (a fresh link is printed).  What such a racer did in the
+  moment before the browser came stands: a code read from /proc while the browser starts is
+  a window of that start-up, no longer of the node's life (opening the browser on a 0600 file
+  that holds the link, as Jupyter does, would close it; sandboxed browsers cannot always read
+  one).  Cookies do not tell ports apart, so the browser also sends this cookie to any other
+  server on 127.0.0.1 the player opens by hand;
 * the **Host** header must name this server (``127.0.0.1:PORT`` or ``localhost:PORT``), which
   defeats DNS rebinding: a rebound page sends its own host name;
 * the **Origin** header, when the browser sends one (it always does for WebSockets and for
@@ -18,12 +29,16 @@ A refused request gets 403 and a sentence saying why; nothing reaches the node.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import html
 import secrets
+import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qsl, urlencode
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -32,21 +47,42 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 LOCAL_NAMES = ("127.0.0.1", "localhost")
+CODE_TTL = 30.0  # seconds a one-time code is good for (the browser uses it as it starts)
+MAX_CODES = 64  # codes not yet used (the oldest goes first)
+MAX_SESSIONS = 64  # browsers holding a session cookie (the oldest goes first)
 
 
 def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def _digest(secret: str) -> bytes:
+    """Secrets are kept by their hash: a lookup's timing says nothing about a stored one."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogateescape")).digest()
+
+
 class Guard:
     """ASGI middleware: refuses what fails the checks above, passes the rest to ``app``.
 
-    ``port`` is set once the server is bound (the port is chosen by the OS)."""
+    ``port`` is set once the server is bound (the port is chosen by the OS); ``clock`` is
+    ``time.monotonic`` unless a test moves time on."""
 
-    def __init__(self, app: ASGIApp, token: str, port: int = 0) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        port: int = 0,
+        *,
+        code_ttl: float = CODE_TTL,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.app = app
-        self.token = token
         self.port = port
+        self.code_ttl = code_ttl
+        self.clock = clock
+        self.on_reuse: Callable[[], None] = lambda: None  # a used code came back
+        self._codes: OrderedDict[bytes, float] = OrderedDict()  # unused code -> deadline
+        self._used: OrderedDict[bytes, tuple[float, bytes]] = OrderedDict()  # -> its session
+        self._sessions: OrderedDict[bytes, None] = OrderedDict()  # session cookie digests
 
     @property
     def cookie_name(self) -> str:
@@ -58,12 +94,43 @@ class Guard:
     def origins(self) -> set[str]:
         return {f"http://{host}" for host in self.hosts()}
 
+    def issue_code(self, ttl: float | None = None) -> str:
+        """A fresh one-time code for a link (``?code=``), good for ``ttl`` seconds (default
+        ``code_ttl``)."""
+        self._expire()
+        code = new_token()
+        self._codes[_digest(code)] = self.clock() + (self.code_ttl if ttl is None else ttl)
+        while len(self._codes) > MAX_CODES:
+            self._codes.popitem(last=False)
+        return code
+
+    def _expire(self) -> None:
+        now = self.clock()
+        for table in (self._codes, self._used):
+            for key in [k for k, v in table.items() if (v if isinstance(v, float) else v[0]) < now]:
+                del table[key]
+
+    def _redeem(self, code: str) -> str | None:
+        """A new session secret for a valid unused code (which is then forgotten), else None.
+        A code used before revokes the session its first use got."""
+        self._expire()
+        key = _digest(code)
+        if self._codes.pop(key, None) is not None:
+            session = new_token()
+            self._sessions[_digest(session)] = None
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+            self._used[key] = (self.clock() + self.code_ttl, _digest(session))
+            return session
+        used = self._used.pop(key, None)
+        if used is not None:
+            self._sessions.pop(used[1], None)  # whoever came first may not be the player
+            self.on_reuse()
+        return None
+
     def refusal(self, scope: Scope) -> str | None:
-        """Why this request is refused, or None when it may pass."""
-        headers = {
-            name.decode("latin-1").lower(): value.decode("latin-1")
-            for name, value in scope.get("headers", [])
-        }
+        """Why this request is refused whatever it carries (Host, Origin), or None."""
+        headers = self._headers(scope)
         if headers.get("host") not in self.hosts():
             return "this page is served for 127.0.0.1 only (foreign Host header)"
         origin = headers.get("origin")
@@ -71,24 +138,28 @@ class Guard:
             return "requests from other web pages are not accepted (foreign Origin header)"
         if scope["type"] == "websocket" and origin is None:
             return "a WebSocket must come from this node's own page (no Origin header)"
-        if not self._has_token(scope, headers.get("cookie", "")):
-            return "the link lacks this node's token: open the URL `creepnet ui` printed"
         return None
 
-    def _has_token(self, scope: Scope, cookie_header: str) -> bool:
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        offered = query.get("token", [])
+    @staticmethod
+    def _headers(scope: Scope) -> dict[str, str]:
+        return {
+            name.decode("latin-1").lower(): value.decode("latin-1")
+            for name, value in scope.get("headers", [])
+        }
+
+    def _has_session(self, cookie_header: str) -> bool:
         cookie = SimpleCookie()
         try:
             cookie.load(cookie_header)
-        except Exception:  # a malformed cookie header is simply no token
-            cookie = SimpleCookie()
-        if self.cookie_name in cookie:
-            offered.append(cookie[self.cookie_name].value)
-        return any(hmac.compare_digest(o.encode(), self.token.encode()) for o in offered)
+        except Exception:  # a malformed cookie header is simply no session
+            return False
+        if self.cookie_name not in cookie:
+            return False
+        offered = _digest(cookie[self.cookie_name].value)
+        return any(hmac.compare_digest(offered, known) for known in self._sessions)
 
-    def set_cookie_header(self) -> tuple[bytes, bytes]:
-        value = f"{self.cookie_name}={self.token}; Path=/; HttpOnly; SameSite=Strict"
+    def set_cookie_header(self, session: str) -> tuple[bytes, bytes]:
+        value = f"{self.cookie_name}={session}; Path=/; HttpOnly; SameSite=Strict"
         return b"set-cookie", value.encode("latin-1")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -96,20 +167,45 @@ class Guard:
             await self.app(scope, receive, send)  # lifespan
             return
         reason = self.refusal(scope)
-        if reason is not None:
-            await self._refuse(scope, receive, send, reason)
-            return
-        if scope["type"] == "websocket":
+        if reason is None and self._has_session(self._headers(scope).get("cookie", "")):
             await self.app(scope, receive, send)
             return
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
+        code = next((value for name, value in query if name == "code"), None)
+        if reason is None and code and scope["type"] == "http":
+            session = self._redeem(code)
+            if session is not None:
+                rest = urlencode([(n, v) for n, v in query if n != "code"])
+                await self._enter(send, session, scope["path"] + (f"?{rest}" if rest else ""))
+                return
+            reason = "this link was already used or has expired: open a fresh one"
+        if reason is None:
+            reason = "no session: open the link `creepnet ui` printed (each link works once)"
+        await self._refuse(scope, receive, send, reason)
 
-        async def send_with_cookie(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = dict(message)
-                message["headers"] = [*message.get("headers", []), self.set_cookie_header()]
-            await send(message)
-
-        await self.app(scope, receive, send_with_cookie)
+    async def _enter(self, send: Send, session: str, path: str) -> None:
+        """The code's answer: the session cookie, and on to the page without the code.  A
+        page, not a redirect: the next request then starts from our own origin, so a
+        ``SameSite=Strict`` cookie goes with it whoever opened the link."""
+        target = html.escape(path if path.startswith("/") else "/", quote=True)
+        body = (
+            f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url='
+            f'{target}"><title>creepnet</title><a href="{target}">open your page</a>\n'
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"text/html; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"cache-control", b"no-store"),
+                    (b"referrer-policy", b"no-referrer"),
+                    self.set_cookie_header(session),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
 
     @staticmethod
     async def _refuse(scope: Scope, receive: Receive, send: Send, reason: str) -> None:

@@ -1,6 +1,7 @@
 """Running the web face from the commands: `creepnet ui`, `--web` on host/join/watch/play, and
-`creepnet replay --web`.  Each serves on 127.0.0.1, prints the URL (with its token) and opens
-the browser unless told not to."""
+`creepnet replay --web`.  Each serves on 127.0.0.1, prints a link and opens the browser with
+another, unless told not to.  Each link carries a one-time code (cli/web/guard.py): the one on
+the browser's command line, which every local user can read, works once and for seconds."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 
 PAGE_WAIT = 5.0  # seconds a node that ends with its game waits for its pages to show the end
+# The printed link waits for the player to copy it; it is in their terminal only (one use too).
+PRINTED_LINK_TTL = 300.0
 
 
 def add_web_options(parser: argparse.ArgumentParser, *, flag: bool = True) -> None:
@@ -43,9 +46,19 @@ def add_web_options(parser: argparse.ArgumentParser, *, flag: bool = True) -> No
 async def announce(server: WebServer, path: str, args: argparse.Namespace) -> None:
     from creepnet.cli.web.server import open_browser
 
-    url = server.url(path)
-    print(f"your page (keep the link private: it drives your node): {url}", flush=True)
-    if not args.no_browser and not await open_browser(url):
+    def fresh_link() -> None:
+        link = server.url(path, PRINTED_LINK_TTL)
+        print(
+            "someone used your page's link before your browser did: the session it got is "
+            f"revoked. A fresh link (it works once): {link}",
+            flush=True,
+        )
+
+    server.guard.on_reuse = fresh_link
+    url = server.url(path, PRINTED_LINK_TTL)
+    print(f"your page (keep the link private: it works once): {url}", flush=True)
+    # Its own code, good for seconds: the browser's command line is readable by any local user.
+    if not args.no_browser and not await open_browser(server.url(path)):
         print("no browser found: open the link yourself", flush=True)
 
 

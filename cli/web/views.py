@@ -1,33 +1,34 @@
 """A node's games as JSON for the page: seats, whose turn, what the game waits for, the feed in
-words, and the game's own board view (found by the game's kind, as the terminal consoles are).
+words, and the game's own board view and script (its record's page, found by the game's kind,
+as the terminal consoles are).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from creepnet.cli.faces import PageFace, Story, page_of
 from creepnet.cli.narration import describe, status
-from creepnet.cli.web import creeper_view, racer_view
 from creepnet.node.game import GameRuntime
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.session import Session
 
-# Each game's board for the page, by kind; a game without one is shown as seats and feed only.
-BOARD_VIEWS: dict[str, Callable[[Session], dict[str, Any] | None]] = {
-    "creeper": creeper_view.view,
-    "racer": racer_view.view,
-}
 FEED_LENGTH = 40
-
-Story = Callable[[], Sequence[str]]  # the game in words so far, asked again at each view
-# A game told by a teller that follows it as its log grows (not event by event), by kind.
-STORY_TELLERS: dict[str, Callable[[Session], Story]] = {"racer": racer_view.story}
-# A game whose typed lines are not what the session takes: the session's text for each step
-# of a line (resolved as the step before is played; the engine's IllegalAction says why not).
-TYPED_ACTIONS: dict[str, Callable[[Session, str], Iterator[str]]] = {
-    "racer": racer_view.typed_actions
+# The page of a game without a page in its record: seats, feed and typed actions only.
+NO_PAGE: dict[str, Any] = {
+    "module": None,
+    "script": None,
+    "styles": [],
+    "words": {},
+    "draw_offers": False,
+    "resign": False,
 }
+
+
+def page_labels(kind: str) -> dict[str, Any]:
+    """What the page's shared script needs of this game: its view script and its words."""
+    page = page_of(kind)
+    return page.labels(kind) if page is not None else dict(NO_PAGE)
 
 
 def seats(session: Session, runtime: GameRuntime | None) -> list[dict[str, Any]]:
@@ -70,7 +71,7 @@ def game_view(
 ) -> dict[str, Any]:
     waiting = session.waiting_for()
     turn = session.my_turn()
-    board_view = BOARD_VIEWS.get(session.kind)
+    page: PageFace | None = page_of(session.kind)
     ready = session.started and session.game_state is not None
     return {
         "game": session.game.hex() if session.game else None,
@@ -98,7 +99,8 @@ def game_view(
         "my_turn": sorted(turn.types) if turn is not None else [],
         "status": status(session),
         "feed": list(story())[-FEED_LENGTH:] if story is not None else feed(session),
-        "board": board_view(session) if ready and board_view is not None else None,
+        "board": page.view(session) if ready and page is not None else None,
+        "page": page_labels(session.kind),
         "events": len(session.log),
     }
 

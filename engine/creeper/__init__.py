@@ -4,6 +4,8 @@ Pure and deterministic (no I/O, clock or global randomness): every peer replayin
 log reaches the same states. The implementation is split by concern:
 `creeper_board` (geometry as data), `creeper_core` (bit-level rules), `creeper_notation`,
 `creeper_rules` (State and the game API) and `creeper_render`.
+
+The rules as implemented: docs/rules-creeper.md; the log format: docs/PROTOCOL.md §5.2.
 """
 
 from creepnet.engine.creeper.board import STANDARD, BoardSpec, Colour, Move, MoveKind

@@ -5,6 +5,9 @@ Holes sit every 4 columns; each octagon is drawn as 3 characters between its cor
     +  empty hole        o  light pin        x  dark pin
     .  empty octagon     (L) (D) discs       =L= =D= home bases
     last move: origin *, target [o], jumped octagon {L}
+
+``flip`` draws it mirrored top to bottom, for the dark player: their first home base (row 0)
+at the bottom left, where the light player sees theirs, as the page does.
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ _RESET = "\x1b[0m"
 LEGEND = "+ hole  o/x light/dark pin  (L)/(D) disc  =L=/=D= home  last move: * [ ] { }"
 
 
-def render(state: State, last_move: Move | None = None, colour: bool = False) -> str:
+def render(
+    state: State, last_move: Move | None = None, colour: bool = False, flip: bool = False
+) -> str:
     t = tables(state.spec)
     spec = state.spec
     lattice, size = spec.lattice, spec.size
@@ -60,16 +65,20 @@ def render(state: State, last_move: Move | None = None, colour: bool = False) ->
 
     files = "".join(f"{chr(ord('a') + c):^4}" for c in range(lattice))
     octagon_files = "".join(f"{chr(ord('A') + j):^4}" for j in range(size))
+
+    def hole_row(r: int) -> str:
+        holes = " ".join(hole_cell(r, c) for c in range(lattice))
+        return f"{lattice - r:>2} {holes} {lattice - r}"
+
+    def octagon_row(i: int) -> str:  # between hole rows i and i + 1
+        return f"     {' '.join(octagon_cell(i, j) for j in range(size))}   {size - i}"
+
     lines = ["   " + files]
-    for r in range(lattice):
-        lines.append(
-            f"{lattice - r:>2} "
-            + " ".join(hole_cell(r, c) for c in range(lattice))
-            + f" {lattice - r}"
-        )
-        if r < size:
-            row = " ".join(octagon_cell(r, j) for j in range(size))
-            lines.append(f"     {row}   {size - r}")
+    for r in range(lattice - 1, -1, -1) if flip else range(lattice):
+        lines.append(hole_row(r))
+        below = r - 1 if flip else r
+        if 0 <= below < size:
+            lines.append(octagon_row(below))
     lines.append("     " + octagon_files)
     lines.append(_status(state, last_move))
     lines.append(LEGEND)

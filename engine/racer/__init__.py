@@ -7,6 +7,8 @@
         state = racer.apply(state, action)
 
 See docs/rules-racer.md for the rules as implemented and the catalogue.
+
+The game as a state machine, and how the protocol drives it: docs/spec-racer.md.
 """
 
 from creepnet.engine.racer.actions import (
@@ -65,6 +67,7 @@ from creepnet.engine.racer.cards import (
 from creepnet.engine.racer.driver import Bot, GameResult, chance_action, play_game
 from creepnet.engine.racer.notation import format_action, parse_action
 from creepnet.engine.racer.positions import crafted_position, slot_of
+from creepnet.engine.racer.retire import can_retire, retire
 from creepnet.engine.racer.rules import apply, legal_actions, pending
 from creepnet.engine.racer.state import (
     LineCreep,
@@ -138,6 +141,7 @@ __all__ = [
     "action_to_dict",
     "apply",
     "audit",
+    "can_retire",
     "chance_action",
     "crafted_position",
     "format_action",
@@ -152,5 +156,6 @@ __all__ = [
     "play_game",
     "public_slots",
     "redact",
+    "retire",
     "slot_of",
 ]

@@ -11,6 +11,8 @@ state ``pending(state)`` returns one request; its ``actor`` is a seat or ``CHANC
 A card moved out of a hand names both its slot (the opaque position handle) and its card id:
 the slot proves the seat holds it, the id reveals it. All actions are frozen dataclasses and
 round-trip through plain dicts (``action_to_dict`` / ``action_from_dict``) for signed logs.
+
+The requests and their answers are specified in docs/spec-racer.md §4.
 """
 
 from __future__ import annotations
@@ -306,7 +308,7 @@ _ACTION_TYPES: dict[str, type] = {
 
 def action_to_dict(action: Action) -> dict[str, Any]:
     data: dict[str, Any] = {"type": type(action).__name__}
-    for f in fields(action):  # type: ignore[arg-type]
+    for f in fields(action):
         value = getattr(action, f.name)
         data[f.name] = list(value) if isinstance(value, tuple) else value
     return data
@@ -318,6 +320,6 @@ def action_from_dict(data: dict[str, Any]) -> Action:
         kwargs = {k: v for k, v in data.items() if k != "type"}
         if isinstance(kwargs.get("permutation"), list):
             kwargs["permutation"] = tuple(kwargs["permutation"])
-        return cls(**kwargs)  # type: ignore[no-any-return]
+        return cls(**kwargs)
     except (KeyError, TypeError) as exc:
         raise IllegalAction(f"malformed action {data!r}") from exc

@@ -1,5 +1,8 @@
 """Attacks: declaring, enlisting attackers, launching (with an optional opening Hero), the
-Hero exchange (2X, 3X, Modifier, Reversal, Creep Eraser) and its outcome."""
+Hero exchange (2X, 3X, Modifier, Reversal, Creep Eraser) and its outcome.
+
+Specified in docs/spec-racer.md §5.5 (declaring, launching, Hero effects, resolving).
+"""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from creepnet.engine.racer.actions import (
     Withdraw,
 )
 from creepnet.engine.racer.cards import OPENING_HEROES, Hero, Kind
-from creepnet.engine.racer.state import Declaring, Exchange, Moves, State
+from creepnet.engine.racer.state import Declaring, Exchange, Handlers, Moves, State
 from creepnet.engine.racer.table import (
     from_hand,
     kill,
@@ -168,7 +171,7 @@ def attack_values(state: State, st: Declaring) -> tuple[int, int]:
     return total, state.strength(target[1])
 
 
-HANDLERS = {
+HANDLERS: Handlers = {
     (Moves, DeclareAttack): _on_declare_attack,
     (Declaring, AddAttacker): _on_add_attacker,
     (Declaring, Withdraw): _on_withdraw,

@@ -1,4 +1,7 @@
-"""Calamity moves, the Monster Good Fortune reaction they open, and Good Fortune moves."""
+"""Calamity moves, the Monster Good Fortune reaction they open, and Good Fortune moves.
+
+Specified in docs/spec-racer.md §5.4 (Calamity, Good Fortune) and §5.6 (the Monster).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from creepnet.engine.racer.actions import (
     Slot,
 )
 from creepnet.engine.racer.cards import Kind
-from creepnet.engine.racer.state import Discarding, Moves, React, State, with_player
+from creepnet.engine.racer.state import Discarding, Handlers, Moves, React, State, with_player
 from creepnet.engine.racer.table import (
     from_hand,
     kill,
@@ -98,7 +101,7 @@ def _on_good_fortune(state: State, st: Moves, action: PlayGoodFortune) -> State:
     return finish_move(state)
 
 
-HANDLERS = {
+HANDLERS: Handlers = {
     (Moves, PlayCalamity): _on_calamity,
     (Moves, PlayGoodFortune): _on_good_fortune,
     (React, PlayMonster): _on_monster,

@@ -1,4 +1,6 @@
-"""Creepy Racer card catalogue: card kinds, and the catalogue as plain data.
+"""Creepy Racer card catalogue: card kinds, the catalogue as plain data, and what each card
+does in words for people (``KIND_WORDS``, ``HERO_EFFECTS``, ``effect``: the terminal's `card N`
+and `help cards`, one source for every face).
 
 The printed rules name the card kinds but not the card list. The standard catalogue below is
 the project's reconstruction (see docs/rules-racer.md); only "Bone Dry" / "Extra Gas" come
@@ -6,6 +8,8 @@ from the text. A catalogue is built from a JSON-like dict so home rules can load
 
 Ids are stable: cards are numbered 0.. in the order the spec lists them (a ``count`` entry
 expands to consecutive ids). The encrypted-deck layer maps these ids to group points.
+
+Card ids and kinds as a verifier needs them: docs/spec-racer.md §1.
 """
 
 from __future__ import annotations
@@ -165,6 +169,48 @@ def _card_to_entry(card: Card) -> dict[str, Any]:
         assert card.hero is not None
         return {"kind": card.kind.value, "hero": card.hero.value, "name": card.name}
     return {"kind": card.kind.value, "family": card.family}
+
+
+# --- what a card does, in words for people (the terminal's `card N` and `help cards`) ---------
+
+KIND_WORDS = {
+    Kind.CREEP: "Creep",
+    Kind.CALAMITY: "Calamity",
+    Kind.GOOD_FORTUNE: "Good Fortune",
+    Kind.MONSTER: "Monster",
+    Kind.HERO: "Hero",
+}
+
+HERO_EFFECTS = {
+    Hero.DOUBLE: "doubles your side's value",
+    Hero.TRIPLE: "triples your side's value",
+    Hero.MODIFIER: "multiplies your side's value by a die roll",
+    Hero.REVERSAL: "takes the other side's last Hero for you (with none, the values swap)",
+    Hero.ERASER: "wins the attack at once (it cannot open one)",
+}
+
+
+def effect(catalogue: Catalogue, card: Card) -> str:
+    """What ``card`` does, in one sentence of docs/rules-racer.md's rules."""
+    if card.kind is Kind.CREEP:
+        return f"strength {card.strength}; races in your line, attacks and is attacked"
+    if card.kind is Kind.HERO:
+        assert card.hero is not None
+        return f"in an attack, {HERO_EFFECTS[card.hero]}"
+    assert card.family is not None
+    family = catalogue.family(card.family)
+    if card.kind is Kind.CALAMITY:
+        return (
+            f"on an opponent's Creep: -1 strength (never on a line showing {family.monster}); "
+            f"{family.good_fortune} heals it"
+        )
+    if card.kind is Kind.GOOD_FORTUNE:
+        return f"on your Creep carrying {family.calamity}: both are discarded (+1 strength)"
+    return (
+        f"when {family.calamity} hits your Creep: sits on it, every {family.calamity} on your "
+        f"Creeps is discarded, you take the next turn; no {family.calamity} on that line "
+        "while it stays"
+    )
 
 
 # --- the standard (reconstructed) tournament catalogue ----------------------------------------

@@ -1,6 +1,9 @@
 """Set-up (the Creep and Play Pile shuffles and deals, the face-up Creeps, the Deck Shift, the
 roll to start) and drawing (a drawn Creep goes to the line, an empty deck is refilled from the
-discard pile)."""
+discard pile).
+
+Specified in docs/spec-racer.md §5.1 (set-up) and §5.2 (drawing, the redeal).
+"""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from creepnet.engine.racer.cards import Kind
 from creepnet.engine.racer.state import (
     DeckShift,
     Drawing,
+    Handlers,
     LineCreep,
     Moves,
     RevealFaceUp,
@@ -195,7 +199,7 @@ def settle_drawing(state: State, st: Drawing) -> State | None:
     return replace(state, stage=replace(st, queue=tuple(rest)))  # nothing left to draw
 
 
-HANDLERS = {
+HANDLERS: Handlers = {
     (SetupShuffle, Shuffle): _on_setup_shuffle,
     (RevealFaceUp, Learn): _on_reveal_face_up,
     (DeckShift, Die): _on_deck_shift,

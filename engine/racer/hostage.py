@@ -1,5 +1,8 @@
 """The Hostage Exchange: ask (accept or refuse) or force, then two blind picks from the hands
-as they were, each card learned by its taker only."""
+as they were, each card learned by its taker only.
+
+Specified in docs/spec-racer.md §5.7.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +17,14 @@ from creepnet.engine.racer.actions import (
     Pick,
     RefuseHostage,
 )
-from creepnet.engine.racer.state import HostageAnswer, HostageSwap, Moves, State, with_player
+from creepnet.engine.racer.state import (
+    Handlers,
+    HostageAnswer,
+    HostageSwap,
+    Moves,
+    State,
+    with_player,
+)
 from creepnet.engine.racer.table import reveal, turn_seat, without
 from creepnet.engine.racer.turns import finish_move
 
@@ -79,7 +89,7 @@ def _on_hostage_learn(state: State, st: HostageSwap, action: Learn) -> State:
     return finish_move(replace(state, stage=Moves()))
 
 
-HANDLERS = {
+HANDLERS: Handlers = {
     (Moves, AskHostage): _on_ask_hostage,
     (Moves, ForceHostage): _on_force_hostage,
     (HostageAnswer, AcceptHostage): _on_accept_hostage,

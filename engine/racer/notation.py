@@ -4,6 +4,8 @@ It is what a bot or a console hands to the session (as Creeper moves are notatio
 unambiguous, readable in logs, and parseable without any seat's private knowledge, because it
 names slots and card ids outright.  Friendlier input (hand positions, names) is the console's
 job; it resolves what a person typed to an action and formats it here.
+
+Specified in docs/spec-racer.md §7 (action texts).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from creepnet.engine.racer.actions import (
 
 _SEAT_ACTION_NAMES = {
     re.sub(r"(?<!^)(?=[A-Z])", "-", cls.__name__).lower(): cls.__name__
-    for cls in SeatAction.__args__  # type: ignore[attr-defined]
+    for cls in SeatAction.__args__
 }
 _TYPE_NAMES = {v: k for k, v in _SEAT_ACTION_NAMES.items()}
 _NUMBER = re.compile(r"-|0|[1-9][0-9]{0,9}")
@@ -34,8 +36,7 @@ def format_action(action: Action) -> str:
     if name is None:
         raise IllegalAction(f"{type(action).__name__} is not a seat action")
     parts = [name] + [
-        f"{f.name}={'-' if data[f.name] is None else data[f.name]}"
-        for f in fields(action)  # type: ignore[arg-type]
+        f"{f.name}={'-' if data[f.name] is None else data[f.name]}" for f in fields(action)
     ]
     return " ".join(parts)
 
@@ -53,6 +54,6 @@ def parse_action(text: str) -> SeatAction:
             raise IllegalAction(f"bad field {word!r}: write name=number (or name=- for none)")
         data[key] = None if value == "-" else int(value)
     action = action_from_dict(data)
-    if format_action(action) != " ".join(words):  # fields in order, none missing: one spelling
+    if format_action(action) != text:  # fields in order, none missing, one space: one spelling
         raise IllegalAction(f"write it as {format_action(action)!r}")
     return action  # type: ignore[return-value]

@@ -16,26 +16,25 @@ The rules live by concern, each module owning the handlers of its stages:
 * ``table``      — the bookkeeping they share (reveals, hands, shuffles, deaths)
 
 This module joins their handler tables and settles the automatic steps between requests.
+
+Specified in docs/spec-racer.md §4 (requests), §5 (transitions) and §6 (settling).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 from creepnet.engine.racer import attacks, calamities, dealing, hostage, turns
 from creepnet.engine.racer.actions import Action, IllegalAction
 from creepnet.engine.racer.attacks import resolve_attack
 from creepnet.engine.racer.dealing import settle_drawing
-from creepnet.engine.racer.state import Discarding, Drawing, Exchange, State
+from creepnet.engine.racer.state import Discarding, Drawing, Exchange, Handlers, State
 from creepnet.engine.racer.table import side_seat, turn_seat
 from creepnet.engine.racer.turns import end_turn, start_turn
 from creepnet.engine.racer.waiting import legal_actions, pending
 
-__all__ = ["apply", "begin_turn", "legal_actions", "pending"]
+__all__ = ["apply", "begin_turn", "legal_actions", "pending", "settle"]
 
 # (stage type, action type) -> handler(state, stage, action) -> unsettled next state
-_HANDLERS: dict[tuple[type, type], Callable[[State, Any, Any], State]] = {
+_HANDLERS: Handlers = {
     **dealing.HANDLERS,
     **turns.HANDLERS,
     **calamities.HANDLERS,
@@ -56,6 +55,11 @@ def apply(state: State, action: Action) -> State:
 def begin_turn(state: State, seat: int, number: int = 1) -> State:
     """Start turn ``number`` for ``seat`` (draws first), settled at the next request."""
     return _settle(start_turn(state, seat, number))
+
+
+def settle(state: State) -> State:
+    """Perform the automatic steps until the next request (draws, ending a turn, ...)."""
+    return _settle(state)
 
 
 def _settle(state: State) -> State:

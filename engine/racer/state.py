@@ -8,13 +8,16 @@ state knows every slot; a protocol node's state knows public cards and its own h
 ``audience`` records which seats have seen each slot, so ``redact(state, seat)`` can derive
 any seat's information state from a full one. Shuffles issue fresh handles, which is how
 "nobody knows where that card went" is expressed.
+
+Specified in docs/spec-racer.md §3 (state, slots, revealing) and §2 (options).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import Any
 
 from creepnet.engine.racer.actions import Slot
 from creepnet.engine.racer.cards import STANDARD_CATALOGUE, Card, CardId, Catalogue, Kind
@@ -233,11 +236,6 @@ class State:
                     return player.seat, creep
         return None
 
-    def has_creeps(self, seat: int) -> bool:
-        """A Creep in the line or still in the draw deck: the player is not out."""
-        player = self.players[seat]
-        return bool(player.line) or player.deck_creeps > 0
-
     def active_seats(self) -> tuple[int, ...]:
         return tuple(p.seat for p in self.players if p.active)
 
@@ -326,3 +324,9 @@ def with_player(state: State, player: Player) -> State:
     players = list(state.players)
     players[player.seat] = player
     return replace(state, players=tuple(players))
+
+
+# A stage's answer to an action: (state, the stage, the action) -> the unsettled next state.
+# Each stage module (dealing, turns, attacks, …) keys its handlers by (stage type, action type).
+Handler = Callable[[State, Any, Any], State]
+Handlers = dict[tuple[type, type], Handler]

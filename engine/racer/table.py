@@ -3,6 +3,8 @@ checks that a card named by a seat is really in its hand.
 
 Every function takes a state and returns a new one (or raises IllegalAction); none decides
 what the game waits for next.
+
+Specified in docs/spec-racer.md §3 (revealing, fresh slots) and §5.5 (kill).
 """
 
 from __future__ import annotations

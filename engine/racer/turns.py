@@ -1,12 +1,24 @@
 """Turns: starting one (its draws), finishing a move, ending a turn, passing and discarding down
-to the hand limit, and when the game is over."""
+to the hand limit, and when the game is over.
+
+Specified in docs/spec-racer.md §5.3 (turns, the dead position, discarding).
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from creepnet.engine.racer.actions import Discard, IllegalAction, Pass
-from creepnet.engine.racer.state import Discarding, Drawing, Moves, Over, State, Turn, with_player
+from creepnet.engine.racer.state import (
+    Discarding,
+    Drawing,
+    Handlers,
+    Moves,
+    Over,
+    State,
+    Turn,
+    with_player,
+)
 from creepnet.engine.racer.table import everyone, from_hand, reveal, turn_seat, without
 
 
@@ -82,7 +94,7 @@ def _on_discard(state: State, st: Discarding, action: Discard) -> State:
     return replace(state, discard=state.discard + (action.slot,))
 
 
-HANDLERS = {
+HANDLERS: Handlers = {
     (Moves, Pass): _on_pass,
     (Discarding, Discard): _on_discard,
 }

@@ -1,4 +1,7 @@
-"""What a seat may see (``observation``) and the end-of-game audit of hidden cards."""
+"""What a seat may see (``observation``) and the end-of-game audit of hidden cards.
+
+The end-of-game ``audit`` is specified in docs/spec-racer.md §9.5.
+"""
 
 from __future__ import annotations
 
@@ -136,10 +139,10 @@ def audit(state: State, reveal: Mapping[Slot, CardId] | None = None) -> list[str
     """
     identities = dict(state.known)
     problems = []
-    for slot, card_id in (reveal or {}).items():
-        if identities.get(slot, card_id) != card_id:
-            problems.append(f"slot {slot} was seen as #{identities[slot]}, revealed as #{card_id}")
-        identities.setdefault(slot, card_id)
+    for slot, revealed in (reveal or {}).items():
+        if identities.get(slot, revealed) != revealed:
+            problems.append(f"slot {slot} was seen as #{identities[slot]}, revealed as #{revealed}")
+        identities.setdefault(slot, revealed)
     where: dict[CardId, str] = {}
     # A card being drawn is in the hand until the drawer says whether it is a Creep.
     drawing = state.stage.drawn if isinstance(state.stage, Drawing) else None

@@ -2,6 +2,8 @@
 
 Both depend only on what the given state knows: public facts for ``pending``, so every node
 agrees on who acts next; the actor's own hand for ``legal_actions``.
+
+``pending`` is specified in docs/spec-racer.md §4; legality in §5.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 from creepnet.engine.racer.actions import (
     PUBLIC,
     AcceptHostage,
-    Action,
     AddAttacker,
     AskHostage,
     Decide,
@@ -33,6 +34,7 @@ from creepnet.engine.racer.actions import (
     PlayMonster,
     RefuseHostage,
     Request,
+    SeatAction,
     Slot,
     StopHeroes,
     Withdraw,
@@ -112,7 +114,7 @@ def pending(state: State) -> Request:
     raise AssertionError(f"unknown stage {st!r}")
 
 
-def legal_actions(state: State) -> list[Action]:
+def legal_actions(state: State) -> list[SeatAction]:
     """The actor's options. Empty at chance nodes and at game over, and when this state
     lacks the actor's private knowledge (e.g. a drawn card it has not learned).
 
@@ -167,9 +169,9 @@ def _known_hand(state: State, seat: int) -> list[tuple[Slot, Card]]:
     return result
 
 
-def _move_options(state: State, seat: int, hand: list[tuple[Slot, Card]]) -> list[Action]:
+def _move_options(state: State, seat: int, hand: list[tuple[Slot, Card]]) -> list[SeatAction]:
     me = state.players[seat]
-    options: list[Action] = [Pass()]
+    options: list[SeatAction] = [Pass()]
     opponents = [p for p in state.players if p.active and p.seat != seat]
     for slot, card in hand:
         if card.kind is Kind.CALAMITY:
@@ -196,8 +198,8 @@ def _move_options(state: State, seat: int, hand: list[tuple[Slot, Card]]) -> lis
 
 def _declaring_options(
     state: State, seat: int, st: Declaring, hand: list[tuple[Slot, Card]]
-) -> list[Action]:
-    options: list[Action] = [Withdraw()]
+) -> list[SeatAction]:
+    options: list[SeatAction] = [Withdraw()]
     options.extend(
         AddAttacker(c.slot) for c in state.players[seat].line if c.slot not in st.attackers
     )

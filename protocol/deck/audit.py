@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from creepnet.protocol.deck.errors import DeckError
+from creepnet.protocol.deck.escrowing import audit_escrows
 from creepnet.protocol.deck.group import mul, mul_base, scalar_invert, scalar_product
 from creepnet.protocol.deck.keys import SECRET_BYTES, DeckKeys, commit_secret
 from creepnet.protocol.deck.model import BlindRecord, LockRecord, Pool, ShuffleRecord, get
@@ -39,15 +40,15 @@ def handle_reveal(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     secret = get(msg, "secret", bytes, seat, "reveal")
     if (
         len(secret) != SECRET_BYTES
-        or commit_secret(  # type: ignore[arg-type]
+        or commit_secret(
             state.game_id,
             state.seat_keys[seat],
-            secret,  # type: ignore[arg-type]
+            secret,
         )
         != state.joins[seat]
     ):
         raise DeckError(seat, "reveal", "secret does not match its commitment")
-    state.secrets[seat] = secret  # type: ignore[assignment]
+    state.secrets[seat] = secret
 
 
 @dataclass
@@ -76,8 +77,10 @@ def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
         seat_keys = revealed[record.seat]
         if seat_keys is not None:
             _check_record(record, seat_keys)
+    audit_escrows(state)  # a deck with escrow: every revealed seat's bundles re-derived
     keys = [k for k in revealed if k is not None]
-    missing = [s for s, k in enumerate(revealed) if k is None]
+    retired = state.escrow.retired if state.escrow is not None else set()
+    missing = [s for s, k in enumerate(revealed) if k is None and s not in retired]
     if missing:
         raise DeckError(
             missing[0],
@@ -86,6 +89,8 @@ def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
             "the hidden cards and the claims stay unchecked",
         )
     cards: dict[tuple[str, int], str] = {}
+    if retired:  # a retired seat's keys are gone: no hidden card decodes (docs/ESCROW.md)
+        return AuditReport(cards)
     for pool in state.pools.values():
         for j, card in enumerate(_decode_pool(state, pool, keys)):
             cards[(pool.name, j)] = card
@@ -157,7 +162,7 @@ def _check_claim(claim: dict, cards: dict[tuple[str, int], str]) -> None:
     seat, pool, position = claim.get("seat"), claim.get("pool"), claim.get("position")
     actual = cards.get((pool, position))  # type: ignore[arg-type]
     if actual is None:
-        raise DeckError(seat, "claim", f"no such position {pool}[{position}]", position)  # type: ignore[arg-type]
+        raise DeckError(seat, "claim", f"no such position {pool}[{position}]", position)
     if "card" in claim:
         ok = actual == claim["card"]
     elif "one_of" in claim:
@@ -170,6 +175,6 @@ def _check_claim(claim: dict, cards: dict[tuple[str, int], str]) -> None:
         raise DeckError(
             seat,
             "claim",
-            f"false claim about {pool}[{position}]: it was {actual!r}",  # type: ignore[arg-type]
+            f"false claim about {pool}[{position}]: it was {actual!r}",
             position,
-        )  # type: ignore[arg-type]
+        )

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from creepnet.protocol.deck import escrowing
 from creepnet.protocol.deck.audit import handle_reveal
 from creepnet.protocol.deck.classproof import handle_class
 from creepnet.protocol.deck.errors import DeckError
@@ -31,13 +32,16 @@ Handler = Callable[["DeckState", int, int, dict], None]
 
 
 def handle_join(state: DeckState, seat: int, seq: int, msg: dict) -> None:
-    """Join data: the commitment to the seat's deck secret, before any deck work."""
+    """Join data: the commitment to the seat's deck secret, before any deck work, and in a game
+    with escrow the seat's escrow keys (deck/escrowing)."""
     if state.joins[seat] is not None:
         raise DeckError(seat, "join", "already joined")
     commit = get(msg, "commit", bytes, seat, "join")
-    if len(commit) != 32:  # type: ignore[arg-type]
+    if len(commit) != 32:
         raise DeckError(seat, "join", "commitment must be 32 bytes")
-    state.joins[seat] = commit  # type: ignore[assignment]
+    escrow_keys = escrowing.check_join(state, seat, msg)
+    state.joins[seat] = commit
+    escrowing.record_join(state, seat, escrow_keys)
 
 
 HANDLERS: dict[str, Handler] = {
@@ -56,4 +60,7 @@ HANDLERS: dict[str, Handler] = {
     "class": handle_class,
     "none_of": handle_none_of,
     "reveal": handle_reveal,
+    "complain": escrowing.handle_complain,
+    "recover": escrowing.handle_recover,
+    "refresh": escrowing.handle_refresh,
 }

@@ -151,16 +151,7 @@ def _add_release(
         return
     plain = mul(scalar_invert(scalar_product([*slot.released.values(), key])), slot.point)
     if to == PUBLIC:
-        card = state.table.decode(plain)
-        if card is None:
-            raise DeckError(
-                None,
-                "release",
-                "revealed point is not a card: a shuffle was dishonest, run the audit",
-                j,
-            )
-        state.make_public(family, card, "release", j)
-        slot.card = card
+        slot.card = state.decode_public(family, plain, "release", j)
     else:
         slot.holder, slot.holder_commit, slot.core = to, slot.commits[to], plain
     slot.released[seat] = key

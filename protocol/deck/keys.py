@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -87,6 +87,26 @@ class DeckKeys:
     def blind_key(self, pool: str, position: int, transfer: int) -> bytes:
         """Transfer blinding t for the `transfer`-th transfer of a position."""
         return self._scalar("blind", pool, position, transfer)
+
+    def escrow_key(self, role: str) -> bytes:
+        """The seat's escrow scalar as a dealer (`"deal"`, e) or recipient (`"receive"`, f):
+        docs/ESCROW.md "Keys"."""
+        return self._scalar("escrow-key", role)
+
+    def escrow_shares(
+        self, kind: str, name: str, index: int, epoch: int, recipients: Sequence[int]
+    ) -> list[bytes]:
+        """The first len(recipients) - 1 shares of one escrowed scalar, one per recipient in
+        order, from one HKDF output of 64 bytes per share (docs/ESCROW.md)."""
+        count = len(recipients) - 1
+        for attempt in range(1000):  # a zero share has probability ~2^-252; retry anyway
+            data = self._kdf(
+                64 * count, "escrow-shares", kind, name, index, epoch, *recipients, attempt
+            )
+            shares = [scalar_from_wide(data[64 * i : 64 * (i + 1)]) for i in range(count)]
+            if not any(is_zero_scalar(x) for x in shares):
+                break
+        return shares
 
     # -- permutations -------------------------------------------------------------
 

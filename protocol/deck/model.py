@@ -8,8 +8,11 @@ revealed secrets.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from creepnet.protocol.deck.errors import DeckError
+
+T = TypeVar("T")
 
 PUBLIC = -1  # "release to everybody": a public reveal of a locked slot
 
@@ -55,6 +58,16 @@ class Slot:
     def is_public(self) -> bool:
         return self.card is not None
 
+    def copy(self) -> Slot:
+        """A copy that can change apart from this slot: its lists and maps are copied
+        (tests/protocol/test_deck_fork.py checks that none is missed); bytes are immutable and
+        ``pending`` is replaced, never changed in place, so they are shared."""
+        twin = object.__new__(Slot)
+        twin.__dict__.update(self.__dict__)
+        twin.commits = list(self.commits)
+        twin.released = dict(self.released)
+        return twin
+
 
 @dataclass
 class Pool:
@@ -75,6 +88,19 @@ class Pool:
 
     def locked(self, seats: int) -> bool:
         return self.locks == seats
+
+    def copy(self) -> Pool:
+        """A copy that can change apart from this pool (DeckState.fork), its slots included;
+        an OpenProgress is replaced, never changed in place."""
+        twin = object.__new__(Pool)
+        twin.__dict__.update(self.__dict__)
+        twin.points = list(self.points)
+        twin.depth = list(self.depth)
+        twin.public = dict(self.public)
+        twin.opening = dict(self.opening)
+        twin.lock_commits = [list(commits) for commits in self.lock_commits]
+        twin.slots = [slot.copy() for slot in self.slots]
+        return twin
 
 
 # --- audit trail ------------------------------------------------------------------
@@ -113,7 +139,7 @@ Record = ShuffleRecord | LockRecord | BlindRecord
 # --- message field access -----------------------------------------------------------
 
 
-def get(msg: dict, key: str, kind: type, seat: int, op: str) -> object:
+def get(msg: dict, key: str, kind: type[T], seat: int, op: str) -> T:
     """A typed field of a received message; a missing or mistyped one is the author's fault."""
     value = msg.get(key)
     if type(value) is not kind:  # exact: True is not a position, nor a str subclass a name
@@ -122,12 +148,12 @@ def get(msg: dict, key: str, kind: type, seat: int, op: str) -> object:
 
 
 def get_str(msg: dict, key: str, seat: int, op: str) -> str:
-    return get(msg, key, str, seat, op)  # type: ignore[return-value]
+    return get(msg, key, str, seat, op)
 
 
 def get_int(msg: dict, key: str, seat: int, op: str) -> int:
-    return get(msg, key, int, seat, op)  # type: ignore[return-value]
+    return get(msg, key, int, seat, op)
 
 
 def get_list(msg: dict, key: str, seat: int, op: str) -> list:
-    return get(msg, key, list, seat, op)  # type: ignore[return-value]
+    return get(msg, key, list, seat, op)

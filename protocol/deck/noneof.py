@@ -75,8 +75,9 @@ class NoneOfRejected(Exception):
 
 def _challenge(context: bytes, commit: bytes, core: bytes, excluded: Sequence[str],
                ts: Sequence[bytes], a0: bytes, a_m: Sequence[bytes]) -> int:  # fmt: skip
-    parts = (CHALLENGE_DOMAIN, context, commit, core, len(excluded), *excluded, *ts, a0, *a_m)
-    return hash_scalar(*parts)
+    return hash_scalar(
+        CHALLENGE_DOMAIN, context, commit, core, len(excluded), *excluded, *ts, a0, *a_m
+    )
 
 
 def prove_none_of(

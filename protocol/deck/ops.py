@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from creepnet.protocol.deck import escrowing
 from creepnet.protocol.deck.dleq import proof_context, prove, verify
 from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.group import (
@@ -76,8 +77,10 @@ def make_shuffle(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: st
     proof = prove_shuffle(
         pool.points, points, perm, step, base, keys.layer(pool.family, depth - 1), commit, ctx
     )
-    state.vouch("shuffle", ctx, pool.points, points, base, commit, proof)
-    return {"op": "shuffle", "pool": name, "points": points, "commit": commit, "proof": proof}
+    escrow = escrowing.make_layer_escrow(state, keys, seat, pool.family, depth, commit)
+    state.vouch("shuffle", ctx, pool.points, points, base, commit, proof, escrow)
+    msg = {"op": "shuffle", "pool": name, "points": points, "commit": commit, "proof": proof}
+    return msg | escrow
 
 
 def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
@@ -93,11 +96,15 @@ def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     base = _layer_base(state, seat, pool.family, depth - 1)
     ctx = _shuffle_context(state, seq, seat, pool)
     proof = msg.get("proof")
+    escrow = {"escrow": msg["escrow"]} if "escrow" in msg else {}
+    vouched = state.vouched("shuffle", ctx, pool.points, points, base, commit, proof, escrow)
     try:  # also validates every output point (libsodium rejects invalid ones)
-        if not state.vouched("shuffle", ctx, pool.points, points, base, commit, proof):
+        if not vouched:
             verify_shuffle(proof, pool.points, points, base, commit, ctx)
     except ShuffleRejected as rejected:
         raise DeckError(seat, "shuffle", str(rejected), rejected.position) from None
+    escrowed = escrowing.check_layer_escrow(state, seat, pool.family, depth, commit, msg, vouched)
+    escrowing.record(state, [] if escrowed is None else [escrowed])
     state.history.append(
         ShuffleRecord(seat, pool.name, pool.family, pool.shuffles, depth, pool.points, points)
     )
@@ -162,15 +169,7 @@ def handle_open(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     if progress.next_seat < state.seats:
         pool.opening[position] = progress
         return
-    card = state.table.decode(out)
-    if card is None:
-        raise DeckError(
-            None,
-            "open",
-            "opened point is not a card: a shuffle was dishonest, run the audit",
-            position,
-        )
-    state.make_public(pool.family, card, "open", position)
+    card = state.decode_public(pool.family, out, "open", position)
     pool.opening.pop(position, None)
     pool.public[position] = card
 
@@ -199,9 +198,11 @@ def make_lock(state: DeckState, keys: DeckKeys, seat: int, seq: int, name: str) 
 
     locked = spread(lock_one, range(len(pool.points)))
     points, commits, proofs = ([row[k] for row in locked] for k in range(3))
+    escrow = escrowing.make_lock_escrow(state, keys, seat, name, commits)
     whole = _context(state, seq, seat, "lock", name, -1)  # every position's context follows
-    state.vouch("lock", whole, pool.points, commit, points, commits, proofs)
-    return {"op": "lock", "pool": name, "points": points, "commits": commits, "proofs": proofs}
+    state.vouch("lock", whole, pool.points, commit, points, commits, proofs, escrow)
+    msg = {"op": "lock", "pool": name, "points": points, "commits": commits, "proofs": proofs}
+    return msg | escrow
 
 
 def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
@@ -219,7 +220,10 @@ def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
         raise DeckError(seat, "lock", f"expected {n} proofs, got {len(proofs)}")
     layer_commit = state.layer_commit(seat, pool.family, pool.depth[seat])
     whole = _context(state, seq, seat, "lock", pool.name, -1)
-    vouched = state.vouched("lock", whole, pool.points, layer_commit, points, commits, proofs)
+    escrow = {"escrow": msg["escrow"]} if "escrow" in msg else {}
+    vouched = state.vouched(
+        "lock", whole, pool.points, layer_commit, points, commits, proofs, escrow
+    )
 
     def check_one(j: int) -> None:
         ctx = _context(state, seq, seat, "lock", pool.name, j)
@@ -231,6 +235,10 @@ def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
             raise DeckError(seat, "lock", "DLEQ proof does not verify", j)
 
     spread(check_one, range(0 if vouched else n))  # the first bad position in order is named
+    # after the proofs: they have validated every C_j the bundles are checked against
+    escrowing.record(
+        state, escrowing.check_lock_escrow(state, seat, pool.name, commits, msg, vouched)
+    )
     state.history.append(LockRecord(seat, pool.name, commits))
     pool.points = points
     pool.lock_commits.append(commits)

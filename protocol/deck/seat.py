@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from creepnet.protocol.deck import escrowing
 from creepnet.protocol.deck.audit import reveal_message
 from creepnet.protocol.deck.classproof import make_class
 from creepnet.protocol.deck.hidden import (
@@ -31,9 +32,20 @@ class DeckSeat:
         self.state = state
         self.seat = seat
         self.keys = DeckKeys(state.game_id, state.seat_keys[seat], secret or new_deck_secret())
+        self._escrows_opened = 0  # bundles of state.escrow.kept this seat has checked
 
     def join(self) -> dict:
-        return {"op": "join", "commit": self.keys.commitment}
+        return {"op": "join", "commit": self.keys.commitment} | escrowing.join_fields(
+            self.state, self.keys, self.seat
+        )
+
+    def escrow_complaints(self) -> list[dict]:
+        """Open every escrowed share sent to this seat since the last call; a `complain` message
+        for each bad one, to publish at once (docs/ESCROW.md).  Call after applying events."""
+        found, self._escrows_opened = escrowing.bad_shares(
+            self.state, self.keys, self.seat, self._escrows_opened
+        )
+        return found
 
     def shuffle(self, seq: int, pool: str) -> dict:
         return make_shuffle(self.state, self.keys, self.seat, seq, pool)

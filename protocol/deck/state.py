@@ -1,11 +1,19 @@
-"""DeckState: the replicated public deck, driven by applying messages in log order."""
+"""DeckState: the replicated public deck, driven by applying messages in log order.
+
+``fork`` gives a copy that a caller may change while the original stays as it was (the session
+applies every event to a fork and keeps it only if the whole event is accepted).  Pools are the
+bulk of the state, so a fork shares them and copies each one the first time it is looked up
+(``CopiedOnUse``): an event costs a copy of the one or two pools it touches, not of the deck.
+"""
 
 from __future__ import annotations
 
+import copy
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 
 from creepnet.protocol.deck.errors import DeckError
+from creepnet.protocol.deck.escrowing import EscrowBook, Exempt, retire
 from creepnet.protocol.deck.group import CardTable, frame
 from creepnet.protocol.deck.handlers import HANDLERS
 from creepnet.protocol.deck.model import Pool, Record, get
@@ -37,6 +45,49 @@ def _digest(parts: tuple[object, ...]) -> bytes:
     return hashlib.sha512(frame(VOUCH_DOMAIN, *flat)).digest()
 
 
+# DeckState.fork copies these itself, and shares these (immutable, or only ever replaced).
+_FORKED = {"joins", "layer_commits", "pools", "used_names", "history", "public_cards", "secrets"}
+_FORKED |= {"_vouched", "escrow"}
+_SHARED = {"game_id", "seat_keys", "seats", "table", "last_seq"}
+
+
+class CopiedOnUse(MutableMapping[str, Pool]):
+    """Pools shared with the states forked from (or into) this one until used: a pool is copied
+    the first time it is looked up here, so no change made here reaches another fork."""
+
+    def __init__(self, pools: dict[str, Pool] | None = None) -> None:
+        self._pools: dict[str, Pool] = dict(pools or {})
+        self._own: set[str] = set(self._pools) if pools is None else set()
+
+    def __getitem__(self, name: str) -> Pool:
+        pool = self._pools[name]
+        if name not in self._own:
+            pool = self._pools[name] = pool.copy()
+            self._own.add(name)
+        return pool
+
+    def __setitem__(self, name: str, pool: Pool) -> None:
+        self._pools[name] = pool
+        self._own.add(name)
+
+    def __delitem__(self, name: str) -> None:
+        del self._pools[name]
+        self._own.discard(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._pools  # no copy: membership reads nothing of a pool
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._pools)
+
+    def __len__(self) -> int:
+        return len(self._pools)
+
+    def fork(self) -> CopiedOnUse:
+        self._own.clear()  # from now on both sides share every pool: each copies before use
+        return CopiedOnUse(self._pools)
+
+
 class DeckState:
     """Everything public about the decks of one game, identical at every seat.
 
@@ -45,7 +96,17 @@ class DeckState:
     seat at fault (the state is left unchanged by an attributable failure).
     """
 
-    def __init__(self, game_id: bytes, seat_keys: Sequence[bytes], card_ids: Sequence[str]) -> None:
+    def __init__(
+        self,
+        game_id: bytes,
+        seat_keys: Sequence[bytes],
+        card_ids: Sequence[str],
+        *,
+        escrow: bool = False,
+        escrow_exempt: Exempt | None = None,
+    ) -> None:
+        """`escrow` (3+ seats): every layer and lock key is escrowed among the other seats
+        (docs/ESCROW.md); `escrow_exempt(seat, pool)` names locks whose keys need none."""
         if len(seat_keys) < 2 or len(set(seat_keys)) != len(seat_keys):
             raise ValueError("need at least two distinct seat keys")
         self.game_id = bytes(game_id)
@@ -54,15 +115,37 @@ class DeckState:
         self.table = CardTable(card_ids)
         self.joins: list[bytes | None] = [None] * self.seats
         self.layer_commits: dict[tuple[int, str, int], bytes] = {}  # (seat, family, depth) -> P
-        self.pools: dict[str, Pool] = {}
+        self.pools = CopiedOnUse()
         self.used_names: set[str] = set()  # pool names are never reused: keys derive from them
         self.history: list[Record] = []
         self.public_cards: dict[str, set[str]] = {}  # family -> cards face up right now
         self.secrets: list[bytes | None] = [None] * self.seats
         self.last_seq: int | None = None
+        self.escrow = EscrowBook(self.seats, escrow_exempt) if escrow else None
         # Local only, never replicated: digests of (statement, proof) pairs this replica's own
         # seat has just proven, so applying its own event skips re-checking what it computed.
         self._vouched: dict[bytes, None] = {}
+
+    def fork(self) -> DeckState:
+        """A copy to apply messages to; this state is left exactly as it is (module docstring).
+
+        Records, points and the card table are never changed in place, so they are shared; the
+        escrow book is mutable, so it forks too (a rejected escrow message changes nothing).  An
+        attribute this method does not know (one added later) is deep-copied: safe, if slow,
+        until it is given a cheap copy here."""
+        twin = copy.copy(self)
+        twin.joins = list(self.joins)
+        twin.layer_commits = dict(self.layer_commits)
+        twin.pools = self.pools.fork()
+        twin.used_names = set(self.used_names)
+        twin.history = list(self.history)
+        twin.public_cards = {family: set(cards) for family, cards in self.public_cards.items()}
+        twin.secrets = list(self.secrets)
+        twin.escrow = None if self.escrow is None else self.escrow.fork()
+        twin._vouched = dict(self._vouched)
+        for name in vars(self).keys() - _FORKED - _SHARED:
+            setattr(twin, name, copy.deepcopy(getattr(self, name)))
+        return twin
 
     # -- dispatch ------------------------------------------------------------------------
 
@@ -72,7 +155,7 @@ class DeckState:
         if not isinstance(message, dict):
             raise DeckError(seat, "?", "message is not a dict")
         op = get(message, "op", str, seat, "?")
-        handler = HANDLERS.get(op)  # type: ignore[arg-type]
+        handler = HANDLERS.get(op)
         if handler is None:
             raise DeckError(seat, str(op), "unknown operation")
         if self.last_seq is not None and seq <= self.last_seq:
@@ -81,8 +164,16 @@ class DeckState:
             raise DeckError(seat, str(op), "not every seat has joined yet")
         if op not in ("join", "reveal") and self.finished:
             raise DeckError(seat, str(op), "the game is over (secrets are being revealed)")
+        if op != "reveal" and self.escrow is not None and self.escrow.convictions:
+            convicted = self.escrow.convictions[0]
+            raise DeckError(None, str(op), f"void: {convicted.error()}")
         handler(self, seat, seq, message)
         self.last_seq = seq
+
+    def retire(self, seat: int) -> None:
+        """The game layer's word that `seat` has left for good (docs/ESCROW.md): its scalars
+        may now be recovered and the table authors its steps with RetiredSeatKeys."""
+        retire(self, seat)
 
     # -- proofs the local seat computed ------------------------------------------------------
 
@@ -123,6 +214,16 @@ class DeckState:
         if not pool.locked(self.seats):
             raise DeckError(seat, op, f"pool {pool.name!r} is not locked by every seat")
         return pool
+
+    def decode_public(self, family: str, point: bytes, op: str, position: int) -> str:
+        """The card a fully opened point shows, now public.  An honest table always gets a card:
+        a point that is none means some shuffle was dishonest, which only the audit can name."""
+        card = self.table.decode(point)
+        if card is None:
+            reason = f"the {op} showed no card: a shuffle was dishonest, run the audit"
+            raise DeckError(None, op, reason, position)
+        self.make_public(family, card, op, position)
+        return card
 
     def make_public(self, family: str, card: str, op: str, position: int) -> None:
         """Defence in depth: a card is face up at most once per family.  With every

@@ -184,7 +184,7 @@ def test_a_proof_of_two_different_authors_proves_nothing(tmp_path, capsys):
 
 def test_every_cheat_of_the_cheat_demo_is_caught_and_attributed(tmp_path):
     from creepnet.cli.creeper.cheat_demo import run_cheats
-    from creepnet.protocol.identity import _KEY_FILE_MAGIC, KEY_FILE, write_private_file
+    from creepnet.node.storage import _KEY_FILE_MAGIC, KEY_FILE, write_private_file
 
     table = Table(seed=8, options={"max_plies": 30})
     table.run([creeper_bot("greedy", 1), creeper_bot("random", 2)])

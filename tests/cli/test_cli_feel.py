@@ -12,8 +12,9 @@ import pytest
 import trio
 from conftest import FAST, Said, finish, seated_pair
 
+from creepnet.cli.main import runnable
 from creepnet.cli.play_loop import play_in_terminal
-from creepnet.cli.terminal import CLEAR_LINE, Screen
+from creepnet.cli.terminal import Screen
 from creepnet.engine import creeper
 from creepnet.node import Node, updates
 
@@ -93,7 +94,7 @@ def test_the_host_answers_in_the_lobby_and_quit_stops_hosting(tmp_path):
     assert "waiting for an opponent to join (1/2 seats taken)" in out
     assert "commands:" in out and "has not started" in out
     assert "--addr 127.0.0.1:" in out and "<this-host>" not in out
-    assert "it waits for you: creepnet host creeper --name lobby" in out
+    assert f"it waits for you: {runnable()} host creeper --name lobby" in out  # as typed here
     again = cli(
         "host", "creeper", "--name", "lobby", "--no-discovery", "--iface", LOOPBACK,
         "--home", str(tmp_path), stdin="quit\n",
@@ -106,7 +107,7 @@ def test_a_bot_game_left_with_quit_resumes_with_its_bot(tmp_path):
     left = cli("play", "creeper", "--vs", "random", "--max-plies", "8", "--home", home,
                stdin="quit\n")  # fmt: skip
     assert left.returncode == 0, left.stdout + left.stderr
-    assert "it waits for you: creepnet play creeper --vs random" in left.stdout
+    assert f"it waits for you: {runnable()} play creeper --vs random" in left.stdout
     joined = cli("join", "--home", home, "--wait", "1")
     assert "creepnet play creeper --vs random" in joined.stdout and joined.returncode == 1
     # Our seat played by a bot too: the game can only end if the resumed opponent bot moves.
@@ -131,12 +132,91 @@ def test_a_status_line_updates_in_place_on_a_terminal_and_is_said_once_elsewhere
         "your opponent is connected",
         "cannot connect; retrying in 9s",
     ]
-    written: list[str] = []
-    tty = Screen(printed.append, written.append)
-    tty.set_prompt("> ")
-    tty.note("retrying in 1s")
-    tty.note("retrying in 2s")
-    assert written == ["> ", CLEAR_LINE, "retrying in 1s", CLEAR_LINE, "retrying in 2s"]
+
+
+class Terminal:
+    """Just enough of a VT100 to see what a person sees: text, CR, LF, erase to the end of
+    the line (ESC [ K) and cursor up (ESC [ A)."""
+
+    def __init__(self) -> None:
+        self.rows = [""]
+        self.row = self.column = 0
+
+    def write(self, text: str) -> None:
+        for token in re.findall(r"\x1b\[[AK]|.|\n", text, re.S):
+            if token == "\n":
+                self.row += 1
+                self.column = 0
+                if self.row == len(self.rows):
+                    self.rows.append("")
+            elif token == "\r":
+                self.column = 0
+            elif token == "\x1b[K":
+                self.rows[self.row] = self.rows[self.row][: self.column]
+            elif token == "\x1b[A":
+                self.row = max(0, self.row - 1)
+            else:
+                line = self.rows[self.row].ljust(self.column)
+                self.rows[self.row] = line[: self.column] + token + line[self.column + 1 :]
+                self.column += 1
+
+    def type(self, text: str) -> None:
+        """What the user types is echoed at the cursor (Enter moves to a new line)."""
+        self.write(text)
+
+
+def tty_screen() -> tuple[Screen, Terminal]:
+    terminal = Terminal()
+    return Screen(lambda text: terminal.write(text + "\n"), terminal.write), terminal
+
+
+def test_on_a_terminal_the_status_line_has_its_own_row_above_the_prompt():
+    """Issue 26.1: typed input was glued to the status ("…on reconnectionattack 2b")."""
+    screen, terminal = tty_screen()
+    screen.say("your turn (light)")
+    screen.set_prompt("> ")
+    screen.note("* your move is saved but not delivered yet; it goes out on reconnection")
+    terminal.type("e7-d6")
+    assert terminal.rows[-2:] == [
+        "* your move is saved but not delivered yet; it goes out on reconnection",
+        "> e7-d6",
+    ]
+    screen, terminal = tty_screen()
+    screen.note("* a status before any prompt")  # not the player's turn: an empty prompt row
+    terminal.type("board")
+    assert terminal.rows[-2:] == ["* a status before any prompt", "board"]
+
+
+def test_a_new_status_replaces_the_old_one_and_a_line_that_stays_clears_it():
+    """Issue 26.2: redial attempts must not scroll; one status row, redrawn."""
+    screen, terminal = tty_screen()
+    screen.say("the board")
+    screen.set_prompt("> ")
+    for attempt in range(5):
+        screen.note(f"* cannot connect to 10.0.0.1:4000; retrying in {attempt}.0s", "redial")
+    assert terminal.rows == [
+        "the board",
+        "* cannot connect to 10.0.0.1:4000; retrying in 4.0s",
+        "> ",
+    ]
+    screen.note("x" * 200)  # one row at most, or erasing it would leave a tail behind
+    assert len(terminal.rows[-2]) < 80
+    screen.say("* seat 0 is back; the game goes on")
+    screen.set_prompt("")
+    screen.close()
+    assert terminal.rows == ["the board", "* seat 0 is back; the game goes on", ""]
+
+
+def test_after_enter_the_status_and_the_typed_line_stay_as_history(monkeypatch):
+    from creepnet.cli.terminal import StdinLines
+
+    screen, terminal = tty_screen()
+    screen.set_prompt("> ")
+    screen.note("* not delivered yet")
+    terminal.type("e7-d6\n")
+    monkeypatch.setattr(StdinLines, "read", StdinLines.read + 1)  # the reader got the line
+    screen.say("not sent: not your turn")
+    assert terminal.rows == ["* not delivered yet", "> e7-d6", "not sent: not your turn", "> "]
 
 
 def moving(runtime) -> bool:
@@ -520,3 +600,96 @@ async def test_the_end_of_input_is_kept_for_every_later_question():
     with trio.fail_after(5):
         assert await lines.next() is None
         assert await lines.next() is None
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_redial_warnings_are_not_printed_to_stderr_unless_asked_for(verbose):
+    """Issue 26.2: "k3xq-7mfa error: cannot connect …; retrying in 4.0s" scrolled once per
+    retry under the status line: logging's last-resort handler printed the node's warnings."""
+    code = (
+        "import argparse\n"
+        "from creepnet.cli.network import setup_logging\n"
+        "from creepnet.node import updates\n"
+        f"setup_logging(argparse.Namespace(verbose={verbose}))\n"
+        "updates.Broadcaster('k3xq-7mfa').publish(\n"
+        "    updates.Update(updates.ERROR, 'cannot connect to 10.0.0.1:1; retrying in 4.0s'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert done.returncode == 0, done.stderr
+    assert ("retrying in 4.0s" in done.stderr) is verbose, done.stderr
+
+
+async def test_the_host_of_a_rematch_is_told_the_guest_left_and_can_quit_waiting(tmp_path):
+    """Issue 26.3: host says yes, guest says no: the host waited forever, deaf to help/quit."""
+    import queue
+
+    from creepnet.cli.rematch import WAITING_HELP, rematch
+    from creepnet.cli.terminal import StdinLines
+
+    said = Said()
+    typed: queue.Queue[str] = queue.Queue()
+    async with Node.open(tmp_path / "host", host=LOOPBACK) as host:
+        first = await host.host_game("creeper", "series", player="h", options={"max_plies": 4})
+        async with Node.open(tmp_path / "guest", host=LOOPBACK) as guest:
+            await guest.join(host.address, first, player="g")
+            with trio.fail_after(TIMEOUT):
+                await finish(first, host, guest)
+                await host.wait_for(first, lambda rt: rt.synced())
+        # The guest answered no: its command ended and its node closed.
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                result: list[bytes | None] = []
+
+                async def host_says_yes() -> None:
+                    result.append(
+                        await rematch(host, first, "h", Screen(said.out), StdinLines(typed.get))
+                    )
+
+                nursery.start_soon(host_says_yes)
+                await said.until("left without joining the rematch")
+                typed.put("help\n")
+                await said.until(WAITING_HELP)
+                typed.put("quit\n")
+    typed.put("")  # input ends: the reader thread finishes
+    assert result == [None]
+    text = "\n".join(said.lines)
+    assert "hosting the rematch 'series'" in text and "creepnet join series" in text
+    assert "stopped waiting for the rematch" in text
+    assert all(len(row) <= 80 for row in text.splitlines())
+
+
+def test_one_name_rule_tells_two_seats_of_one_bot_apart():
+    """Issue 26.8: two `join --bot heuristic` seats were both "heuristic-bot"."""
+    from types import SimpleNamespace
+
+    from creepnet.cli.seat_runner import bot_player_name, player_name
+
+    args = SimpleNamespace(player=None, bot="heuristic")
+    first, second = player_name(args, None, "k3xq-7mfa"), player_name(args, None, "b9zz-0aaa")
+    assert (first, second) == ("heuristic-bot-k3xq", "heuristic-bot-b9zz")
+    assert bot_player_name("greedy", "k3xq-7mfa") == "greedy-bot-k3xq"  # play and demo too
+    assert player_name(SimpleNamespace(player="ann", bot="greedy"), None, "k3xq") == "ann"
+
+
+async def test_a_spectators_saved_name_is_shown_to_the_players(tmp_path):
+    """Issue 26.8: the name set with `creepnet id --name` never reached the players."""
+    from argparse import Namespace
+
+    from creepnet.cli.creeper.console import CreeperConsole
+    from creepnet.cli.network import open_node
+
+    async with seated_pair(tmp_path / "host", tmp_path / "guest", "watched") as (host, _, game):
+        args = Namespace(home=tmp_path / "zoe", iface=[LOOPBACK], verbose=False, trace=None)
+        with trio.fail_after(TIMEOUT):
+            async with (
+                host.updates() as stream,
+                open_node(args, discovery=False, name="zoe") as zoe,
+            ):
+                await zoe.watch(host.address, game)
+                async for update in stream:
+                    if update.kind == updates.FOLLOWER_ARRIVED and update.peer == zoe.fingerprint:
+                        break
+        news = CreeperConsole(host.session(game)).peer_news(True, update.peer, update.text)
+    assert news == f"* zoe ({zoe.fingerprint}) is watching"  # not "… at ADDR follows the game"

@@ -132,7 +132,8 @@ def test_play_against_a_bot_and_resign(tmp_path):
         stdin="resign\nresign\n",  # asked once, then confirmed
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "wins by resignation" in result.stdout and "verify it with" in result.stdout
+    words = " ".join(result.stdout.split())  # a long line is wrapped to 80 columns
+    assert "wins by resignation" in words and "verify it with" in words
     log = next((tmp_path / "games").glob("*/log")).read_bytes()
     verdict = verify_log_bytes(log)
     assert verdict.valid and verdict.finished and "resignation" in verdict.outcome
@@ -338,7 +339,7 @@ async def test_join_without_a_name_takes_the_only_open_game(tmp_path):
 def test_join_without_a_name_and_no_open_game_says_what_to_do(tmp_path):
     result = cli("join", "--wait", "1", "--iface", LOOPBACK, "--home", str(tmp_path))
     assert result.returncode == 1 and "no open game found" in result.stderr
-    assert "creepnet host creeper" in result.stderr
+    assert "`creepnet host GAME` (GAME: creeper, racer)" in result.stderr
 
 
 async def visible_on_loopback(names: set[str]) -> None:

@@ -226,3 +226,30 @@ def test_everything_a_game_shows_fits_80_columns_and_a_board_fits_24_rows():
         assert len(board.splitlines()) <= 23  # and the prompt: one screen
     too_wide = [line for text in shown for line in text.splitlines() if len(line) > 80]
     assert not too_wide
+
+
+def test_the_dark_players_board_is_mirrored_so_their_home_is_at_the_bottom_left():
+    """Issue 26.10: the page mirrors the dark player's board; the terminal now does too."""
+    table, me, other = started()
+    watcher = CreeperConsole(table.spectator)
+    game = me.session.game_state
+    light, dark = (
+        (me, other)
+        if game.colour_of(me.session.local_seat).value == "light"
+        else (
+            other,
+            me,
+        )
+    )
+
+    def rows(console: CreeperConsole) -> list[str]:
+        return console.board().splitlines()
+
+    assert rows(light) == rows(watcher)  # light and spectators: rank 7 on top
+    board_rows = rows(light)[1:-3]  # between the file letters and the octagon letters
+    mirrored = rows(dark)[1:-3]
+    assert mirrored == board_rows[::-1] != board_rows
+    assert rows(dark)[0] == rows(light)[0] and rows(dark)[-3:] == rows(light)[-3:]
+    assert mirrored[0].startswith(" 1 ") and mirrored[-1].startswith(" 7 ")
+    # The light player's first home base is bottom left; so is the dark player's own.
+    assert "=L=" in board_rows[-2][:10] and "=D=" in mirrored[-2][:10]

@@ -10,7 +10,7 @@ from conftest import FAST, LOOPBACK, next_update, raw_peer
 
 from creepnet.node import admission, updates
 from creepnet.node.framing import HANDSHAKE_FRAME, FrameError, FrameReader
-from creepnet.node.node import Node
+from creepnet.node.node import Node, NodeError
 from creepnet.node.transport import Timeouts
 from creepnet.protocol import codec
 from creepnet.protocol.identity import Identity
@@ -29,14 +29,17 @@ async def first_frames(stream: trio.SocketStream, seconds: float = 5) -> list[di
                 return frames
 
 
-async def test_idle_sockets_from_one_address_cannot_hold_every_handshake_slot(tmp_path):
+async def test_idle_sockets_from_one_address_cannot_hold_every_handshake_slot(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setattr(admission, "HELLO_GRACE", 3600.0)  # all young: none may be evicted
     async with Node.open(tmp_path / "a", timeouts=SLOW) as node:
         idle = [
             await trio.open_tcp_stream(LOOPBACK, node.port, local_address=OTHER_LOOPBACK)
             for _ in range(admission.MAX_HANDSHAKES)
         ]
-        # The first PER_ADDRESS hold a slot until the (long) handshake timeout; the rest are
-        # refused at once with a reason.
+        # The first PER_ADDRESS hold a slot until the (long) handshake timeout (or until they
+        # are older than the grace and a newcomer needs room); the rest are refused at once.
         refused = await first_frames(idle[admission.PER_ADDRESS])
         assert "too many connections in handshake from 127.0.0.2" in refused[-1]["reason"]
         honest = await raw_peer(node.address, Identity.generate(), FAST)
@@ -101,3 +104,101 @@ async def test_a_seated_player_gets_in_when_anonymous_peers_fill_every_slot(tmp_
             for squatter in squatters:
                 await squatter.aclose()
             await extra.aclose()
+
+
+FLOOD_ADDRESSES = [f"127.0.0.{host}" for host in range(2, 18)]  # 16 "hosts", all loopback
+
+
+async def until(condition, seconds: float = 20) -> None:
+    """Wait for a condition of the node's state (checked as its tasks run)."""
+    with trio.fail_after(seconds):
+        while not condition():
+            await trio.sleep(0.01)
+
+
+async def test_64_idle_sockets_from_16_addresses_lock_out_neither_a_seated_player_nor_a_spectator(
+    tmp_path,
+):
+    """Issue 21.4: with the limits per address only, 16 idle sockets from 4 addresses held
+    every handshake slot, renewable at each handshake timeout."""
+    now = [0.0]  # alice's admission clock: the flood stays young until the test moves it on
+    with trio.fail_after(90):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=SLOW) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            Node.open(tmp_path / "carol", timeouts=FAST) as carol,
+        ):
+            game = await alice.host_game("creeper", player="alice")
+            await bob.join(alice.address, game, player="bob")
+            gate = alice._connections._admission
+            gate.clock = lambda: now[0]
+            flood = [
+                await trio.open_tcp_stream(LOOPBACK, alice.port, local_address=address)
+                for address in FLOOD_ADDRESSES
+                for _ in range(4)
+            ]
+            await until(lambda: gate.in_handshake + gate.evictions == len(flood))
+            assert gate.in_handshake == admission.PER_BLOCK + admission.PROBATION
+
+            # The seated player reconnects while the flood is young: a hello with its key
+            # takes a slot on probation, pushing out the oldest idle socket there.
+            key = bob.identity.public_key
+            dropped = alice.peers[key]
+            dropped.close("test: bob's connection drops")
+            await until(lambda: alice.peers.get(key) not in (None, dropped))  # bob redialled
+            assert gate.evictions > len(flood) - admission.PER_BLOCK - admission.PROBATION
+            # A stranger's hello is refused from probation while every idle socket is young...
+            with pytest.raises(NodeError, match="too many connections in handshake"):
+                await carol.watch(alice.address, game)
+            # ...and once they are older than the grace, the oldest gives way to the spectator.
+            now[0] += admission.HELLO_GRACE
+            await carol.watch(alice.address, game)
+            assert carol.games[game].stored == alice.games[game].stored
+            assert carol.identity.public_key in alice.peers and key in alice.peers
+            for stream in flood:
+                await stream.aclose()
+
+
+async def test_handshake_slots_are_budgeted_by_block_and_the_oldest_of_the_fullest_gives_way():
+    now = [0.0]
+    gate = admission.Admission(clock=lambda: now[0])
+    flood = [gate.enter(f"10.0.0.{host}") for host in range(1, 40)]
+    held = [slot for slot in flood if isinstance(slot, admission.Slot) and not slot.probation]
+    assert len(held) == admission.PER_BLOCK  # one /24 holds at most its block's share
+    assert admission.address_block("10.0.0.7") == "10.0.0.0/24"
+    assert admission.address_block("fe80::1:2:3:4") == "fe80::/64"
+    assert admission.address_block("::ffff:10.0.0.9") == "10.0.0.0/24"
+    # Another block still finds room without evicting anyone (v6: a /64 is one host).
+    before = gate.evictions  # the rest of the flood went on probation, pushing itself out
+    others = [gate.enter(f"fd00::{n:x}") for n in range(1, 6)]
+    assert all(isinstance(s, admission.Slot) and not s.probation for s in others)
+    assert gate.evictions == before
+    filler = [gate.enter(f"172.16.{n}.1") for n in range(admission.MAX_HANDSHAKES - 13)]
+    assert not any(slot.probation for slot in filler)  # now every slot is taken
+    assert gate.enter("192.168.5.4").probation  # young: nobody gives way yet
+    # Young connections are protected by the grace; once old, the fullest block's oldest goes.
+    now[0] = admission.HELLO_GRACE
+    newcomer = gate.enter("192.168.5.5")
+    assert isinstance(newcomer, admission.Slot) and not newcomer.probation
+    assert held[0].scope.cancel_called and held[0].evicted and not others[0].scope.cancel_called
+    # A seated key is never the one to give way.
+    assert gate.hello(held[1], b"seated", {b"seated"}) is None
+    now[0] += admission.HELLO_GRACE
+    gate.enter("10.0.0.200")
+    assert not held[1].scope.cancel_called and held[2].scope.cancel_called
+
+
+async def test_probation_admits_only_a_seated_key_and_idle_sockets_cannot_hold_it():
+    gate = admission.Admission(clock=lambda: 0.0)  # every connection young: nothing evictable
+    for host in range(admission.MAX_HANDSHAKES):
+        assert not gate.enter(f"10.{host}.0.1").probation
+    pool = [gate.enter(f"10.99.{n}.1") for n in range(admission.PROBATION)]
+    assert all(slot.probation for slot in pool)
+    seated = gate.enter("10.200.0.1")  # the pool is full: its oldest idle member goes at once
+    assert seated.probation and pool[0].scope.cancel_called
+    assert gate.hello(seated, b"bob", {b"bob"}) is None
+    stranger = gate.enter("10.201.0.1")
+    assert "too many connections" in gate.hello(stranger, b"eve", {b"bob"})
+    for _ in range(3 * admission.PROBATION):  # a flood cannot push the seated one out
+        gate.enter("10.202.0.1")
+    assert not seated.scope.cancel_called

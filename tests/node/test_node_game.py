@@ -126,20 +126,25 @@ async def test_trace_records_when_every_stored_event_was_stored(tmp_path):
 
 async def test_appends_run_inline_until_one_is_slow_then_in_a_worker_thread(tmp_path, monkeypatch):
     """A quick disk is written from the node's own thread (a thread hand-off costs more than
-    its fsync); one slow append moves that node's appends to a worker thread for good."""
-    import threading
-    import time
+    its fsync); one slow append moves that node's appends to a worker thread for good.
 
+    The disk's speed is what the ledger measures, so the test gives both nodes a clock of its
+    own: every append takes no time on it except alice's second, which takes 20 ms.  (Timing
+    real fsyncs against 5 ms failed on a loaded machine: any append may be slow there.)"""
+    import threading
+
+    from creepnet.node.ledger import SLOW_APPEND
     from creepnet.node.storage import GameStore
 
     calls: list[tuple[str, int]] = []  # (whose home, which thread)
+    disk_time = [0.0]  # seconds, as the ledgers' clock reads them
     append = GameStore.append
 
     def watched(self, raws):
         owner = self.folder.parent.parent.name
         calls.append((owner, threading.get_ident()))
         if owner == "alice" and sum(1 for who, _ in calls if who == "alice") == 2:
-            time.sleep(0.02)  # alice's disk stalls once
+            disk_time[0] += 4 * SLOW_APPEND  # alice's disk stalls once
         return append(self, raws)
 
     monkeypatch.setattr(GameStore, "append", watched)
@@ -149,6 +154,8 @@ async def test_appends_run_inline_until_one_is_slow_then_in_a_worker_thread(tmp_
             Node.open(tmp_path / "alice", timeouts=FAST) as alice,
             Node.open(tmp_path / "bob", timeouts=FAST) as bob,
         ):
+            for node in (alice, bob):
+                node._ledger.clock = lambda: disk_time[0]
             game = await alice.host_game("creeper", "disk", player="alice", options=OPTIONS)
             await bob.join(alice.address, game, player="bob")
             async with trio.open_nursery() as nursery:
@@ -160,6 +167,7 @@ async def test_appends_run_inline_until_one_is_slow_then_in_a_worker_thread(tmp_
     assert len(alices) > 5 and len(bobs) > 5
     assert alices[:2] == [here, here] and here not in alices[2:]
     assert set(bobs) == {here}
+    assert not alice._ledger.inline_appends and bob._ledger.inline_appends
 
 
 async def test_a_long_batch_lets_the_nodes_other_tasks_run(tmp_path, monkeypatch):

@@ -5,14 +5,8 @@ import stat
 
 import pytest
 
-from creepnet.protocol.identity import (
-    Identity,
-    IdentityError,
-    fingerprint,
-    load_identity,
-    load_or_create_identity,
-    verify_signature,
-)
+from creepnet.node.storage import IdentityError, load_identity, load_or_create_identity
+from creepnet.protocol.identity import Identity, fingerprint, verify_signature
 
 # RFC 8032 section 7.1, tests 1, 2, 3 and SHA(abc).
 RFC8032_VECTORS = [

@@ -13,7 +13,7 @@ from creepnet.protocol.identity import Identity
 from creepnet.protocol.lobby import JoinRequest, SeatSecrets, derive_game_id
 from creepnet.protocol.log import EquivocationProof, Rejection
 from creepnet.protocol.rules import GameRuleError, NeedRandom, Result
-from creepnet.protocol.session import Session
+from creepnet.protocol.session import ALLOWED, Phase, Session
 from creepnet.protocol.table import Table, creeper_bot
 from creepnet.protocol.verify import verify_log_bytes
 
@@ -163,6 +163,35 @@ def test_illegal_move_is_rejected_with_the_reason_and_blamed():
         other.play("b1-b2")
 
 
+def test_a_rule_that_fails_unforeseen_is_a_rejection_naming_the_author_and_changes_nothing(
+    monkeypatch,
+):
+    """Issue 21: a bug in a game's rules must never become a remote kill switch.  Whatever a
+    rule raises, receive returns a rejection blaming the event's author at its position."""
+    table = started_table(seed=7)
+    seat = mover(table)
+    other = table.sessions[1 - seat]
+    rules = type(other.rules)
+    honest_apply = rules.apply
+
+    def buggy(self, game, seat, type_, body, seq=0):
+        if body.get("move") == "boom":
+            return {}["no such key"]  # a KeyError no rule foresaw
+        return honest_apply(self, game, seat, type_, body, seq)
+
+    monkeypatch.setattr(rules, "apply", buggy)
+    before = other.state_digest()
+    event = forge(other, table.identities[seat], "move", {"move": "boom"})
+    receipt = other.receive(event.raw)
+    assert receipt.status == "rejected"
+    assert receipt.rejection.kind == "illegal" and "KeyError" in receipt.rejection.reason
+    assert receipt.rejection.author == table.identities[seat].public_key
+    assert receipt.rejection.seq == event.seq
+    assert other.state_digest() == before
+    resignation = table.sessions[seat].play("resign")
+    assert other.receive(resignation.raw).status == "accepted"
+
+
 def test_event_replayed_from_another_game_is_rejected():
     one, two = started_table(seed=8), started_table(seed=9)
     seat = mover(one)
@@ -189,7 +218,7 @@ def test_bad_onion_reveal_is_rejected_and_blamed():
 def test_reveal_out_of_seat_order_is_rejected():
     table = Table(seed=11)
     host, joiner = table.sessions
-    start = host._author("start", {})
+    start = host.write("start", {})
     joiner.receive(start.raw)
     pre = onion.preimage(host.game, table.secrets[1].onion_seed, table.onion_length, 0)
     early = forge(joiner, table.identities[1], "reveal", {"draw": 0, "pre": pre})
@@ -224,7 +253,7 @@ def test_host_cannot_seat_itself_twice_or_start_early():
     with pytest.raises(Rejection, match="already has a seat"):
         host.admit(self_join.to_bytes())
     with pytest.raises(Rejection, match="'start' not allowed"):
-        host._author("start", {})
+        host.write("start", {})
     assert host.owed() == []
 
 
@@ -326,7 +355,7 @@ def test_an_outsider_cannot_halt_a_game_with_two_future_events():
     ]
     for session in (host, watcher):
         assert [session.receive(t.raw).status for t in twins] == ["deferred", "deferred"]
-        assert session.halted is None and len(session._future) == 0
+        assert session.halted is None and session.held == 0
     seat = mover(table)
     session = table.sessions[seat]
     table.broadcast(seat, [session.play(creeper_bot("random", 0)(session))])
@@ -559,3 +588,22 @@ def test_held_events_are_bounded_by_size_not_only_count():
     seat = mover(table)
     session = table.sessions[seat]
     assert watcher.receive(session.play(creeper_bot("random", 0)(session)).raw).status == "accepted"
+
+
+def test_the_phase_walks_the_documented_table_and_each_turn_is_allowed_in_its_phase():
+    """Session.ALLOWED is the one place the phases and their events are read: every event of a
+    real game was allowed in the phase it was taken in, and the phases come in order."""
+    game = play(Table(seed=3))
+    spectator = Session.follow(game.spectator.game)
+    phases = [spectator.phase]
+    for event in game.spectator.log.events:
+        phase = spectator.phase
+        allowed = ALLOWED[phase]
+        assert event.type in allowed or (
+            "turn" in allowed and event.type not in ALLOWED[Phase.LOBBY]
+        )
+        assert spectator.receive(event.raw).status == "accepted"
+        if spectator.phase != phases[-1]:
+            phases.append(spectator.phase)
+    assert phases == [Phase.EMPTY, Phase.LOBBY, Phase.PLAYING, Phase.FINISHED]
+    assert spectator.expected() is None and not ALLOWED[Phase.FINISHED]

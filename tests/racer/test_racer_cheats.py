@@ -312,3 +312,21 @@ def test_a_bad_deck_step_is_rejected_at_once(op):
     seat = drive(table, at_deck(op.split("-")[0]))
     type_, body = honest(table, seat)
     assert_rejected_at_once(table, seat, type_, tamper(body), why)
+
+
+# --- a rejected event changes nothing ------------------------------------------------------------
+
+
+def test_a_played_card_with_a_stray_proof_is_rejected_and_the_honest_play_then_accepted():
+    """Issue 21, attack 1: the card's key was applied to the deck before the stray field was
+    seen, so the honest event for that position then crashed every receiver."""
+    table = racer_table()
+    seat = drive(table, a_move_by_a_seat_with_a_calamity(table))
+    slot, card = calamity_in_hand(table, seat)
+    target = table.spectator.game_state.state.players[1 - seat].line[0].slot
+    text = racer.format_action(racer.PlayCalamity(slot, card, target))
+    session = table.sessions[seat]
+    body = session.private.complete(session.game_state, len(session.log), "act", {"action": text})
+    assert_rejected_at_once(table, seat, "act", {**body, "proof": b"stray"}, "proof is only")
+    receipts = deliver(table, sign(table, seat, "act", body))
+    assert all(r.status == "accepted" for r in receipts), receipts

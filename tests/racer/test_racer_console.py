@@ -53,7 +53,7 @@ def test_the_board_shows_lines_hand_counts_discard_turn_and_story():
     assert "turn 1: seat 0 ann (you)'s turn, 2 moves left" in board
     assert "a Grimy Gus 3" in board and "b Skidmark Skip 3/4 [Bone Dry]" in board
     assert re.search(r"seat 1 bob: hand 2, deck 3 \(0 Creeps\)", board)
-    assert "your hand: 1 Flat Tire  2 Extra Gas  3 2X  4 2X" in board
+    assert "your hand: 1 Flat Tire (Calamity)  2 Extra Gas (Good Fortune)  3 2X (Hero)" in board
     assert "discard pile: 0 (top empty)" in board
     assert console.status().startswith("your move")
     send(table, console, "1 1a")  # Flat Tire on Slime Sally

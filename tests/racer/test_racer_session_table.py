@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from creepnet.cli.racer.console import RacerConsole
 from creepnet.cli.racer.local_table import public_view
-from creepnet.cli.racer.narration import Story
+from creepnet.cli.racer.narration import HostageWatch, Story, swap_story
 from creepnet.cli.racer.session_table import SessionTable
 from creepnet.engine import racer
 from creepnet.protocol.identity import fingerprint
@@ -79,12 +79,18 @@ def test_the_story_told_from_the_log_is_the_story_of_the_game():
     game = LoggedGame(3, seed=6, local_seat=None)
     table = SessionTable(game, game.seat_view, game.public_observation)
     expected = Story()
+    hostage = HostageWatch()
     while not game.over():
         before, actor, action = game.step()
         after = public_view(game.full)
         if actor != racer.CHANCE:  # an act: told, then its consequences
             expected.step(public_view(before), actor, action, after, consequences=False)
-        expected.step(public_view(before), racer.CHANCE, None, after)
+        # Of the deck work, the table tells what the states show: a Modifier's die, and that a
+        # Hostage Exchange moved a card each way.
+        die = action if isinstance(action, racer.Die) and before.turn is not None else None
+        expected.step(public_view(before), racer.CHANCE, die, after)
+        if (swap := hostage.see(after)) is not None:
+            expected.add(swap_story(swap[0], swap[1]))
         table.story()  # the console looks after every event
     assert table.story() == expected.lines
     assert any("attacks" in line for line in expected.lines)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 import secrets
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from web_support import CHROMIUM, CHROMIUM_FLAGS, Process
+from web_support import Process, chromium
 
 LOOPBACK = ("--iface", "127.0.0.1")
 WEB = ("--web", "--no-browser", *LOOPBACK)  # a command's page, its link printed
@@ -35,28 +34,8 @@ def creepnet(tmp_path) -> Iterator:
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory) -> Iterator:
     """One headless Chromium with a fresh profile; each test opens its own pages."""
-    if not shutil.which(CHROMIUM):
-        pytest.fail(
-            f"no Chromium at {CHROMIUM}: the browser tests need it "
-            "(apt-get install -y chromium chromium-driver, as .ci/run does)"
-        )
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=15_000)  # generous: six engineers share two cores
-
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 800},
-        )
-        context.set_default_timeout(20_000)
-        try:
-            yield context
-        finally:
-            context.close()
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as context:
+        yield context
 
 
 def open_page(browser, url: str, **viewport: int) -> Page:

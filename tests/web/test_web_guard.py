@@ -1,4 +1,5 @@
-"""The web face drives a node: only its own page, holding its token, on 127.0.0.1 may use it."""
+"""The web face drives a node: only its own page, holding its session cookie, on 127.0.0.1 may
+use it.  (The one-time link that gives the cookie: test_web_link.py.)"""
 
 from __future__ import annotations
 
@@ -56,6 +57,15 @@ def complete(reply: bytes) -> bool:
     return False
 
 
+async def session(server: WebServer) -> str:
+    """The Cookie header a browser holds after opening a fresh link of the server."""
+    code = server.url().rpartition("?code=")[2]
+    status, rest = await request(server, http("GET", f"/?code={code}", f"127.0.0.1:{server.port}"))
+    assert status == 200, rest
+    line = next(x for x in rest.split("\r\n") if x.lower().startswith("set-cookie:"))
+    return "Cookie: " + line.split(":", 1)[1].split(";")[0].strip()
+
+
 def http(method: str, path: str, host: str, *extra: str, length: int = 0) -> str:
     lines = [f"{method} {path} HTTP/1.1", f"Host: {host}", "Connection: close", *extra]
     if method == "POST":
@@ -76,34 +86,36 @@ def websocket(path: str, host: str, *extra: str) -> str:
     ).replace("Connection: close\r\n", "")
 
 
-async def test_the_page_with_its_token_is_served_and_leaves_a_cookie(tmp_path):
+async def test_the_page_with_its_session_is_served(tmp_path):
     async with served(tmp_path) as (_, server):
-        token, here = server.guard.token, f"127.0.0.1:{server.port}"
-        status, rest = await request(server, http("GET", f"/?token={token}", here))
+        here, cookie = f"127.0.0.1:{server.port}", await session(server)
+        status, rest = await request(server, http("GET", "/", here, cookie))
         assert status == 200 and "<title>creepnet" in rest
-        assert f"creepnet_{server.port}={token}" in rest and "SameSite=Strict" in rest
-        cookie = f"Cookie: creepnet_{server.port}={token}"
         status, rest = await request(server, http("GET", "/api/lobby", here, cookie))
         assert status == 200 and '"player":"alice"' in rest
 
 
-@pytest.mark.parametrize("query", ["", "?token=", "?token=guessed-wrong"])
-async def test_a_request_without_the_token_is_refused(tmp_path, query):
+@pytest.mark.parametrize(
+    "extra",
+    ["", "Cookie: creepnet_{port}=guessed-wrong", "Cookie: creepnet_{port}=", "Cookie: ;;="],
+)
+async def test_a_request_without_a_session_is_refused(tmp_path, extra):
     async with served(tmp_path) as (node, server):
         here = f"127.0.0.1:{server.port}"
-        status, rest = await request(server, http("GET", f"/api/lobby{query}", here))
-        assert status == 403 and "token" in rest
+        cookie = [extra.format(port=server.port)] if extra else []
+        status, rest = await request(server, http("GET", "/api/lobby?token=x", here, *cookie))
+        assert status == 403 and "no session" in rest
         status, _ = await request(
-            server, http("POST", f"/api/host{query}", here, length=len(HOST_BODY)), HOST_BODY
+            server, http("POST", "/api/host", here, *cookie, length=len(HOST_BODY)), HOST_BODY
         )
         assert status == 403 and not node.games
 
 
 @pytest.mark.parametrize("host", ["evil.example:80", "evil.example", "192.168.1.9:{port}", ""])
-async def test_a_foreign_host_header_is_refused_even_with_the_token(tmp_path, host):
+async def test_a_foreign_host_header_is_refused_even_with_the_session(tmp_path, host):
     """DNS rebinding: a hostile name resolved to 127.0.0.1 still sends its own Host."""
     async with served(tmp_path) as (_, server):
-        head = http("GET", f"/api/lobby?token={server.guard.token}", host.format(port=server.port))
+        head = http("GET", "/api/lobby", host.format(port=server.port), await session(server))
         status, rest = await request(server, head)
         assert status == 403 and "Host" in rest
 
@@ -113,8 +125,9 @@ async def test_a_post_from_another_origin_is_refused_and_hosts_nothing(tmp_path,
     async with served(tmp_path) as (node, server):
         head = http(
             "POST",
-            f"/api/host?token={server.guard.token}",
+            "/api/host",
             f"127.0.0.1:{server.port}",
+            await session(server),
             f"Origin: {origin}",
             length=len(HOST_BODY),
         )
@@ -126,49 +139,47 @@ async def test_a_post_from_another_origin_is_refused_and_hosts_nothing(tmp_path,
 async def test_the_same_post_from_its_own_page_hosts_a_game(tmp_path):
     """The control for the refusals above: the checks refuse the intruder, not the page."""
     async with served(tmp_path) as (node, server):
+        cookie = await session(server)
         for name in ("127.0.0.1", "localhost"):
             here = f"{name}:{server.port}"
             head = http(
-                "POST",
-                f"/api/host?token={server.guard.token}",
-                here,
-                f"Origin: http://{here}",
-                length=len(HOST_BODY),
+                "POST", "/api/host", here, cookie, f"Origin: http://{here}", length=len(HOST_BODY)
             )
             status, rest = await request(server, head, HOST_BODY)
             assert status == 200 and '"game"' in rest
         assert len(node.games) == 2
 
 
-async def test_websockets_need_the_token_and_the_pages_own_origin(tmp_path):
+async def test_websockets_need_the_session_and_the_pages_own_origin(tmp_path):
     async with served(tmp_path) as (node, server):
         game = (await node.host_game("creeper", "ws", player="alice")).hex()
-        token, here = server.guard.token, f"127.0.0.1:{server.port}"
+        here, cookie = f"127.0.0.1:{server.port}", await session(server)
         own = f"Origin: http://{here}"
+        path = f"/ws/game/{game}"
         refused = [
-            websocket(f"/ws/game/{game}", here, own),  # no token
-            websocket(f"/ws/game/{game}?token={token}", here, "Origin: http://evil.example"),
-            websocket(f"/ws/game/{game}?token={token}", here),  # no Origin: not a page
-            websocket(f"/ws/game/{game}?token={token}", "evil.example", own),
+            websocket(path, here, own),  # no session
+            websocket(f"{path}?code={server.url().rpartition('=')[2]}", here, own),  # codes: http
+            websocket(path, here, cookie, "Origin: http://evil.example"),
+            websocket(path, here, cookie),  # no Origin: not a page
+            websocket(path, "evil.example", cookie, own),
         ]
         for head in refused:
             status, _ = await request(server, head)
             assert status == 403, head
-        status, _ = await request(server, websocket(f"/ws/game/{game}?token={token}", here, own))
+        status, _ = await request(server, websocket(path, here, cookie, own))
         assert status == 101
 
 
 async def test_the_page_is_served_on_loopback_only(tmp_path):
     async with served(tmp_path) as (_, server):
-        assert server.url().startswith(f"http://127.0.0.1:{server.port}/?token=")
-        assert len(server.guard.token) >= 32
+        assert server.url().startswith(f"http://127.0.0.1:{server.port}/?code=")
 
 
 async def test_an_oversized_or_malformed_request_gets_words_and_changes_nothing(tmp_path):
     async with served(tmp_path) as (node, server):
-        here = f"127.0.0.1:{server.port}"
+        here, cookie = f"127.0.0.1:{server.port}", await session(server)
         for body, words in ((b"[" * 5000, "too large"), (b"{nope", "not JSON"), (b"[]", "object")):
-            head = http("POST", f"/api/host?token={server.guard.token}", here, length=len(body))
+            head = http("POST", "/api/host", here, cookie, length=len(body))
             status, rest = await request(server, head, body)
             assert status == 400 and words in rest
         assert not node.games

@@ -102,7 +102,7 @@ def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_
     host_in_lobby(host, name, TURNS)
 
     guest = open_page(browser, bob.url)
-    expect(lan_row(guest, name)).to_contain_text("racer")
+    expect(lan_row(guest, name)).to_contain_text("Creepy Racer")  # the name its record gives
     expect(lan_row(guest, name)).to_contain_text("1/2")
     lan_row(guest, name).locator("button.join").click()
     expect(guest).to_have_url(re.compile(r"/game/"))

@@ -2,16 +2,19 @@
 processes.  (Not a conftest.py: other rooms' tests `import conftest`, which must stay theirs.)
 
 Each node is a real `creepnet` process on 127.0.0.1 (zeroconf bound to loopback too) with its own
-home; the test reads the page's URL (with its token) from what the command prints.
+home; the test reads the page's link (with its one-time code) from what the command prints.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 CHROMIUM = os.environ.get("CREEPNET_CHROMIUM", "/usr/bin/chromium")
@@ -25,17 +28,21 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-URL = re.compile(r"(http://127\.0\.0\.1:\d+/\S*\?token=\S+)")
+URL = re.compile(r"(http://127\.0\.0\.1:\d+/\S*\?code=\S+)")  # a link that works once
 START_TIMEOUT = 30.0
 
 
-class Process:
-    """A running creepnet command, its printed lines collected by a reader thread."""
+CLI = [sys.executable, "-m", "creepnet.cli"]
 
-    def __init__(self, args: list[str], home: Path) -> None:
+
+class Process:
+    """A running creepnet command, its printed lines collected by a reader thread (``cli``:
+    how the command is started, e.g. with a test-only game registered first)."""
+
+    def __init__(self, args: list[str], home: Path, cli: list[str] = CLI) -> None:
         env = {**os.environ, "CREEPNET_HOME": str(home), "PYTHONUNBUFFERED": "1"}
         self.popen = subprocess.Popen(
-            [sys.executable, "-m", "creepnet.cli", *args],
+            [*cli, *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -82,6 +89,35 @@ class Process:
                 self.popen.wait()
 
 
+@contextmanager
+def chromium(profile: Path) -> Iterator:
+    """One headless Chromium with a fresh profile (Playwright driving the system's build)."""
+    if not shutil.which(CHROMIUM):
+        import pytest
+
+        pytest.fail(
+            f"no Chromium at {CHROMIUM}: the browser tests need it "
+            "(apt-get install -y chromium chromium-driver, as .ci/run does)"
+        )
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=15_000)  # generous: six engineers share two cores
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 800},
+        )
+        context.set_default_timeout(20_000)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
 def card_ids(value: object) -> set[int]:
     """Every card id anywhere in a page's view (the values under "card" keys)."""
     if isinstance(value, dict):
@@ -90,3 +126,42 @@ def card_ids(value: object) -> set[int]:
     if isinstance(value, list):
         return set().union(*(card_ids(v) for v in value))
     return set()
+
+
+async def call(app, method: str, path: str, body: object = None) -> tuple[int, object]:
+    """One request to an ASGI app in this trio run, no server and no browser: (status, the
+    JSON it answers, or its text when it is not JSON)."""
+    import json
+
+    raw = b"" if body is None else json.dumps(body).encode()
+    path, _, query = path.partition("?")
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.4"},  # no disconnect watch: we stay
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+    requests = [{"type": "http.request", "body": raw, "more_body": False}]
+    answer: dict = {"status": 0, "body": b""}
+
+    async def receive() -> dict:
+        return requests.pop(0) if requests else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        if message["type"] == "http.response.start":
+            answer["status"] = message["status"]
+            answer["type"] = dict(message.get("headers", [])).get(b"content-type", b"")
+        elif message["type"] == "http.response.body":
+            answer["body"] += message.get("body", b"")
+
+    await app(scope, receive, send)
+    text = answer["body"].decode()
+    return answer["status"], json.loads(text) if b"json" in answer["type"] else text

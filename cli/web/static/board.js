@@ -127,3 +127,23 @@ function boardSummary(board) {
   if (board.last) parts.push(`last move ${board.last.text}`);
   return parts.join(" · ");
 }
+
+// The pin the player picked (its targets glow), until a target is clicked or Escape.
+let pickedPin = null;
+
+registerView("creeper", {
+  draw(box, board, view, ui) {
+    if (pickedPin && !(board.legal || {})[pickedPin]) pickedPin = null;
+    const dark = !view.spectator && (board.colours || {})[String(view.you)] === "dark";
+    const clicks = ui && {
+      get selected() { return pickedPin; },
+      onPin(hole) { pickedPin = pickedPin === hole ? null : hole; ui.rerender(); },
+      onTarget(notation) { ui.act(ui.offerDraw() ? notation + " draw" : notation); },
+    };
+    drawBoard(box, board, clicks, dark);
+  },
+  summary: boardSummary,
+  hint: (board) => Object.keys(board.legal || {}).length > 0,
+  escape() { const had = pickedPin !== null; pickedPin = null; return had; },
+  reset() { pickedPin = null; },
+});

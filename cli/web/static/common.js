@@ -58,3 +58,34 @@ function seatRow(seat) {
     seat.connected === false ? el("span", { class: "offline" }, "not connected") : null,
   );
 }
+
+// Each game's page script registers its view: draw(box, board, view, ui) with ui
+// {act(text), rerender(), offerDraw()} or null (a spectator, a replay, a game over);
+// summary(board) -> one line; optional hint(board) (the board offers clicks now),
+// escape() (drop a pick: true if there was one) and reset() (after a move is sent).
+// The page loads the script its game's view names (view.page), so it knows no game itself.
+const VIEWS = {};
+const viewLoads = {};
+
+function registerView(kind, view) {
+  VIEWS[kind] = view;
+}
+
+// The view module for page (the "page" of a game or replay view), loading it once;
+// null for a game with no board on the page.
+function loadView(page) {
+  if (!page || !page.module) return Promise.resolve(null);
+  if (VIEWS[page.module]) return Promise.resolve(VIEWS[page.module]);
+  if (!viewLoads[page.module]) {
+    for (const href of page.styles) {
+      document.head.append(el("link", { rel: "stylesheet", href: withToken(href) }));
+    }
+    viewLoads[page.module] = new Promise((resolve, reject) => {
+      const script = el("script", { src: withToken(page.script) });
+      script.addEventListener("load", () => resolve(VIEWS[page.module] || null));
+      script.addEventListener("error", () => reject(new Error("could not load this game's page")));
+      document.head.append(script);
+    });
+  }
+  return viewLoads[page.module];
+}

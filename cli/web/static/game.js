@@ -3,7 +3,6 @@
 
 const GAME = location.pathname.split("/").pop();
 let view = null;
-let selected = null;
 let sending = false;
 
 async function act(action) {
@@ -11,7 +10,8 @@ async function act(action) {
   sending = true;
   showError("");
   try {
-    selected = null;
+    const module = view && VIEWS[view.page.module];
+    if (module && module.reset) module.reset();
     render(await api(`/api/game/${GAME}/act`, { action }));
     document.getElementById("offer-draw").checked = false;
   } catch (exc) {
@@ -26,18 +26,11 @@ function rerender() {
   if (view) render(view);
 }
 
-const racerUi = { act };
-
-const ui = {
-  get selected() { return selected; },
-  onPin(hole) {
-    selected = selected === hole ? null : hole;
-    render(view);
-  },
-  onTarget(notation) {
-    const offer = document.getElementById("offer-draw").checked;
-    act(offer ? notation + " draw" : notation);
-  },
+// What a game's view may do on a player's page (its module draws the board and the choices).
+const pageUi = {
+  act,
+  rerender,
+  offerDraw: () => document.getElementById("offer-draw").checked,
 };
 
 function render(next) {
@@ -47,6 +40,8 @@ function render(next) {
     && (next.events < view.events || next.version < view.version);
   if (stale) next = view;
   view = next;
+  const page = view.page;
+  const words = page.words;
   document.title = `creepnet — ${view.name}`;
   document.getElementById("title").textContent = `${view.name} (${view.kind}, ${view.game.slice(0, 8)})`;
   document.getElementById("status").textContent = view.status;
@@ -56,33 +51,31 @@ function render(next) {
   document.getElementById("seats").replaceChildren(...view.seats.map(seatRow));
   const board = view.board;
   const box = document.getElementById("board");
-  const racer = view.kind === "racer";
   const playing = !view.spectator && !view.finished && !view.halted;
-  if (board && racer) {
-    drawRacer(box, board, view, playing ? racerUi : null);
-    document.getElementById("summary").textContent = racerSummary(board);
-  } else if (board) {
-    if (selected && !(board.legal || {})[selected]) selected = null;
-    const dark = !view.spectator && board.colours[String(view.you)] === "dark";
-    drawBoard(box, board, view.spectator ? null : ui, dark);
-    document.getElementById("summary").textContent = boardSummary(board);
+  const module = VIEWS[page.module];
+  if (page.module && !module) loadView(page).then(rerender).catch((exc) => showError(exc.message));
+  // The game's module shows the prompt and choices it needs while it draws.
+  document.getElementById("prompt").hidden = true;
+  document.getElementById("choices").hidden = true;
+  if (board && module) {
+    module.draw(box, board, view, playing ? pageUi : null);
+    document.getElementById("summary").textContent = module.summary(board);
   } else {
-    const text = view.started ? (racer ? "dealing the cards…" : "this game has no board on the page yet: type your actions") : view.status;
+    const text = !view.started ? view.status
+      : board ? "…" // the game's view is still loading
+        : words.waiting || "this game has no board on the page yet: type your actions";
     box.replaceChildren(el("p", { class: "note waiting" }, text));
     document.getElementById("summary").textContent = "";
   }
-  if (!(board && racer && playing)) {
-    document.getElementById("prompt").hidden = true;
-    document.getElementById("choices").hidden = true;
-  }
-  document.getElementById("hint").hidden = !(board && Object.keys(board.legal || {}).length);
+  const hint = document.getElementById("hint");
+  hint.textContent = words.hint || "";
+  hint.hidden = !(board && module && module.hint && words.hint && module.hint(board));
   document.getElementById("controls").hidden = !playing;
-  document.getElementById("offer-draw-label").hidden = racer;
-  document.getElementById("resign").hidden = racer; // a Racer player who leaves is waited for
-  document.getElementById("notation").placeholder = racer
-    ? "type: 3 1b, attack 1b with a go, ask 1, pass…" : "type a move: e7-d6, c3xc5, resign…";
+  document.getElementById("offer-draw-label").hidden = !page.draw_offers;
+  document.getElementById("resign").hidden = !page.resign;
+  document.getElementById("notation").placeholder = words.placeholder || "type your action…";
   document.getElementById("watching").hidden = !view.spectator;
-  const offer = board && board.can_answer_draw && playing;
+  const offer = page.draw_offers && board && board.can_answer_draw && playing;
   document.getElementById("draw-offer").hidden = !offer;
   if (offer) {
     const by = view.seats[board.draw_offered_by];
@@ -140,8 +133,8 @@ document.getElementById("resign-yes").addEventListener("click", () => {
   act("resign");
 });
 document.addEventListener("keydown", (event) => {
-  if (event.key === "Escape" && selected) { selected = null; render(view); }
-  if (event.key === "Escape" && racerPick) { racerPick = null; render(view); }
+  const module = view && VIEWS[view.page.module];
+  if (event.key === "Escape" && module && module.escape && module.escape()) render(view);
 });
 
 api(`/api/game/${GAME}`).then(render).catch((exc) => showError(exc.message));

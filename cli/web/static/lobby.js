@@ -2,7 +2,7 @@
 "use strict";
 
 let busy = false;
-const GAME_NAMES = { creeper: "Creeper", racer: "Creepy Racer" };
+let titles = {}; // each game's name for people, by kind (the node's registry says)
 
 function openGame(game) {
   location.href = withToken("/game/" + game);
@@ -26,7 +26,7 @@ function lanRow(game) {
   const open = game.state === "lobby" && game.seats_free > 0 && !game.yours;
   return el("tr", { "data-game": game.game, "data-name": game.name },
     el("td", { class: "name" }, game.name),
-    el("td", {}, game.kind),
+    el("td", { title: game.kind }, titles[game.kind] || game.kind),
     el("td", {}, game.host_player ? game.host_player + " " : "", el("code", {}, game.host)),
     el("td", {}, `${game.seats_taken}/${game.seats_total}`),
     el("td", {}, String(game.seats_free)),
@@ -42,7 +42,7 @@ function lanRow(game) {
 function mineRow(game) {
   return el("tr", { "data-game": game.game, "data-name": game.name },
     el("td", { class: "name" }, game.name),
-    el("td", {}, game.kind),
+    el("td", { title: game.kind }, titles[game.kind] || game.kind),
     el("td", {}, game.seats),
     el("td", {}, game.outcome || game.state),
     el("td", {}, game.role),
@@ -69,14 +69,16 @@ function showKind() {
 }
 
 function render(lobby) {
+  titles = lobby.titles || {};
   document.getElementById("me").textContent =
     `${lobby.player} · ${lobby.fingerprint} · node at ${lobby.address}`;
   if (!kindsShown) {
     hostable = lobby.hostable;
     const select = document.getElementById("host-kind");
-    select.replaceChildren(...hostable.map((k) => el("option", { value: k.kind }, GAME_NAMES[k.kind] || k.kind)));
+    select.replaceChildren(...hostable.map((k) => el("option", { value: k.kind }, k.title || k.kind)));
     showKind();
     kindsShown = true;
+    document.getElementById("host-button").disabled = false; // the games are known: host one
   }
   const lan = document.querySelector("#lan tbody");
   lan.replaceChildren(...lobby.lan.map(lanRow));

@@ -189,3 +189,9 @@ function actionButton(action, send) {
 function racerSummary(board) {
   return board.players.map((p) => `seat ${p.seat}: ${p.line.length} Creep${p.line.length === 1 ? "" : "s"}`).join(" · ");
 }
+
+registerView("racer", {
+  draw: drawRacer,
+  summary: racerSummary,
+  escape() { const had = racerPick !== null; racerPick = null; return had; },
+});

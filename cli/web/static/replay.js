@@ -16,12 +16,10 @@ function show(at) {
   document.getElementById("event").textContent = frame.text;
   const box = document.getElementById("board");
   const board = frame.board === null ? null : replay.boards[frame.board];
-  if (board && replay.kind === "racer") {
-    drawRacer(box, board, { seats: replay.seats, you: null }, null);
-    document.getElementById("summary").textContent = frame.status;
-  } else if (board) {
-    drawBoard(box, board, null);
-    document.getElementById("summary").textContent = boardSummary(board) + " · " + frame.status;
+  const module = VIEWS[replay.page.module];
+  if (board && module) {
+    module.draw(box, board, { seats: replay.seats, you: null, spectator: true }, null);
+    document.getElementById("summary").textContent = [module.summary(board), frame.status].join(" · ");
   } else {
     box.replaceChildren(el("p", { class: "note waiting" }, "(the game has not started yet)"));
     document.getElementById("summary").textContent = frame.status;
@@ -79,4 +77,6 @@ document.addEventListener("keydown", (event) => {
   else if (event.key === " ") { event.preventDefault(); toggle(); }
 });
 
-api(`/api/replay/${WHICH}`).then(render).catch((exc) => showError(exc.message));
+api(`/api/replay/${WHICH}`)
+  .then(async (data) => { await loadView(data.page); render(data); })
+  .catch((exc) => showError(exc.message));

@@ -8,8 +8,10 @@
   engine checks the rule, the deck checks the card: a card the seat does not hold, or that is not
   the card it names, is rejected at once.
 
-Dice and the Hostage pick are onion randomness (``NeedRandom``).  Everything the adapter checks
-runs before anything changes, so a rejected event leaves the game as it was.
+Dice and the Hostage pick are onion randomness (``NeedRandom``).  ``apply`` and ``apply_random``
+work on a fork of the game (``RacerGame.fork``) and return it: the game they are given is never
+changed, so the session keeps it as it was when an event is rejected halfway through its checks
+(a play's key is applied to the deck before a stray ``proof`` field is seen, for example).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from creepnet.engine import racer
 from creepnet.engine.racer import Decide, Die, IllegalAction, KeepDrawn, NeedDie, NeedPick, Pick
+from creepnet.engine.racer.retire import SET_UP
 from creepnet.protocol.deck import DeckError
 from creepnet.protocol.deck.audit import audit
 from creepnet.protocol.games.racer.private import RacerPrivate
@@ -30,6 +33,7 @@ from creepnet.protocol.games.racer.table import (
     next_step,
     not_a_creep,
     settle,
+    to_recover,
 )
 from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.rules import (
@@ -42,13 +46,18 @@ from creepnet.protocol.rules import (
     expect_keys,
 )
 
-OPTIONS = {"creeps_per_player", "face_up_creeps", "turn_limit"}
+OPTIONS = {"creeps_per_player", "face_up_creeps", "turn_limit", "escrow"}
+TABLE_OPTIONS = {"escrow"}  # options of the table, not of the engine
 
-# The fields of each deck message a seat may send (op included); bodies are closed.
+# The fields of each deck message a seat may send (op included); bodies are closed.  ``escrow``
+# is optional where the deck carries it (docs/ESCROW.md); the deck checks it is there exactly
+# when due, and refuses it in a deck without escrow, so older logs verify unchanged.
 DECK_FIELDS: dict[str, set[str]] = {
     "join": {"op", "commit"},
     "shuffle": {"op", "pool", "points", "commit", "proof"},
     "lock": {"op", "pool", "points", "commits", "proofs"},
+    "recover": {"op", "dealer", "scalars", "shares"},
+    "refresh": {"op", "escrow"},
     "release": {"op", "pool", "positions", "to", "keys"},
     "blind": {"op", "pool", "position", "commit", "point", "proof"},
     "unblind": {"op", "pool", "position", "point", "proof"},
@@ -56,8 +65,12 @@ DECK_FIELDS: dict[str, set[str]] = {
 }
 
 
+ESCROWED = {"join", "shuffle", "lock"}
+
+
 def engine_options(seats: int, options: dict[str, Any]) -> racer.Options:
-    return racer.Options(players=seats, **options)
+    rules = {k: v for k, v in options.items() if k not in TABLE_OPTIONS}
+    return racer.Options(players=seats, **rules)
 
 
 class RacerRules:
@@ -69,6 +82,8 @@ class RacerRules:
         unknown = set(options) - OPTIONS
         if unknown:
             raise GameRuleError(f"unknown racer options {sorted(unknown)}")
+        if options.get("escrow", 1) != 1:
+            raise GameRuleError("escrow is 1 (the table can play on without a seat) or absent")
         for name, value in options.items():
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
                 raise GameRuleError(f"{name} must be a positive integer")
@@ -82,7 +97,8 @@ class RacerRules:
             state = racer.new_game(engine_options(seats, options))
         except ValueError as exc:
             raise GameRuleError(str(exc)) from None
-        game = new_table(seating.game, seating.keys, state)
+        escrow = options.get("escrow") == 1 and seats >= 3  # two would hold each other's keys
+        game = new_table(seating.game, seating.keys, state, escrow)
         settle(game)
         return game
 
@@ -91,7 +107,8 @@ class RacerRules:
             return None
         step = next_step(game)
         if isinstance(step, DeckStep):
-            return Owed(step.seat, "deck", step.what)
+            what = step.what if step.by is None else f"{step.what} for retired seat {step.seat}"
+            return Owed(step.author, "deck", what)
         if isinstance(step, ShowDrawn):
             return Owed(step.seat, "act", "show whether the card just drawn is a Creep")
         if isinstance(step, NeedDie):
@@ -103,6 +120,7 @@ class RacerRules:
         return None
 
     def apply_random(self, game: RacerGame, value: int) -> RacerGame:
+        game = game.fork()
         request = racer.pending(game.state)
         chance = Die(value + 1) if isinstance(request, NeedDie) else Pick(value)
         game.state = racer.apply(game.state, chance)
@@ -112,9 +130,10 @@ class RacerRules:
     def apply(
         self, game: RacerGame, seat: int, type: str, body: dict[str, Any], seq: int = 0
     ) -> RacerGame:
+        game = game.fork()
         step = next_step(game)
         if type == "deck":
-            if not isinstance(step, DeckStep) or step.seat != seat:
+            if not isinstance(step, DeckStep) or step.author != seat:
                 raise GameRuleError("no deck step of this seat is due")
             self._deck(game, step, body, seq)
         elif type == "act":
@@ -132,7 +151,7 @@ class RacerRules:
     def _deck(game: RacerGame, step: DeckStep, body: dict[str, Any], seq: int) -> None:
         if body.get("op") != step.op:
             raise GameRuleError(f"expected a deck {step.op} ({step.what})")
-        expect_keys(body, DECK_FIELDS[step.op])
+        expect_keys(body, DECK_FIELDS[step.op], {"escrow"} if step.op in ESCROWED else set())
         if step.pool is not None and body.get("pool") != step.pool:
             raise GameRuleError(f"expected a {step.op} of pool {step.pool!r}")
         if step.op == "release" and (
@@ -143,6 +162,11 @@ class RacerRules:
             )
         if step.op in ("blind", "unblind") and body.get("position") != step.positions[0]:
             raise GameRuleError(f"expected the {step.op} of position {step.positions[0]}")
+        if step.op == "recover" and (
+            body.get("dealer") != step.to
+            or body.get("scalars") != [[s.kind, s.name, s.index] for s in step.scalars]
+        ):
+            raise GameRuleError(f"expected the shares of seat {step.to}'s keys the table needs")
         try:
             game.deck.apply(step.seat, seq, body)
         except DeckError as exc:
@@ -219,10 +243,33 @@ class RacerRules:
         except DeckError as exc:
             raise GameRuleError(f"keep-drawn: not proven to be no Creep: {exc}") from None
 
+    def retire(self, game: RacerGame, seat: int) -> RacerGame:
+        """``seat`` has left for good (the session's ``retire``): the deck stops escrowing to it
+        and lets the table act for it; the schedule owes recoveries, refreshes and then its
+        steps by the table (protocol/games/racer/table.py); the engine takes it out."""
+        if game.deck.escrow is None:
+            raise GameRuleError("this table has no escrow: it cannot play on without a seat")
+        game = game.fork()
+        why = racer.can_retire(game.state, seat)
+        set_up = isinstance(game.state.stage, SET_UP)
+        if why is not None and not set_up:
+            raise GameRuleError(why)
+        game.deck.retire(seat)
+        game.retired = (*game.retired, seat)
+        game.to_recover[seat] = to_recover(game, seat)
+        if set_up:
+            game.deferred = (*game.deferred, seat)
+        else:
+            game.state = racer.retire(game.state, seat)
+        settle(game)
+        if isinstance(racer.pending(game.state), racer.GameOver):
+            self._finish(game)
+        return game
+
     @staticmethod
     def _finish(game: RacerGame) -> None:
         """Every secret is out: decode every card, check every claim, then the result."""
-        if None in game.deck.secrets or game.result is not None:
+        if any(game.deck.secrets[s] is None for s in game.remaining) or game.result is not None:
             return
         over = racer.pending(game.state)
         assert isinstance(over, racer.GameOver)
@@ -256,6 +303,8 @@ class RacerRules:
 
     def describe(self, game: RacerGame, seat: int) -> str:
         player = game.state.players[seat]
+        if seat in game.retired:
+            return "retired"
         if not player.active:
             return "out"
         return f"{len(player.line)} Creeps in line"

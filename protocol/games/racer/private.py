@@ -15,6 +15,9 @@ from typing import Any
 from creepnet.engine import racer
 from creepnet.engine.racer import Action, KeepDrawn, Observation, PlaceCreep, Slot
 from creepnet.protocol.deck import DeckSeat
+from creepnet.protocol.deck.escrowing import RetiredSeatKeys, recover_message, refresh_message
+from creepnet.protocol.deck.hidden import make_release
+from creepnet.protocol.deck.ops import make_lock, make_shuffle
 from creepnet.protocol.games.racer.table import (
     DeckStep,
     RacerGame,
@@ -66,12 +69,34 @@ class RacerPrivate:
             if needed is not None:
                 body["proof"] = self._me(game).prove_none_of(seq, *needed)["proof"]
             return "act", body
-        assert isinstance(step, DeckStep) and step.seat == self.seat
+        assert isinstance(step, DeckStep) and step.author == self.seat
+        if step.seat != self.seat:
+            return "deck", self._for_retired(game, step, seq)
         return "deck", self._deck_message(game, step, seq)
+
+    @staticmethod
+    def _for_retired(game: RacerGame, step: DeckStep, seq: int) -> dict[str, Any]:
+        """A retired seat's step, which the table authors: public or recovered keys, the identity
+        permutation (docs/ESCROW.md "Retirement in the deck"); every replica checks it as X's."""
+        deck, seat, pool = game.deck, step.seat, step.pool or ""
+        keys = RetiredSeatKeys(deck, seat)
+        if step.op == "shuffle":
+            return make_shuffle(deck, keys, seat, seq, pool)
+        if step.op == "lock":
+            return make_lock(deck, keys, seat, seq, pool)
+        if step.op == "release":
+            assert step.to is not None
+            return make_release(deck, keys, seat, pool, list(step.positions), step.to)
+        raise GameRuleError(f"the table cannot {step.op} for a retired seat")
 
     def _deck_message(self, game: RacerGame, step: DeckStep, seq: int) -> dict[str, Any]:
         me = self._me(game)
         pool = step.pool or ""
+        if step.op == "recover":
+            assert step.to is not None
+            return recover_message(game.deck, me.keys, self.seat, step.to, list(step.scalars))
+        if step.op == "refresh":
+            return refresh_message(game.deck, me.keys, self.seat)
         if step.op == "join":
             return me.join()
         if step.op == "shuffle":

@@ -26,6 +26,13 @@ pool positions as the deck work settles them:
   none of the Creeps the dealt family may still hide: never a Creep, checked at once.
 * ``GameOver``: every seat reveals its deck secret, the audit decodes every card and checks every
   claim, and only then does the game have a result.
+* A seat **retired** by the table (protocol/retirement.py; only in a game made with escrow,
+  docs/ESCROW.md "How the table will use it"): before anything else each remaining seat, in seat
+  order, owes its ``recover`` of the retired seat's scalars the table needs (``to_recover``), then
+  each remaining seat with a due ``refresh`` re-deals; the retired seat's later deck steps are
+  authored by the lowest remaining seat (``DeckStep.by``) with ``RetiredSeatKeys`` and applied
+  under the retired seat's number; the engine takes the seat out (``racer.retire``, deferred to
+  the roll to start if the set-up is under way); it owes no end-of-game reveal.
 
 ``next_step`` says what the table waits for; ``settle`` performs every step that needs no event.
 Both are pure functions of this state, so every peer schedules the same seat for the same step.
@@ -33,7 +40,8 @@ Both are pure functions of this state, so every peer schedules the same seat for
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TypeAlias
 
 from creepnet.engine import racer
 from creepnet.engine.racer import (
@@ -49,7 +57,10 @@ from creepnet.engine.racer import (
     Shuffle,
     Slot,
 )
+from creepnet.engine.racer.retire import SET_UP
 from creepnet.protocol.deck import DeckState, create_message, merge_message, split_message
+from creepnet.protocol.deck.escrow import ScalarId
+from creepnet.protocol.deck.escrowing import refresh_due
 from creepnet.protocol.deck.model import PUBLIC as EVERYONE
 from creepnet.protocol.deck.pools import handle_create, handle_merge, handle_split
 from creepnet.protocol.rules import Result
@@ -67,7 +78,14 @@ class DeckStep:
     what: str
     pool: str | None = None
     positions: tuple[int, ...] = ()
-    to: int | None = None
+    to: int | None = None  # a release's recipient; a recovery's retired dealer
+    by: int | None = None  # the author, when the table acts for a retired seat
+    scalars: tuple[ScalarId, ...] = ()  # a recovery's scalars
+
+    @property
+    def author(self) -> int:
+        """Who signs the event: the seat itself, or for a retired seat the table's author."""
+        return self.seat if self.by is None else self.by
 
 
 @dataclass(frozen=True)
@@ -78,13 +96,13 @@ class ShowDrawn:
     slot: Slot
 
 
-Step = DeckStep | ShowDrawn | NeedDie | NeedPick | Decide
+Step: TypeAlias = DeckStep | ShowDrawn | NeedDie | NeedPick | Decide
 
 
 @dataclass
 class RacerGame:
-    """One game's public state.  Mutated in place by the adapter (the deck state is large);
-    every check runs before anything changes, so a rejected event leaves it as it was."""
+    """One game's public state.  The adapter changes a ``fork`` of it and returns that, so the
+    state it was given (the session's, until the whole event is accepted) never changes."""
 
     state: racer.State
     deck: DeckState
@@ -93,10 +111,27 @@ class RacerGame:
     reshuffles: int = 0
     cards: dict[Slot, int] | None = None  # every slot's card, once the audit has run
     result: Result | None = None
+    retired: tuple[int, ...] = ()  # seats the table retired, in log order
+    to_recover: dict[int, tuple[ScalarId, ...]] = field(default_factory=dict)
+    deferred: tuple[int, ...] = ()  # retired during the set-up: out of the engine at the roll
+
+    @property
+    def remaining(self) -> tuple[int, ...]:
+        return tuple(s for s in range(self.seats) if s not in self.retired)
 
     @property
     def seats(self) -> int:
         return self.state.n
+
+    def fork(self) -> RacerGame:
+        """A copy to change; the engine state and the audit's results are immutable, shared."""
+        return replace(
+            self,
+            deck=self.deck.fork(),
+            where=dict(self.where),
+            draw_pools=dict(self.draw_pools),
+            to_recover=dict(self.to_recover),
+        )
 
 
 def card_ids(state: racer.State) -> list[str]:
@@ -104,8 +139,13 @@ def card_ids(state: racer.State) -> list[str]:
     return [str(i) for i in (*state.catalogue.creep_ids, *state.catalogue.play_ids)]
 
 
-def new_table(game: bytes, keys: tuple[bytes, ...], state: racer.State) -> RacerGame:
-    return RacerGame(state, DeckState(game, keys, card_ids(state)))
+def new_table(
+    game: bytes, keys: tuple[bytes, ...], state: racer.State, escrow: bool = False
+) -> RacerGame:
+    """The table; with ``escrow`` (3-4 seats) every layer and lock key is escrowed, so the table
+    can play on without a retired seat.  No lock is exempt: after an odd Deck Shift a seat draws
+    from the pool another seat locked as its own, so every lock key may be needed."""
+    return RacerGame(state, DeckState(game, keys, card_ids(state), escrow=escrow))
 
 
 # --- what the table waits for ------------------------------------------------------------------
@@ -113,6 +153,66 @@ def new_table(game: bytes, keys: tuple[bytes, ...], state: racer.State) -> Racer
 
 def next_step(game: RacerGame) -> Step | None:
     """The one step the game waits for; None once the audit is done."""
+    owed = _after_retirement(game)
+    if owed is not None:
+        return owed
+    step = _next_step(game)
+    if isinstance(step, DeckStep) and step.seat in game.retired:
+        return replace(step, by=game.remaining[0])
+    return step
+
+
+def _after_retirement(game: RacerGame) -> DeckStep | None:
+    """What the remaining seats owe after a retirement: recoveries, then refreshes."""
+    book = game.deck.escrow
+    if book is None or not game.retired:
+        return None
+    for gone, scalars in game.to_recover.items():
+        missing = [sc for sc in scalars if (gone, sc) not in book.recovered]
+        for seat in game.remaining:
+            mine = tuple(sc for sc in missing if seat not in book.recovery.get((gone, sc), {}))
+            if mine:
+                what = f"publish its shares of retired seat {gone}'s keys"
+                return DeckStep(seat, "recover", what, to=gone, scalars=mine)
+    for seat in game.remaining:
+        if refresh_due(game.deck, seat):
+            return DeckStep(seat, "refresh", "re-deal its escrow among the seats still playing")
+    return None
+
+
+def to_recover(game: RacerGame, seat: int) -> tuple[ScalarId, ...]:
+    """The retired seat's scalars the table will need (docs/ESCROW.md): its layer of every pool
+    it has not locked yet, and its lock key of every position it has not released that is not
+    public, not held and not being released to it, outside its own draw deck (which leaves play
+    hidden).  Never more: a recovery publishes the scalar.  Before the Deck Shift nobody knows
+    which draw deck will be the seat's, so none is recovered then (``_retire_deferred`` adds them
+    at the roll to start, once the seat's own is known)."""
+    book = game.deck.escrow
+    assert book is not None
+    deck = game.state.players[seat].deck
+    set_up = isinstance(game.state.stage, SET_UP)
+    own = game.where[deck[0]][0] if deck and deck[0] in game.where else game.draw_pools.get(seat)
+    wanted: dict[ScalarId, None] = {}
+    for pool in game.deck.pools.values():
+        if pool.locks <= seat and pool.depth[seat] > 0:
+            wanted[ScalarId("layer", pool.family, pool.depth[seat])] = None
+        elif pool.locks > seat and pool.name != own and not (set_up and _is_draw_deck(pool.name)):
+            for j, slot in enumerate(pool.slots):
+                if (
+                    not slot.is_public
+                    and slot.holder is None
+                    and seat not in slot.released
+                    and slot.release_to != seat
+                ):
+                    wanted[ScalarId("lock", pool.name, j)] = None
+    return tuple(sc for sc in wanted if book.bundle(seat, sc) is not None)
+
+
+def _is_draw_deck(name: str) -> bool:
+    return name.startswith("deck:")
+
+
+def _next_step(game: RacerGame) -> Step | None:
     deck, n = game.deck, game.seats
     missing = [s for s in range(n) if deck.joins[s] is None]
     if missing:
@@ -129,7 +229,7 @@ def next_step(game: RacerGame) -> Step | None:
     if isinstance(request, NeedReveal):
         return ShowDrawn(request.seat, request.slot)
     if isinstance(request, GameOver):
-        unrevealed = [s for s in range(n) if deck.secrets[s] is None]
+        unrevealed = [s for s in game.remaining if deck.secrets[s] is None]
         if unrevealed:
             return DeckStep(unrevealed[0], "reveal", "reveal the deck secret for the audit")
         return None
@@ -217,6 +317,7 @@ def settle(game: RacerGame) -> None:
     deck, n = game.deck, game.seats
     if None in deck.joins:
         return
+    _retire_deferred(game)
     if DEALT not in deck.used_names:
         _bookkeep(game, create_message(DEALT, card_ids(game.state)))
         creeps = len(game.state.catalogue.creep_ids)
@@ -232,13 +333,25 @@ def settle(game: RacerGame) -> None:
             before = game.state
             game.state = racer.apply(before, Shuffle(None))
             _place(game, request, before, name)
+            _retire_deferred(game)
         elif isinstance(request, NeedCard):
             learned = _learned(game, request)
             if learned is None:
                 return
             game.state = racer.apply(game.state, learned)
+            _retire_deferred(game)
         else:
             return
+
+
+def _retire_deferred(game: RacerGame) -> None:
+    """Take seats retired during the set-up out of the engine once it may (the roll to start)."""
+    for seat in game.deferred:
+        if racer.can_retire(game.state, seat) is None:
+            known = game.to_recover.get(seat, ())
+            game.to_recover[seat] = tuple(dict.fromkeys((*known, *to_recover(game, seat))))
+            game.state = racer.retire(game.state, seat)
+            game.deferred = tuple(s for s in game.deferred if s != seat)
 
 
 def _learned(game: RacerGame, request: NeedCard) -> Learn | None:

@@ -1,0 +1,342 @@
+"""The mesh: every seat of a game connects to every other seat, so no seat (the host included)
+stands between two others, and losing one seat leaves the others connected.
+
+Who dials whom: a seat dials every seat below its own except the host (seat 0), whom it
+dialled to join.  So each pair has one connection and two never cross (two crossing dials
+would each replace the other).  The host dials nobody; a spectator dials only the node it
+watches at (any seat).
+
+How addresses are learned (node layer only: the signed log and its events are untouched):
+
+* ``listen {port}``: a seat tells each other seat it is connected to, once per connection,
+  the TCP port it accepts connections on.  That peer's address is then the IP its connection
+  came from with that port; a peer we dialled is at the address we dialled.  We share only
+  these addresses of peers we are connected to, never hearsay of hearsay;
+* ``addresses {game, items: [{key, address}]}``: a seat tells the other seats of a game where
+  it reaches the seats it is connected to.
+
+What is believed: nothing, until a handshake at the address proves the expected key (as
+relocation.py does for a moved host); a dial that meets another key hangs up at once and the
+address is never dialled for that key again.  A hostile seat can therefore make us dial
+addresses, but only within these bounds:
+
+* only a peer seated in the game is heard, only about other keys seated in the game (never
+  our own or the sender's: that one comes first hand with ``listen``), so nothing is dialled
+  for a key that is not seated in the game, and only while the game is unfinished;
+* one address per (sender, key): a new one replaces the sender's old one, at most
+  ``MAX_CHANGES`` times per sender and game, so a key has at most one candidate per other seat;
+  an address where a handshake proved the key is kept first, whatever anyone says later;
+* an address must be an IP literal with a port (no name is resolved on a peer's word), not
+  unspecified, multicast or broadcast, and in the node's scope (``Scope``): ``loopback`` (a node
+  listening on 127.0.0.1: tests), ``lan`` (the default: private, link-local and loopback
+  addresses, a game among friends on a LAN) or ``any``; a loopback address is only heard over
+  a loopback connection, so a LAN peer cannot make us connect to our own machine's services.
+
+Each candidate costs at most one connect and one handshake per back-off pause (from
+``Timeouts.retry``, doubling to 30 s), and ends when the key is reached some other way.
+"""
+
+from __future__ import annotations
+
+import enum
+import ipaddress
+from collections import Counter
+from dataclasses import dataclass, field
+
+import trio
+
+from creepnet.node import messages, updates
+from creepnet.node.admission import remote_address
+from creepnet.node.connections import Connections
+from creepnet.node.game import ACTIVE, GameRuntime
+from creepnet.node.peer import Peer
+from creepnet.node.reporter import Reporter
+from creepnet.node.storage import write_private_file
+from creepnet.node.transport import parse_address
+from creepnet.protocol.identity import fingerprint
+
+MAX_CHANGES = 8  # new addresses one sender may give per game (hosts do move, rarely)
+MAX_REPORTS = 32  # refused addresses reported per game (a flood is not news)
+MESH_FILE = "mesh"  # in the game's folder: where the seats we dial were reached
+
+
+class Scope(enum.Enum):
+    """Which addresses a node dials on a peer's word."""
+
+    LOOPBACK = "loopback"  # 127.0.0.0/8 and ::1 only (tests, demos on one machine)
+    LAN = "lan"  # private (RFC 1918, fc00::/7), link-local and loopback: the default
+    ANY = "any"  # any unicast address (a game across the Internet)
+
+    @classmethod
+    def for_listener(cls, host: str) -> Scope:
+        """A node that listens on loopback only reaches loopback; any other: the LAN."""
+        try:
+            return cls.LOOPBACK if ipaddress.ip_address(host).is_loopback else cls.LAN
+        except ValueError:
+            return cls.LAN
+
+
+def address_refusal(address: str, heard_over: str, scope: Scope) -> str | None:
+    """Why we will not dial address, told over a connection from IP heard_over (None: we may)."""
+    try:
+        host, _port = parse_address(address)
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return f"{address!r} is not an IP address with a port"
+    if ip.is_unspecified or ip.is_multicast or str(ip) == "255.255.255.255":
+        return f"{address} is not a unicast address"
+    if ip.is_loopback and not _is_loopback(heard_over):
+        return f"{address} is a loopback address, told by a peer that is not on this machine"
+    if scope is Scope.LOOPBACK and not ip.is_loopback:
+        return f"{address} is not a loopback address (this node listens on loopback only)"
+    if scope is Scope.LAN and not (ip.is_private or ip.is_link_local or ip.is_loopback):
+        return f"{address} is not a LAN address"
+    return None
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def peer_ip(peer: Peer) -> str:
+    """The IP address a peer's connection comes from (or goes to)."""
+    stream = peer.conn.stream
+    # A dialled connection is labelled with the address we dialled, which may be a name.
+    if peer.dialed is not None and isinstance(stream, trio.SocketStream):
+        try:
+            return str(stream.socket.getpeername()[0])
+        except (OSError, IndexError):
+            pass
+    return remote_address(peer.conn.label)  # an accepted connection: its peer's IP and port
+
+
+def first_hand(peer: Peer) -> str | None:
+    """Where we would dial peer again: the address we dialled (as an IP: others resolve no
+    names), or its IP with the port it says it listens on."""
+    port = peer.listen_port
+    if peer.dialed is not None:
+        try:
+            host, port = parse_address(peer.dialed)
+            ipaddress.ip_address(host)
+            return peer.dialed
+        except ValueError:
+            pass
+    if port is None:
+        return None
+    ip = peer_ip(peer)
+    return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
+
+
+@dataclass
+class AddressBook:
+    """One game's candidate addresses of its seats, by who told us."""
+
+    heard: dict[tuple[bytes, bytes], str] = field(default_factory=dict)  # (sender, key) → addr
+    changes: Counter[bytes] = field(default_factory=Counter)  # per sender
+    refused: set[tuple[bytes, str]] = field(default_factory=set)  # (key, address) proved wrong
+    believed: dict[bytes, str] = field(default_factory=dict)  # where a handshake proved the key
+    reported: set[tuple[bytes, str]] = field(default_factory=set)  # (sender, address) refused
+
+    def first_report(self, sender: bytes, address: str) -> bool:
+        """Whether a refusal of sender's address is news (said once; at most MAX_REPORTS)."""
+        if (sender, address) in self.reported or len(self.reported) >= MAX_REPORTS:
+            return False
+        self.reported.add((sender, address))
+        return True
+
+    def candidates(self, key: bytes) -> list[str]:
+        """Where to dial key: where it was reached before (no hearsay displaces that), then
+        what each seat said."""
+        found = {a for (_, k), a in self.heard.items() if k == key and (k, a) not in self.refused}
+        first = [self.believed[key]] if key in self.believed else []
+        return first + sorted(found - set(first))
+
+    def hear(self, sender: bytes, key: bytes, address: str) -> bool:
+        """Note sender's address for key; False when it is no news or over the bound."""
+        old = self.heard.get((sender, key))
+        if old == address or (key, address) in self.refused:
+            return False
+        if old is not None:
+            if self.changes[sender] >= MAX_CHANGES:
+                return False
+            self.changes[sender] += 1
+        self.heard[(sender, key)] = address
+        return True
+
+    def refuse(self, key: bytes, address: str) -> None:
+        self.refused.add((key, address))
+        if self.believed.get(key) == address:
+            del self.believed[key]
+        for entry in [e for e, a in self.heard.items() if e[1] == key and a == address]:
+            del self.heard[entry]
+
+
+class Mesh:
+    def __init__(
+        self,
+        games: dict[bytes, GameRuntime],
+        connections: Connections,
+        reporter: Reporter,
+        scope: Scope,
+    ) -> None:
+        self.games = games
+        self.connections = connections
+        self.reporter = reporter
+        self.scope = scope
+        self.port = 0  # ours, told to every peer; set once we listen
+        self.books: dict[bytes, AddressBook] = {}
+        connections.mesh_wants = self.wants
+        connections.on_wrong_key = self.wrong_key
+
+    # ----- what we tell -------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Tell the seats of each game where the others are, and dial those we should."""
+        for runtime in self.games.values():
+            if runtime.state in ACTIVE and runtime.session.local_seat is not None:
+                self._share(runtime)
+                self._dial(runtime)
+
+    def _share(self, runtime: GameRuntime) -> None:
+        keys = runtime.session.seat_keys
+        peers = self.connections.peers
+        known = [(key, first_hand(peers[key])) for key in keys if key in peers]
+        for follower in list(runtime.followers.values()):
+            if follower.key not in keys:
+                continue  # spectators dial no seat on our word
+            if not follower.told_port and self.port:
+                follower.told_port = True  # where we listen: it tells the seats that dial us
+                follower.send(messages.listen(self.port))
+            items = [
+                (key, address)
+                for key, address in known
+                if address is not None
+                and key != follower.key
+                and (runtime.game, key, address) not in follower.told
+            ]
+            if items:
+                follower.told.update((runtime.game, key, address) for key, address in items)
+                follower.send(messages.addresses(runtime.game, items))
+
+    def _dial(self, runtime: GameRuntime) -> None:
+        book = self.books.get(runtime.game)
+        if book is None or self.connections.nursery is None:
+            return  # nothing known, or not listening yet (games load first)
+        peers = self.connections.peers
+        for key in self._to_dial(runtime):
+            if key in peers:
+                dialed = peers[key].dialed
+                if dialed is not None and book.believed.get(key) != dialed:
+                    book.believed[key] = dialed  # the handshake there proved the key
+                    self._save(runtime, book)
+                continue
+            for address in book.candidates(key):
+                self.connections.ensure_dialer(address, expect=key)
+
+    @staticmethod
+    def _to_dial(runtime: GameRuntime) -> list[bytes]:
+        """The seats we dial: those below ours, but not the host (seat 0)."""
+        seat = runtime.session.local_seat
+        return runtime.session.seat_keys[1:seat] if seat else []
+
+    # ----- what a restart needs ------------------------------------------------------------
+
+    def _save(self, runtime: GameRuntime, book: AddressBook) -> None:
+        """Where each seat we dial was reached (``games/<hex>/mesh``: key hex and address per
+        line), so a restart finds the other seats even when the host is gone."""
+        lines = "".join(f"{key.hex()} {address}\n" for key, address in book.believed.items())
+        path = runtime.store.folder / MESH_FILE
+        try:
+            write_private_file(path, lines.encode())
+        except OSError as exc:
+            self.reporter.publish(
+                updates.STORAGE_ERROR, f"cannot store {path}: {exc}", runtime.game
+            )
+
+    def load(self, runtime: GameRuntime) -> None:
+        """What _save wrote: addresses a handshake proved, for the seats we dial (checked
+        against the policy again; anything else in the file is skipped)."""
+        try:
+            lines = (runtime.store.folder / MESH_FILE).read_text().splitlines()
+        except (OSError, UnicodeDecodeError):
+            return
+        book = self.books.setdefault(runtime.game, AddressBook())
+        for line in lines:
+            key_hex, _, address = line.partition(" ")
+            try:
+                key = bytes.fromhex(key_hex)
+            except ValueError:
+                continue
+            if key in runtime.session.seat_keys and not address_refusal(
+                address, address.rpartition(":")[0].strip("[]"), self.scope
+            ):
+                book.believed[key] = address
+
+    # ----- what we hear -------------------------------------------------------------------
+
+    def on_listen(self, peer: Peer, port: int) -> None:
+        """A peer's port, once per connection: a listener does not move while connected, and
+        each change would be passed on to every other seat."""
+        if peer.listen_port is not None:
+            return
+        peer.listen_port = port
+        address = first_hand(peer)
+        for runtime in self.games.values():
+            if address is not None and peer.key in runtime.session.seat_keys:
+                self._hear(runtime, peer, peer.key, address)
+        self.refresh()
+
+    def on_addresses(self, runtime: GameRuntime, peer: Peer, items: list[dict]) -> None:
+        keys = runtime.session.seat_keys
+        if peer.key not in keys or runtime.state not in ACTIVE:
+            return  # only a seat of an unfinished game may say where the others are
+        ours = runtime.session.identity.public_key if runtime.session.identity else None
+        for item in items:
+            key, address = item["key"], item["address"]
+            if key in keys and key not in (ours, peer.key):
+                self._hear(runtime, peer, key, address)
+        self.refresh()
+
+    def _hear(self, runtime: GameRuntime, sender: Peer, key: bytes, address: str) -> None:
+        book = self.books.setdefault(runtime.game, AddressBook())
+        refusal = address_refusal(address, peer_ip(sender), self.scope)
+        if refusal is not None:
+            if not book.first_report(sender.key, address):
+                return  # a flood of bad addresses is reported once each, and not forever
+            self.reporter.publish(
+                updates.ADDRESS_REFUSED,
+                f"not dialling {address} for {fingerprint(key)} on the word of {sender.label}: "
+                f"{refusal}",
+                runtime.game,
+                sender,
+                data={"address": address, "key": key},
+            )
+            return
+        book.hear(sender.key, key, address)
+
+    # ----- what the dialers ask -----------------------------------------------------------
+
+    def wants(self, address: str, key: bytes) -> bool:
+        """Whether an unfinished game still needs us to dial key at address."""
+        if key in self.connections.peers:
+            return False  # reached another way
+        return any(
+            runtime.state in ACTIVE
+            and key in self._to_dial(runtime)
+            and address in self.books.get(runtime.game, AddressBook()).candidates(key)
+            for runtime in self.games.values()
+        )
+
+    def wrong_key(self, address: str, expected: bytes, found: bytes) -> None:
+        """A dial for expected met another key: that address is not believed for it again."""
+        for book in self.books.values():
+            book.refuse(expected, address)
+        self.reporter.publish(
+            updates.ADDRESS_REFUSED,
+            f"{address} was given as the address of {fingerprint(expected)}, but the node "
+            f"there proved key {fingerprint(found)}; not dialling it for that key again",
+            data={"address": address, "key": expected},
+        )

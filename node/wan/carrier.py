@@ -1,0 +1,309 @@
+"""The internet carrier: byte streams between libp2p peer ids, direct after a hole punch, else
+through a circuit relay.  It decides nothing about creepnet: our handshake, sealing and protocol
+run over each stream exactly as over TCP.
+
+Built on py-libp2p (trio-native): TCP with Noise and yamux, circuit relay v2 (reservations with
+limits), DCUtR (hole punching by TCP simultaneous open from the listen port, SO_REUSEPORT) and
+identify (how a relay sees our address).  No bootstrap, mDNS, UPnP or DHT: a carrier only ever
+talks to the relays it is given and the peers it dials or that dial it through them.
+
+Two verbs, one object:
+
+* ``Carrier.open_stream(peer, relays)`` — a ``CarrierStream`` (a ``trio.abc.Stream``) to that
+  peer: a direct connection if it already exists, else one through a relay, upgraded to direct
+  by a hole punch when the NATs allow it (bounded in time; the stream then prefers the direct
+  connection, and the relayed one is left to close);
+* ``Carrier.incoming`` — streams other peers opened to us.
+
+A carrier with ``relay_limits`` is a relay (``creepnet relay``): it accepts reservations and
+relays circuits, within those limits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import multiaddr
+import trio
+from libp2p import new_host
+from libp2p.crypto.ed25519 import create_new_key_pair
+from libp2p.custom_types import TProtocol
+from libp2p.network.stream.exceptions import StreamError
+from libp2p.peer.id import ID
+from libp2p.peer.peerinfo import PeerInfo, info_from_p2p_addr
+from libp2p.relay.circuit_v2.config import RelayConfig, RelayRole
+from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
+from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID, STOP_PROTOCOL_ID, CircuitV2Protocol
+from libp2p.relay.circuit_v2.resources import RelayLimits
+from libp2p.relay.circuit_v2.transport import CircuitV2Transport
+from libp2p.tools.anyio_service import background_trio_service
+
+STREAM_PROTOCOL = TProtocol("/creepnet/stream/2")  # our framed, sealed frames
+KEEP_RELAYS_EVERY = 2.0  # seconds between checks that each relay is connected and reserved
+HOLE_PUNCH_WAIT = 5.0  # seconds a dial waits for a direct path before using the relay
+READ_CHUNK = 65536
+INCOMING_QUEUE = 16  # streams opened to us, not yet taken by the node
+
+log = logging.getLogger(__name__)
+
+
+class CarrierError(Exception):
+    """The carrier could not reach a peer or a relay; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a relay gives away (circuit relay v2 limits)."""
+
+    reservations: int = 64  # peers holding a reservation at once
+    circuits: int = 32  # relayed connections at once
+    duration: int = 2 * 3600  # seconds one relayed connection may last
+    data: int = 64 * 1024 * 1024  # bytes one relayed connection may carry
+    reservation_ttl: int = 3600  # seconds; clients refresh before it runs out
+
+    def to_libp2p(self) -> RelayLimits:
+        return RelayLimits(
+            duration=self.duration,
+            data=self.data,
+            max_circuit_conns=self.circuits,
+            max_reservations=self.reservations,
+            reservation_ttl=self.reservation_ttl,
+        )
+
+
+class CarrierStream(trio.abc.Stream):
+    """One libp2p stream as a trio byte stream (what ``node.transport.Connection`` wraps)."""
+
+    def __init__(self, stream: Any, peer: str) -> None:
+        self._stream = stream
+        self.peer = peer
+        self.closed = trio.Event()
+
+    @property
+    def relayed(self) -> bool:
+        """True while the stream rides a relay circuit, False on a direct connection."""
+        return is_relayed(self._stream.muxed_conn)
+
+    @property
+    def remote(self) -> str:
+        """The connection's transport address as libp2p reports it (for reports only)."""
+        try:
+            return " ".join(str(a) for a in _transport_addrs(self._stream.muxed_conn))
+        except Exception:  # noqa: BLE001 - a label, never a decision
+            return "?"
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        try:
+            await self._stream.write(bytes(data))
+        except (StreamError, Exception) as exc:  # libp2p raises many kinds
+            raise trio.BrokenResourceError(f"stream to {self.peer} broke: {exc}") from None
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        try:
+            return bytes(await self._stream.read(max_bytes or READ_CHUNK))
+        except StreamError:
+            return b""  # EOF or reset: the reader sees the end of the stream
+        except Exception as exc:  # noqa: BLE001 - a transport fault, reported as one
+            raise trio.BrokenResourceError(f"stream from {self.peer} broke: {exc}") from None
+
+    async def aclose(self) -> None:
+        self.closed.set()
+        with trio.CancelScope(shield=True), trio.move_on_after(2), contextlib.suppress(Exception):
+            await self._stream.reset()
+
+
+def _transport_addrs(conn: Any) -> list[Any]:
+    for candidate in (conn, getattr(conn, "secured_conn", None), getattr(conn, "raw_conn", None)):
+        getter = getattr(candidate, "get_transport_addresses", None)
+        if getter is not None:
+            with contextlib.suppress(Exception):
+                addrs = getter()
+                if addrs:
+                    return list(addrs)
+    return []
+
+
+def is_relayed(conn: Any) -> bool:
+    return any("/p2p-circuit" in str(addr) for addr in _transport_addrs(conn)) or (
+        "circuit" in type(getattr(conn, "secured_conn", conn)).__name__.lower()
+    )
+
+
+def relay_info(address: str) -> PeerInfo:
+    """A relay's ``/ip4/…/tcp/…/p2p/ID`` multiaddr → PeerInfo, with a clear error."""
+    try:
+        return info_from_p2p_addr(multiaddr.Multiaddr(address))
+    except Exception as exc:  # noqa: BLE001 - multiaddr raises many kinds
+        raise CarrierError(
+            f"not a relay address (/ip4/HOST/tcp/PORT/p2p/ID): {address!r}: {exc}"
+        ) from None
+
+
+def peer_id_of(text: str) -> ID:
+    try:
+        return ID.from_base58(text)
+    except Exception as exc:  # noqa: BLE001
+        raise CarrierError(f"not a libp2p peer id: {text!r}: {exc}") from None
+
+
+class Carrier:
+    """A libp2p host that carries creepnet streams (see the module docstring)."""
+
+    def __init__(
+        self,
+        seed: bytes,
+        *,
+        listen: Iterable[str] = ("/ip4/0.0.0.0/tcp/0",),
+        relays: Iterable[str] = (),
+        relay_limits: Limits | None = None,
+        announce: Iterable[str] = (),
+    ) -> None:
+        self._key_pair = create_new_key_pair(seed)
+        self._listen = [multiaddr.Multiaddr(a) for a in listen]
+        relays = list(relays)
+        self.relays = [relay_info(a) for a in relays]
+        self.relay_addresses = list(relays)
+        self.relay_limits = relay_limits
+        # No bootstrap, no mDNS, no UPnP: only the relays given and the peers we meet.
+        self.host: Any = new_host(
+            key_pair=self._key_pair,
+            announce_addrs=[multiaddr.Multiaddr(a) for a in announce] or None,
+        )
+        self._incoming_send, self.incoming = trio.open_memory_channel[CarrierStream](INCOMING_QUEUE)
+        self.reserved: dict[str, bool] = {str(info.peer_id): False for info in self.relays}
+        self.changed = trio.Event()
+        self._nursery: trio.Nursery | None = None
+
+    @property
+    def peer_id(self) -> str:
+        return str(self.host.get_id())
+
+    def listen_addresses(self) -> list[str]:
+        return [str(a) for a in self.host.get_addrs()]
+
+    def _notify(self) -> None:
+        self.changed.set()
+        self.changed = trio.Event()
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        limits = (self.relay_limits or Limits()).to_libp2p()
+        hop = self.relay_limits is not None
+        roles = RelayRole.STOP | RelayRole.CLIENT | (RelayRole.HOP if hop else RelayRole(0))
+        circuit = CircuitV2Protocol(self.host, limits=limits, allow_hop=hop)
+        async with self.host.run(listen_addrs=self._listen), trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self.host.set_stream_handler(PROTOCOL_ID, circuit._handle_hop_stream)
+            self.host.set_stream_handler(STOP_PROTOCOL_ID, circuit._handle_stop_stream)
+            self.host.set_stream_handler(STREAM_PROTOCOL, self._on_stream)
+            async with background_trio_service(circuit):
+                self.transport = CircuitV2Transport(
+                    self.host, circuit, RelayConfig(roles=roles, limits=limits)
+                )
+                self.dcutr = DCUtRProtocol(self.host)
+                async with background_trio_service(self.dcutr):
+                    nursery.start_soon(self._keep_relays)
+                    task_status.started()
+                    await trio.sleep_forever()
+
+    async def _on_stream(self, stream: Any) -> None:
+        carried = CarrierStream(stream, str(stream.muxed_conn.peer_id))
+        try:
+            self._incoming_send.send_nowait(carried)
+        except trio.WouldBlock:
+            await carried.aclose()  # the node is not taking streams: refuse, do not queue
+            return
+        await carried.closed.wait()  # libp2p ends the stream when its handler returns
+
+    # ----- relays: stay connected and reserved -------------------------------------------
+
+    async def _keep_relays(self) -> None:
+        while True:
+            for info in self.relays:
+                key = str(info.peer_id)
+                connected = info.peer_id in self.host.get_connected_peers()
+                if connected and self.reserved[key]:
+                    continue
+                self.reserved[key] = False
+                try:
+                    with trio.fail_after(10):
+                        await self._connect_relay(info)
+                        stream = await self.host.new_stream(info.peer_id, [PROTOCOL_ID])
+                        assert self._nursery is not None
+                        ok = await self.transport.reserve(stream, info.peer_id, self._nursery)
+                        with contextlib.suppress(Exception):
+                            await stream.close()
+                except Exception as exc:  # noqa: BLE001 - a relay down is normal; retry
+                    log.info("relay %s unreachable: %s", key, exc)
+                    ok = False
+                if ok != self.reserved[key] or ok:
+                    self.reserved[key] = ok
+                    self._notify()
+            await trio.sleep(KEEP_RELAYS_EVERY)  # a keep-alive timer, not synchronisation
+
+    async def _connect_relay(self, info: PeerInfo) -> None:
+        # libp2p refuses for a minute to redial a peer whose addresses all failed, and keeps
+        # the addresses the relay announced (0.0.0.0 for one listening on all): a relay that
+        # restarts is back sooner than that, at the address we were given.
+        self.host.get_network().unblock_peer(info.peer_id)
+        self.host.get_peerstore().clear_addrs(info.peer_id)
+        await self.host.connect(info)
+
+    async def wait_reserved(self, timeout: float) -> bool:
+        """Wait until some relay holds a reservation for us (others can then dial us)."""
+        with trio.move_on_after(timeout):
+            while not any(self.reserved.values()):
+                await self.changed.wait()
+            return True
+        return False
+
+    # ----- dialling -----------------------------------------------------------------------
+
+    def _direct(self, peer: ID) -> bool:
+        conns = self.host.get_network().connections.get(peer) or []
+        if not isinstance(conns, list):
+            conns = [conns]
+        return any(not is_relayed(conn) for conn in conns)
+
+    async def open_stream(
+        self, peer: str, relays: Iterable[str], *, punch: float = HOLE_PUNCH_WAIT
+    ) -> CarrierStream:
+        """A stream to peer: direct when there is (or a hole punch makes) a direct
+        connection, else through the first relay that connects us."""
+        peer_id = peer_id_of(peer)
+        relays = list(relays)
+        if not self._direct(peer_id):
+            await self._circuit(peer, relays)
+            if punch > 0 and not self._direct(peer_id):
+                with trio.move_on_after(punch), contextlib.suppress(Exception):
+                    await self.dcutr.initiate_hole_punch(peer_id)
+        try:
+            stream = await self.host.new_stream(peer_id, [STREAM_PROTOCOL])
+        except Exception:  # noqa: BLE001 - a failed punch can take the circuit with it
+            await self._circuit(peer, relays)
+            try:
+                stream = await self.host.new_stream(peer_id, [STREAM_PROTOCOL])
+            except Exception as exc:  # noqa: BLE001
+                raise CarrierError(f"cannot open a stream to {peer}: {exc}") from None
+        return CarrierStream(stream, peer)
+
+    async def _circuit(self, peer: str, relays: list[str]) -> None:
+        """A relayed connection to peer through the first relay that gives one."""
+        errors = []
+        for relay in relays:
+            try:
+                relay_peer = relay_info(relay)
+                if relay_peer.peer_id not in self.host.get_connected_peers():
+                    await self._connect_relay(relay_peer)
+                await self.transport.dial(multiaddr.Multiaddr(f"{relay}/p2p-circuit/p2p/{peer}"))
+                return
+            except Exception as exc:  # noqa: BLE001 - libp2p raises many kinds
+                errors.append(f"{relay}: {exc}")
+        if not self._direct(peer_id_of(peer)):
+            raise CarrierError(f"cannot reach {peer}: " + ("; ".join(errors) or "no relay"))

@@ -1,0 +1,100 @@
+"""Invites and internet addresses: plain text, no libp2p needed to read or write them.
+
+An **invite** is one line a friend can paste::
+
+    creepnet:<game id, 32 hex>:<host fingerprint>:<host peer id>:<relay>[,<relay>…]
+
+``relay`` is a relay's libp2p multiaddr (``/ip4/203.0.113.7/tcp/4001/p2p/12D3Koo…``).  It names
+no server of ours: the relays are whoever the host chose to use.
+
+Why a pasted invite cannot be used to impersonate the host: the joiner lists the game from the
+node it reaches and refuses it unless the listing's genesis nonce with the handshake key of that
+node rebuilds the invite's game id (``GameSync.check_host``), and the id (128 bits of SHA-256)
+commits to the host's key (PROTOCOL.md §5.1).  The peer id and the relays only say where to knock; a
+relay, or anyone who owns the peer id, gets no further than a refused join.  The fingerprint is
+for people: read it to your friend over the phone.
+
+An **internet address** (what a game stores to redial, like ``HOST:PORT`` on a LAN) is
+``wan:<peer id>@<relay>[,<relay>…]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from creepnet.protocol.event import GAME_ID_SIZE
+
+PREFIX = "creepnet:"
+WAN_PREFIX = "wan:"
+MAX_RELAYS = 4
+MAX_INVITE = 2000  # characters: an invite is pasted, not streamed
+
+
+class InviteError(ValueError):
+    """Not an invite (or an internet address); the message says what is wrong."""
+
+
+@dataclass(frozen=True)
+class Invite:
+    game: bytes
+    host: str  # the host key's fingerprint
+    peer: str  # the host's libp2p peer id
+    relays: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{PREFIX}{self.game.hex()}:{self.host}:{self.peer}:{','.join(self.relays)}"
+
+    @property
+    def address(self) -> str:
+        return wan_address(self.peer, self.relays)
+
+    @classmethod
+    def parse(cls, text: str) -> Invite:
+        text = text.strip()
+        if len(text) > MAX_INVITE or not text.startswith(PREFIX):
+            raise InviteError(f"an invite starts with {PREFIX!r} and is one line")
+        parts = text[len(PREFIX) :].split(":", 3)
+        if len(parts) != 4:
+            raise InviteError("an invite has four fields: game id, fingerprint, peer id, relays")
+        game_hex, host, peer, relays = parts
+        try:
+            game = bytes.fromhex(game_hex)
+        except ValueError:
+            game = b""
+        if len(game) != GAME_ID_SIZE:
+            raise InviteError(
+                f"the invite's game id must be {2 * GAME_ID_SIZE} hex digits, not {game_hex!r}"
+            )
+        if not host or not _plain(host):
+            raise InviteError(f"the invite's host fingerprint is not valid: {host!r}")
+        return cls(game, host, *_peer_and_relays(peer, relays))
+
+
+def wan_address(peer: str, relays: tuple[str, ...] | list[str]) -> str:
+    return f"{WAN_PREFIX}{peer}@{','.join(relays)}"
+
+
+def parse_wan_address(address: str) -> tuple[str, tuple[str, ...]]:
+    """``wan:<peer>@<relays>`` → (peer id, relays)."""
+    if not address.startswith(WAN_PREFIX) or "@" not in address:
+        raise InviteError(f"not an internet address (wan:PEER@RELAY,…): {address!r}")
+    peer, _, relays = address[len(WAN_PREFIX) :].partition("@")
+    return _peer_and_relays(peer, relays)
+
+
+def _plain(text: str) -> bool:
+    return text.isascii() and all(c.isalnum() or c in "-_" for c in text)
+
+
+def _peer_and_relays(peer: str, relays: str) -> tuple[str, tuple[str, ...]]:
+    if not peer or not _plain(peer) or len(peer) > 128:
+        raise InviteError(f"not a peer id: {peer!r}")
+    found = tuple(r for r in relays.split(",") if r)
+    if not found:
+        raise InviteError("no relay given: the host's invite must name at least one relay")
+    if len(found) > MAX_RELAYS:
+        raise InviteError(f"at most {MAX_RELAYS} relays, not {len(found)}")
+    for relay in found:
+        if not relay.startswith("/") or "/p2p/" not in relay or any(c.isspace() for c in relay):
+            raise InviteError(f"a relay is a multiaddr ending in /p2p/ID, not {relay!r}")
+    return peer, found

@@ -1,0 +1,157 @@
+"""A small internet on one machine: homes behind NAT routers, and a public network between them.
+
+Everything lives in network namespaces this module creates and deletes; the veth pairs are born
+inside them, so nothing appears among (or changes) the machine's own interfaces or routes.  The
+addresses (10.213.x.y) exist only inside the namespaces::
+
+    home-A 10.213.1A.2 ── 10.213.1A.1 router-A 10.213.A.2 ──┐
+                                                              public 10.213.A.1 / 10.213.B.1
+    home-B 10.213.1B.2 ── 10.213.1B.1 router-B 10.213.B.2 ──┘   (the relay listens here)
+
+Each router forwards and masquerades its home behind its public address with nftables:
+
+* ``"cone"`` (endpoint-independent mapping): plain ``masquerade``; Linux keeps the home's source
+  port where it can, so one home socket shows the same public address to every destination —
+  the NAT hole punching needs.  (Filtering is still address-and-port dependent: an unsolicited
+  packet goes nowhere.)
+* ``"symmetric"`` (endpoint-dependent mapping): ``masquerade fully-random``; every new flow gets
+  a fresh random public port, so the address a relay observes is useless to anyone else.
+
+``Internet.run(ns, argv)`` runs a command inside a namespace.  Callers skip (``unavailable()``)
+where the machine cannot make namespaces (not root, no ``ip``/``nft``, a container that refuses).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+NAT_KINDS = ("cone", "symmetric")
+
+
+def unavailable() -> str | None:
+    """Why a NAT test bed cannot be built here, or None."""
+    if os.geteuid() != 0:
+        return "needs root to create network namespaces"
+    for tool in ("ip", "nft"):
+        if shutil.which(tool) is None:
+            return f"`{tool}` is not installed (apt-get install iproute2 nftables)"
+    return None
+
+
+def _run(argv: list[str], *, check: bool = True, stdin: str | None = None) -> str:
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=30, input=stdin)
+    if check and result.returncode != 0:
+        raise BedError(f"{' '.join(argv)} failed: {result.stderr.strip()}")
+    return result.stdout
+
+
+class BedError(RuntimeError):
+    """The bed could not be built (the message says which command failed and why)."""
+
+
+@dataclass
+class Home:
+    name: str  # the namespace
+    router: str  # its router's namespace
+    address: str  # inside the home
+    public: str  # the router's address on the public network
+    nat: str
+
+
+@dataclass
+class Internet:
+    token: str = field(default_factory=lambda: secrets.token_hex(3))
+    homes: dict[str, Home] = field(default_factory=dict)
+    public: str = ""
+    relay_addresses: list[str] = field(default_factory=list)  # the public namespace's own
+    _namespaces: list[str] = field(default_factory=list)
+
+    def ns(self, role: str) -> str:
+        return f"cn{self.token}-{role}"
+
+    def _add_ns(self, name: str) -> None:
+        _run(["ip", "netns", "add", name])
+        self._namespaces.append(name)
+        _run(["ip", "-n", name, "link", "set", "lo", "up"])
+
+    def _veth(self, ns_a: str, if_a: str, addr_a: str, ns_b: str, if_b: str, addr_b: str) -> None:
+        _run(["ip", "-n", ns_a, "link", "add", if_a, "type", "veth", "peer", "name", if_b,
+              "netns", ns_b])  # fmt: skip
+        for ns, dev, addr in ((ns_a, if_a, addr_a), (ns_b, if_b, addr_b)):
+            _run(["ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev])
+            _run(["ip", "-n", ns, "link", "set", dev, "up"])
+
+    def build(self, nats: dict[str, str]) -> Internet:
+        """Homes named by their NAT kind, e.g. {"a": "cone", "b": "symmetric"}."""
+        self.public = self.ns("public")
+        self._add_ns(self.public)
+        _run(["ip", "netns", "exec", self.public, "sysctl", "-qw", "net.ipv4.ip_forward=1"])
+        for index, (label, nat) in enumerate(sorted(nats.items()), start=1):
+            if nat not in NAT_KINDS:
+                raise ValueError(f"NAT kind must be one of {NAT_KINDS}, not {nat!r}")
+            home, router = self.ns(f"home-{label}"), self.ns(f"router-{label}")
+            self._add_ns(router)
+            self._add_ns(home)
+            wan_pub, wan_rtr = f"10.213.{index}.1", f"10.213.{index}.2"
+            lan_rtr, lan_home = f"10.213.{10 + index}.1", f"10.213.{10 + index}.2"
+            self._veth(self.public, f"p{index}", wan_pub, router, "wan", wan_rtr)
+            self._veth(router, "lan", lan_rtr, home, "eth0", lan_home)
+            _run(["ip", "-n", home, "route", "add", "default", "via", lan_rtr])
+            _run(["ip", "-n", router, "route", "add", "default", "via", wan_pub])
+            _run(["ip", "netns", "exec", router, "sysctl", "-qw", "net.ipv4.ip_forward=1"])
+            masquerade = "masquerade fully-random" if nat == "symmetric" else "masquerade"
+            rules = (
+                "table ip nat {\n"
+                "  chain post { type nat hook postrouting priority srcnat;"
+                f' oifname "wan" {masquerade}; }}\n'
+                "}\n"
+                "table ip filter {\n"
+                "  chain guard { type filter hook forward priority filter; policy drop;\n"
+                '    iifname "lan" accept\n'
+                "    ct state established,related accept\n"
+                "  }\n"
+                # Like most home routers, drop (never refuse) what nobody asked for: a
+                # hole-punch SYN that comes before our own left must be retried, not reset.
+                "  chain stealth { type filter hook input priority filter;\n"
+                '    iifname "wan" ct state new,invalid drop\n'
+                "  }\n"
+                "}\n"
+            )
+            _run(["ip", "netns", "exec", router, "nft", "-f", "-"], stdin=rules)
+            self.homes[label] = Home(home, router, lan_home, wan_rtr, nat)
+            self.relay_addresses.append(wan_pub)
+        return self
+
+    def argv(self, ns: str, *words: str) -> list[str]:
+        return ["ip", "netns", "exec", ns, *words]
+
+    def python(self, ns: str, *words: str) -> list[str]:
+        return self.argv(ns, sys.executable, *words)
+
+    def run(self, ns: str, *words: str, check: bool = True) -> str:
+        return _run(self.argv(ns, *words), check=check)
+
+    def destroy(self) -> None:
+        """Delete every namespace made (their veths and nftables tables go with them)."""
+        for name in reversed(self._namespaces):
+            for pid in _run(["ip", "netns", "pids", name], check=False).split():
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.kill(int(pid), 9)  # only processes living in our own namespaces
+            _run(["ip", "netns", "delete", name], check=False)
+        self._namespaces.clear()
+
+
+def build(nats: dict[str, str]) -> Internet:
+    """An Internet with those homes; destroyed again if building fails half-way."""
+    bed = Internet()
+    try:
+        return bed.build(nats)
+    except BaseException:
+        bed.destroy()
+        raise

@@ -1,0 +1,190 @@
+"""A CPU budget per peer (issue 21.5): a peer whose refused events cost us more CPU than its
+budget is cut off mid-batch and shunned, however it reconnects; honest play goes on.
+
+Checking an expensive invalid proof is what the budget bounds; the test makes each refused
+event of Mallory's cost 10 ms on the budget's own clock (no real seconds of CPU needed).
+"""
+
+from __future__ import annotations
+
+import pytest
+import trio
+from conftest import FAST, next_update, raw_peer
+
+from creepnet.node import updates
+from creepnet.node.bot import run_bot
+from creepnet.node.budget import CpuBudget
+from creepnet.node.framing import FrameError
+from creepnet.node.handshake import HandshakeError
+from creepnet.node.node import Node
+from creepnet.node.sync import MAX_REJECTIONS
+from creepnet.protocol.identity import Identity
+from creepnet.protocol.session import Session
+
+MALLORY = Identity.from_seed(b"\x71" * 32)
+COST = 0.010  # seconds of CPU each of Mallory's refused events "costs"
+
+
+def test_the_bucket_refills_at_its_rate_up_to_its_burst():
+    now = [0.0]
+    budget = CpuBudget(rate=0.1, burst=0.5, clock=lambda: 0.0, now=lambda: now[0])
+    assert not budget.charge(b"k", 0.5)  # the whole burst, not more
+    assert budget.charge(b"k", 0.01)
+    now[0] += 1.0  # 0.1 s back
+    assert not budget.charge(b"k", 0.08) and budget.spent(b"k") == pytest.approx(0.49)
+    now[0] += 100.0
+    assert budget.spent(b"k") == pytest.approx(0.49)  # refilled only when charged again
+    assert not budget.charge(b"k", 0.0) and budget.spent(b"k") == 0.0  # capped at the burst
+    assert budget.spent(b"other") == 0.0
+
+
+async def test_a_peer_over_its_cpu_budget_is_cut_off_mid_batch_and_shunned(tmp_path, monkeypatch):
+    cpu = [0.0]  # the budget's clock: only Mallory's refused events move it
+    checked: list[bytes] = []
+    receive = Session.receive
+
+    def costly(self, raw, sender=None):
+        if sender == MALLORY.public_key:
+            checked.append(raw)
+            cpu[0] += COST  # as an expensive, invalid proof would
+        return receive(self, raw, sender=sender)
+
+    monkeypatch.setattr(Session, "receive", costly)
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            budget = alice._sync.budget = CpuBudget(
+                rate=0.0, burst=5 * COST + COST / 2, shun=600, clock=lambda: cpu[0]
+            )
+            game = await alice.host_game(
+                "creeper", "cpu", player="alice", options={"max_plies": 40}
+            )
+            await bob.join(alice.address, game, player="bob")
+            mallory = await raw_peer(alice.address, MALLORY)
+            junk = [bytes([0x80, n]) for n in range(12)]  # each refused, each "costly"
+            stored = alice.games[game].stored
+            await mallory.send(
+                {"type": "events", "game": game, "from": stored, "items": junk, "length": 99}
+            )
+            cut = await next_update(news, lambda u: u.kind == updates.ERROR and "cut off" in u.text)
+            assert cut.data["key"] == MALLORY.public_key and "CPU" in cut.text
+            # Cut off at the event that overdrew the budget: the rest of the batch is unread.
+            assert len(checked) == 6 < len(junk) and MAX_REJECTIONS > 6
+            assert budget.spent(MALLORY.public_key) > budget.burst
+            said = []
+            with pytest.raises(FrameError):
+                while True:
+                    said.append(await mallory.receive())
+            assert any("CPU" in m.get("reason", "") for m in said), said
+
+            # Reconnecting does not renew the allowance: the key is refused at its hello.
+            with pytest.raises(HandshakeError, match="CPU"):
+                await raw_peer(alice.address, MALLORY)
+            assert len(checked) == 6
+            # Everyone else goes on: another key is served, and the game plays to its end.
+            stranger = await raw_peer(alice.address, Identity.generate())
+            await stranger.send({"type": "list"})
+            while (await stranger.receive())["type"] != "games":  # after its `have`s
+                pass
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_bot, alice, game, "random", 1)
+                nursery.start_soon(run_bot, bob, game, "random", 2)
+            assert alice.session(game).finished and bob.session(game).finished
+
+
+async def test_events_passed_on_by_a_relay_are_charged_to_their_author_not_the_relay(
+    tmp_path, monkeypatch
+):
+    """A host passes the owed seat's events on before checking them: an honest relay of a
+    cheater's bad events must not be what its followers cut off."""
+    from creepnet.protocol.event import sign_event
+
+    cpu = [0.0]
+    forged: set[bytes] = set()
+    receive = Session.receive
+
+    def costly(self, raw, sender=None):
+        if raw in forged:
+            cpu[0] += COST
+        return receive(self, raw, sender=sender)
+
+    monkeypatch.setattr(Session, "receive", costly)
+    relay_key = Identity.generate()
+    with trio.fail_after(60):
+        async with Node.open(tmp_path / "alice", timeouts=FAST) as alice, alice.updates() as news:
+            alice._sync.budget = CpuBudget(
+                rate=0.0, burst=5 * COST + COST / 2, shun=600, clock=lambda: cpu[0]
+            )
+            game = await alice.host_game("creeper", "relayed", player="alice")
+            session = alice.session(game)
+            seq, head = len(session.log), session.log.head
+            signed = [
+                sign_event(MALLORY, game=game, seq=seq, prev=head, type="move", body={"move": m})
+                for m in ("a1-b2", "a1-b3", "a1-b4", "a1-b5", "a1-b6", "a1-b7", "a1-b8", "a1-b9")
+            ]
+            forged.update(event.raw for event in signed)
+            relay = await raw_peer(alice.address, relay_key)
+            await relay.send(
+                {
+                    "type": "events",
+                    "game": game,
+                    "from": seq,
+                    "items": [event.raw for event in signed],
+                    "length": seq + 1,
+                }
+            )
+            cut = await next_update(news, lambda u: u.kind == updates.ERROR and "cut off" in u.text)
+            assert cut.data["key"] == MALLORY.public_key and "passed on by" in cut.text
+            assert MALLORY.fingerprint in cut.text and relay_key.public_key in alice.peers
+            with pytest.raises(HandshakeError, match="CPU"):
+                await raw_peer(alice.address, MALLORY)
+            await relay.send({"type": "list"})  # the relay is still served
+            while (await relay.receive())["type"] != "games":
+                pass
+
+
+async def test_a_seated_player_resending_refused_events_is_cut_off_by_real_cpu_time(tmp_path):
+    """No hook: the budget's real clock (thread CPU time) and a burst of 0.25 ms, against a
+    seated player's signed events that the session refuses (each costs at least one signature
+    check, ~0.05 ms: benchmarks/rejection_cost.py)."""
+    from creepnet.protocol.event import sign_event
+
+    with trio.fail_after(60):
+        async with Node.open(tmp_path / "alice", timeouts=FAST) as alice, alice.updates() as news:
+            game = await alice.host_game("creeper", "real", player="alice")
+            async with Node.open(tmp_path / "bob", timeouts=FAST) as bob:
+                await bob.join(alice.address, game, player="bob")
+                cheat = bob.identity  # bob's node goes; his key comes back to cheat
+            await until_gone(alice, cheat.public_key)
+            alice._sync.budget = CpuBudget(rate=0.0, burst=0.00025, shun=600)
+            session = alice.session(game)
+            seq, head = len(session.log), session.log.head
+            bad = [
+                sign_event(cheat, game=game, seq=seq, prev=head, type="move", body={"move": m})
+                for m in (f"a{n}-z9" for n in range(20))
+            ]
+            cheater = await raw_peer(alice.address, cheat)
+            await cheater.send(
+                {"type": "events", "game": game, "from": seq, "items": [e.raw for e in bad],
+                 "length": seq + 1}
+            )  # fmt: skip
+            refused = 0
+            while True:
+                update = await next_update(
+                    news, lambda u: u.kind == updates.REJECTED or "cut off" in u.text
+                )
+                if update.kind != updates.REJECTED:
+                    break
+                refused += 1
+            assert update.data["key"] == cheat.public_key
+            assert 0 < refused < len(bad) and refused <= MAX_REJECTIONS
+            with pytest.raises(HandshakeError, match="CPU"):
+                await raw_peer(alice.address, cheat)
+
+
+async def until_gone(node: Node, key: bytes) -> None:
+    while key in node.peers:
+        await node.peers[key].closed.wait()

@@ -1,0 +1,211 @@
+"""Creeper over the internet, on one machine: homes behind NAT routers, a relay in between.
+
+The bed (tests/node/netns_nat.py) is network namespaces this test creates and deletes, with
+nftables masquerade NAT: "cone" routers keep a home's source port (endpoint-independent
+mapping), the "symmetric" one gives every flow a random port.  Every process is the real CLI run
+inside a namespace: `creepnet relay` in the public one, `creepnet host … --internet` in one
+home, `creepnet join INVITE` in another.  Afterwards both logs must be byte-identical and verify
+as a finished game.
+
+* two cone homes: the joiner's connection is direct after a hole punch (the routers drop, never
+  answer, unsolicited packets, so only a punch opens them), not relayed;
+* a home behind the symmetric NAT: no punch can work; the game goes through the relay.
+
+Skipped (with the reason) when not root, without `ip`/`nft`, where namespaces cannot be made, or
+without the optional extra (`pip install 'creepnet[wan]'`).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+import trio
+from conftest import same_finished_log
+
+sys.path.insert(0, os.path.dirname(__file__))
+import netns_nat  # noqa: E402
+
+TIMEOUT = 240  # generous: these machines are slow and shared
+RELAY_PORT = 4001
+
+pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+
+
+def bed_or_skip(nats: dict[str, str]) -> Iterator[netns_nat.Internet]:
+    why = netns_nat.unavailable()
+    if why:
+        pytest.skip(why)
+    try:
+        bed = netns_nat.build(nats)
+    except netns_nat.BedError as exc:
+        pytest.skip(f"cannot build the NAT test bed here: {exc}")
+    try:
+        yield bed
+    finally:
+        bed.destroy()
+
+
+@pytest.fixture
+def cone_homes() -> Iterator[netns_nat.Internet]:
+    yield from bed_or_skip({"a": "cone", "b": "cone"})
+
+
+@pytest.fixture
+def symmetric_home() -> Iterator[netns_nat.Internet]:
+    yield from bed_or_skip({"a": "cone", "b": "symmetric"})
+
+
+class Lines:
+    """Lines of a child's stdout, kept for the failure message."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
+        self.stream, self.buffer, self.seen = stream, b"", []
+
+    async def until(self, prefix: str, *, anywhere: bool = False) -> str:
+        while True:
+            while b"\n" in self.buffer:
+                raw, self.buffer = self.buffer.split(b"\n", 1)
+                line = raw.decode(errors="replace")
+                self.seen.append(line)
+                if line.startswith(prefix) or (anywhere and prefix in line):
+                    return line
+            chunk = await self.stream.receive_some(4096)
+            if not chunk:
+                raise AssertionError(f"no {prefix!r} line; output: {self.seen[-40:]}")
+            self.buffer += chunk
+
+    async def rest(self) -> str:
+        while chunk := await self.stream.receive_some(4096):
+            self.buffer += chunk
+        return "\n".join(self.seen) + "\n" + self.buffer.decode(errors="replace")
+
+
+class Processes:
+    def __init__(self, bed: netns_nat.Internet) -> None:
+        self.bed, self.started = bed, []
+
+    async def start(self, ns: str, *words: str) -> tuple[trio.Process, Lines]:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env.pop("CREEPNET_IFACE", None)
+        env.pop("CREEPNET_RELAYS", None)
+        process = await trio.lowlevel.open_process(
+            self.bed.python(ns, "-m", "creepnet.cli", *words),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        self.started.append(process)
+        assert process.stdout is not None
+        return process, Lines(process.stdout)
+
+    def kill_all(self) -> None:
+        for process in self.started:
+            if process.returncode is None:
+                process.send_signal(signal.SIGKILL)
+
+
+async def relay_in_public(processes: Processes, tmp_path) -> tuple[trio.Process, str]:
+    bed = processes.bed
+    relay, out = await processes.start(
+        bed.public,
+        "relay",
+        "--listen",
+        f"0.0.0.0:{RELAY_PORT}",
+        "--announce",
+        bed.relay_addresses[0],
+        "--home",
+        str(tmp_path / "relay"),
+    )
+    return relay, (await out.until("relay ")).split()[1]
+
+
+async def play_over_the_internet(
+    bed: netns_nat.Internet, tmp_path, *, kill_relay: bool = False
+) -> tuple[str, str]:
+    """A bot game, host in home a, guest in home b; returns (the guest's path line, game).
+    With kill_relay: the relay is killed once the game runs, and started again (same home,
+    so the same peer id and address) once the guest has seen its connection drop."""
+    host_home, guest_home = tmp_path / "host", tmp_path / "guest"
+    processes = Processes(bed)
+    a, b = bed.homes["a"], bed.homes["b"]
+    outputs: dict[str, str] = {}
+    watched: dict[str, Lines] = {}
+    try:
+        with trio.fail_after(TIMEOUT):
+            relay_process, relay = await relay_in_public(processes, tmp_path)
+            pace = ["--pace", "0.3"] if kill_relay else []  # a game long enough to interrupt
+            host, host_out = await processes.start(
+                a.name,
+                "host", "creeper", "--bot", "greedy", "--seed", "1", "--max-plies", "60",
+                "--no-discovery", "--iface", a.address, "--player", "host",
+                "--name", "wan game", "--home", str(host_home),
+                "--internet", "--relay", relay, *pace,
+            )  # fmt: skip
+            watched["host"] = host_out
+            line = await host_out.until("invite ")
+            invite = line.split("creepnet join ", 1)[1].strip()
+            game = invite.split(":")[1][:8]
+            guest, guest_out = await processes.start(
+                b.name,
+                "join", invite, "--bot", "random", "--seed", "2", "--iface", b.address,
+                "--player", "guest", "--home", str(guest_home), *pace,
+                *(["-v"] if kill_relay else []),
+            )  # fmt: skip
+            watched["guest"] = guest_out
+            path = await guest_out.until("path: ")
+            if kill_relay:
+                await guest_out.until(" event: ", anywhere=True)  # moves are arriving
+                relay_process.send_signal(signal.SIGKILL)
+                await relay_process.wait()
+                await guest_out.until(" peer-disconnected: ", anywhere=True)
+                cut = len(guest_out.seen)
+                await relay_in_public(processes, tmp_path)
+            async with trio.open_nursery() as nursery:
+
+                async def finish(name: str, process: trio.Process, lines: Lines) -> None:
+                    outputs[name] = await lines.rest()
+                    await process.wait()
+
+                nursery.start_soon(finish, "host", host, host_out)
+                nursery.start_soon(finish, "guest", guest, guest_out)
+    except trio.TooSlowError:
+        tails = {name: lines.seen[-30:] for name, lines in watched.items()}
+        for name, lines in watched.items():
+            (tmp_path / f"{name}.out").write_text("\n".join(lines.seen) + lines.buffer.decode())
+        raise AssertionError(
+            f"the game did not finish in {TIMEOUT}s; last lines: {tails}"
+        ) from None
+    finally:
+        processes.kill_all()
+    assert host.returncode == 0, outputs.get("host")
+    assert guest.returncode == 0, outputs.get("guest")
+    assert "game over" in outputs["host"] and "game over" in outputs["guest"]
+    if kill_relay:  # moves came after the cut, over the relay that came back
+        assert any(" event: " in line for line in outputs["guest"].splitlines()[cut:])
+    same_finished_log(host_home, guest_home, game)
+    return path, game
+
+
+async def test_two_homes_behind_cone_nats_play_directly_after_a_hole_punch(cone_homes, tmp_path):
+    path, _game = await play_over_the_internet(cone_homes, tmp_path)
+    print(path)
+    # Direct: the connection runs between the two routers' public addresses, no relay circuit.
+    assert path.startswith("path: direct"), path
+    assert "p2p-circuit" not in path and cone_homes.homes["a"].public in path, path
+
+
+async def test_a_home_behind_a_symmetric_nat_plays_through_the_relay(symmetric_home, tmp_path):
+    path, _game = await play_over_the_internet(symmetric_home, tmp_path)
+    print(path)
+    assert path.startswith("path: relayed"), path
+    assert "p2p-circuit" in path, path
+
+
+async def test_a_relayed_game_resumes_when_the_killed_relay_comes_back(symmetric_home, tmp_path):
+    path, _game = await play_over_the_internet(symmetric_home, tmp_path, kill_relay=True)
+    assert path.startswith("path: relayed"), path

@@ -1,0 +1,100 @@
+"""Retirement over real loopback nodes: three Racer seats, one node killed for good mid-game;
+the other two vote it out after the game's retire_after, play on and finish with identical,
+valid, finished logs that name the retirement."""
+
+from __future__ import annotations
+
+import trio
+from conftest import FAST
+
+from creepnet.engine.racer.state import HostageSwap
+from creepnet.node.bot import run_bot
+from creepnet.node.node import Node
+from creepnet.protocol.games import get_game
+from creepnet.protocol.verify import verify_log_bytes
+
+OPTIONS = {"creeps_per_player": 3, "face_up_creeps": 1, "turn_limit": 10, "escrow": 1}
+
+
+async def _guest(tmp_path, host: Node, game: bytes, k: int, scope: trio.CancelScope) -> None:
+    with scope:
+        async with Node.open(tmp_path / f"g{k}", timeouts=FAST) as node:
+            await node.join(host.address, game, player=f"guest{k}")
+            await run_bot(node, game, "random", k)
+            await node.wait_synced(game)
+
+
+def _free(runtime, seat: int) -> bool:
+    stage = runtime.session.game_state.state.stage
+    return not isinstance(stage, HostageSwap) or seat not in (stage.asker, stage.target)
+
+
+async def test_a_node_killed_for_good_is_retired_and_the_others_finish(tmp_path) -> None:
+    with trio.fail_after(240):
+        async with Node.open(tmp_path / "host", name="host", timeouts=FAST) as host:
+            options = {**OPTIONS, "retire_after": 1}
+            game = await host.host_game("racer", "race", seats=3, player="host", options=options)
+            killed = trio.CancelScope()
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_guest, tmp_path, host, game, 1, trio.CancelScope())
+                await host.wait_for(game, lambda rt: len(rt.session.seats) > 1)
+                nursery.start_soon(_guest, tmp_path, host, game, 2, killed)
+                await host.wait_for(game, lambda rt: len(rt.session.seats) > 2)
+                nursery.start_soon(run_bot, host, game, "random", 0)
+                # seat 2's node dies for good once the first turns are played (not while it
+                # hands over a Hostage Exchange's card: that step cannot be retired yet)
+                await host.wait_for(game, lambda rt: len(rt.session.log) > 120 and _free(rt, 2))
+                killed.cancel()
+            final = host.session(game)
+            assert final.finished and final.retired == [2]
+            logs = {
+                (tmp_path / h / "games" / game.hex() / "log").read_bytes() for h in ("host", "g1")
+            }
+            assert logs == {final.log.to_bytes()}
+            verdict = verify_log_bytes(final.log.to_bytes())
+            assert verdict.valid and verdict.finished, verdict.error
+            assert any("retired by the table" in note for note in verdict.notes)
+
+
+async def test_a_player_who_leaves_in_a_two_seat_game_lets_the_other_claim_it(tmp_path) -> None:
+    """Creeper: the guest types `leave` (a signed notice); the host's node at once offers the
+    claim, and the claim ends the log as an abandonment both nodes store."""
+    with trio.fail_after(180):
+        async with (
+            Node.open(tmp_path / "host", timeouts=FAST) as host,
+            Node.open(tmp_path / "guest", timeouts=FAST) as guest,
+        ):
+            game = await host.host_game("creeper", "quiet", player="host")
+            await guest.join(host.address, game, player="guest")
+            async with host.updates() as stream:
+                await host.wait_for(game, lambda rt: rt.session.started)
+                await _until_guest_decides(host, game)
+                guest.leave(game)
+                async for update in stream:
+                    if update.kind == "claimable":
+                        assert "guest is gone" in update.text
+                        break
+            await host.claim(game)
+            seq = len(host.session(game).log) - 1
+            await guest.wait_for(game, lambda rt: rt.stored == seq + 1)
+            for node in (host, guest):
+                verdict = verify_log_bytes(node.session(game).log.to_bytes())
+                assert verdict.valid and not verdict.finished
+                assert verdict.outcome == (
+                    f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {seq}"
+                )
+
+
+async def _until_guest_decides(node: Node, game: bytes) -> None:
+    """Play the host's moves until the game waits on the guest's decision (not on a step its
+    node answers by itself, such as the opening coin's reveal)."""
+    session = node.session(game)
+    bot = get_game(session.kind).make_bot("random", 0)
+    while True:
+        turn = session.expected()
+        if turn is not None and turn.seat == 1 and not turn.automatic:
+            return
+        if session.my_turn() is not None:
+            await node.play(game, bot.choose(session.local_view(), 0))
+        else:
+            await node.wait_changed(game)

@@ -1,0 +1,284 @@
+"""The conformance vectors (vectors/README.md) hold for our own code, and are exactly what the
+generator writes: they can never drift from the implementation they describe."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from creepnet.protocol import codec, onion
+from creepnet.protocol.deck import group
+from creepnet.protocol.deck.classproof import verify_class
+from creepnet.protocol.deck.dleq import verify as verify_dleq
+from creepnet.protocol.deck.keys import DeckKeys, commit_secret
+from creepnet.protocol.deck.noneof import NoneOfRejected, verify_none_of
+from creepnet.protocol.deck.shuffleproof import ShuffleRejected, verify_shuffle
+from creepnet.protocol.event import parse_event, sign_event
+from creepnet.protocol.identity import Identity, fingerprint, verify_signature
+from creepnet.protocol.lobby import JoinRequest, derive_game_id
+from creepnet.protocol.log import iter_log
+from creepnet.protocol.verify import replay, verify_file_bytes
+
+VECTORS = Path(__file__).resolve().parents[2] / "vectors"
+
+
+@cache
+def generator() -> Any:
+    spec = importlib.util.spec_from_file_location("vectors_generate", VECTORS / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@cache
+def load(name: str) -> dict[str, Any]:
+    data = json.loads((VECTORS / name).read_text(encoding="utf-8"))
+    assert data["format"] == 1
+    return data
+
+
+def unhex(entry: dict[str, Any]) -> bytes:
+    if "hex" in entry:
+        return bytes.fromhex(entry["hex"])
+    return b"".join(bytes.fromhex(piece) * count for piece, count in entry["hex_runs"])
+
+
+# --- primitives ---------------------------------------------------------------------------
+
+
+def test_canonical_encodings_round_trip():
+    vectors = load("codec.json")
+    assert len(vectors["valid"]) > 30
+    for case in vectors["valid"]:
+        value = generator().untyped(case["value"])
+        assert codec.encode(value) == unhex(case), case["name"]
+        assert codec.decode(unhex(case)) == value, case["name"]
+    for case in vectors["accepted"]:
+        codec.decode(unhex(case))
+
+
+def test_every_rejected_encoding_is_refused():
+    cases = load("codec.json")["rejected"]
+    assert len(cases) > 25
+    for case in cases:
+        with pytest.raises(codec.CodecError):
+            codec.decode(unhex(case))
+
+
+def test_identities_signatures_and_event_bytes():
+    vectors = load("identity.json")
+    for key in vectors["keys"]:
+        identity = Identity.from_seed(bytes.fromhex(key["seed"]))
+        assert identity.public_key.hex() == key["public"]
+        assert fingerprint(identity.public_key) == key["fingerprint"]
+    verdicts = [
+        verify_signature(bytes.fromhex(c["key"]), bytes.fromhex(c["message"]),
+                         bytes.fromhex(c["sig"]))
+        for c in vectors["signatures"]
+    ]  # fmt: skip
+    assert verdicts == [c["valid"] for c in vectors["signatures"]]
+    assert True in verdicts and False in verdicts
+    gid = vectors["game_id"]
+    assert hashlib.sha256(bytes.fromhex(gid["input"])).digest()[:16].hex() == gid["game"]
+    assert (
+        derive_game_id(bytes.fromhex(gid["host"]), bytes.fromhex(gid["nonce"])).hex()
+        == (gid["game"])
+    )
+    ev = vectors["event"]
+    unsigned = generator().untyped(ev["unsigned"])
+    event = sign_event(
+        Identity.from_seed(bytes.fromhex(ev["seed"])),
+        **{k: unsigned[k] for k in ("game", "seq", "prev", "type", "body")},
+    )
+    assert event.signed.hex() == ev["signed_bytes"]
+    assert event.sig.hex() == ev["sig"] and event.raw.hex() == ev["raw"]
+    assert hashlib.sha256(event.raw).hexdigest() == ev["id"] == event.id.hex()
+    assert parse_event(bytes.fromhex(ev["raw"])).signature_valid()
+    join = vectors["join_request"]
+    request = JoinRequest.from_map(generator().untyped(join["map"]))
+    assert request.sig.hex() == join["sig"]
+    assert request.to_bytes().hex() == join["bytes"]
+    assert verify_signature(request.key, bytes.fromhex(join["signed_bytes"]), request.sig)
+
+
+def test_onion_chains_and_draws():
+    v = load("onion.json")
+    game, secret = bytes.fromhex(v["game"]), bytes.fromhex(v["secret"])
+    assert [onion.layer(game, secret, d).hex() for d in range(v["length"] + 1)] == v["chain"]
+    assert onion.anchor(game, secret, v["length"]).hex() == v["anchor"] == v["chain"][-1]
+    for draw in v["draws"]:
+        pres = [bytes.fromhex(p) for p in draw["preimages"]]
+        entropy = onion.draw_entropy(game, draw["draw"], pres)
+        assert hashlib.sha256(bytes.fromhex(draw["input"])).digest() == entropy
+        assert entropy.hex() == draw["entropy"]
+        assert onion.uniform(entropy, draw["bound"]) == draw["value"]
+    assert len(v["rejection_sampling"]) == 2
+    for case in v["rejection_sampling"]:
+        bound = int(case["bound"])
+        first = int(case["words"][0], 16)
+        assert first >= int(case["limit"])  # the first word is rejected
+        assert onion.uniform(bytes.fromhex(case["entropy"]), bound) == int(case["value"])
+
+
+def test_deck_frames_points_and_derivations():
+    v = load("deck.json")
+    for case in v["frame"]:
+        assert group.frame(*generator().unframed(case["parts"])).hex() == case["hex"]
+    for card, point in v["card_points"]["points"].items():
+        assert group.card_point(card).hex() == point
+    assert [p.hex() for p in group.generators("shuffle", 6)] == v["generators"]["points"]
+    d = v["derivations"]
+    game, seat_key, secret = (bytes.fromhex(d[k]) for k in ("game", "seat_key", "secret"))
+    keys = DeckKeys(game, seat_key, secret)
+    assert commit_secret(game, seat_key, secret).hex() == d["commitment"]
+    example = d["example_scalar"]
+    assert group.scalar_from_wide(bytes.fromhex(example["okm"])).hex() == example["scalar"]
+    assert keys.lock_key("deck:0", 3).hex() == example["scalar"]
+    for case in d["layer"]:
+        assert keys.layer(case["family"], case["depth"]).hex() == case["scalar"]
+        assert keys.layer_commit(case["family"], case["depth"]).hex() == case["commit"]
+    for case in d["lock"]:
+        assert keys.lock_key(case["pool"], case["position"]).hex() == case["scalar"]
+    for case in d["blind"]:
+        scalar = keys.blind_key(case["pool"], case["position"], case["transfer"])
+        assert scalar.hex() == case["scalar"]
+    stream = keys._stream("perm", d["permutation_stream"]["pool"], 1)
+    words = [next(stream) for _ in d["permutation_stream"]["first_words"]]
+    assert words == d["permutation_stream"]["first_words"]
+    for case in d["permutations"]:
+        assert keys.permutation(case["pool"], case["shuffle_index"], case["n"]) == case["perm"]
+
+
+def test_dleq_proofs_per_use():
+    proofs = load("deck.json")["dleq"]["proofs"]
+    assert [p["op"] for p in proofs] == ["open", "lock", "blind", "unblind"]
+    for p in proofs:
+        points = [bytes.fromhex(p[k]) for k in ("g1", "h1", "g2", "h2")]
+        ctx = bytes.fromhex(p["context"])
+        assert verify_dleq(bytes.fromhex(p["proof"]), *points, ctx)
+        assert not verify_dleq(bytes.fromhex(p["tampered_proof"]), *points, ctx)
+        digest = hashlib.sha512(bytes.fromhex(p["challenge_input"])).digest()
+        assert group.scalar_from_wide(digest).hex() == p["proof"][:64]
+
+
+def test_shuffle_none_of_and_class_proofs():
+    v = load("deck.json")
+    s = v["shuffle"]
+    proof = {k: [bytes.fromhex(x) for x in val] if isinstance(val, list) else bytes.fromhex(val)
+             for k, val in s["proof"].items()}  # fmt: skip
+    inputs = [bytes.fromhex(p) for p in s["inputs"]]
+    args = (bytes.fromhex(s["base"]), bytes.fromhex(s["commit"]), bytes.fromhex(s["context"]))
+    verify_shuffle(proof, inputs, [bytes.fromhex(p) for p in s["outputs"]], *args)
+    with pytest.raises(ShuffleRejected):
+        verify_shuffle(proof, inputs, [bytes.fromhex(p) for p in s["invalid_outputs"]], *args)
+    points = {c: bytes.fromhex(p) for c, p in v["card_points"]["points"].items()}
+    for kind, check in (("none_of", _none_of_holds), ("class", _class_holds)):
+        block = v[kind]
+        statement = (bytes.fromhex(block["commit"]), bytes.fromhex(block["core"]), points)
+        outcomes = [check(case, statement, bytes.fromhex(block["context"]))
+                    for case in block["cases"]]  # fmt: skip
+        assert outcomes == [case["valid"] for case in block["cases"]]
+
+
+def _none_of_holds(case: dict, statement: tuple, ctx: bytes) -> bool:
+    try:
+        verify_none_of(bytes.fromhex(case["proof"]), *statement, case["excluded"], ctx)
+    except NoneOfRejected:
+        return False
+    return True
+
+
+def _class_holds(case: dict, statement: tuple, ctx: bytes) -> bool:
+    proof = [bytes.fromhex(p) for p in case["proof"]]
+    return verify_class(proof, *statement, case["allowed"], ctx)
+
+
+# --- logs ---------------------------------------------------------------------------------
+
+
+def log_bytes(vector: dict[str, Any], bases: dict[str, str]) -> bytes:
+    if "log" in vector:
+        return base64.b64decode(vector["log"])
+    base = base64.b64decode(bases[vector["base"]])
+    events = list(iter_log(base))
+    assert len(events) >= vector["prefix_events"]
+    return b"".join(events[: vector["prefix_events"]]) + base64.b64decode(vector["append"])
+
+
+def log_cases() -> list[tuple[str, dict[str, Any], dict[str, str]]]:
+    cases = []
+    for name in ("creeper.json", "racer.json"):
+        data = load(name)
+        cases += [(name, vector, data["bases"]) for vector in data["logs"]]
+    return cases
+
+
+@pytest.mark.parametrize(
+    "vector,bases", [case[1:] for case in log_cases()], ids=[c[1]["name"] for c in log_cases()]
+)
+def test_log_verdict(vector: dict[str, Any], bases: dict[str, str]):
+    data = log_bytes(vector, bases)
+    verdict = verify_file_bytes(data)
+    expect = vector["expect"]
+    assert verdict.valid == expect["valid"] and verdict.events == expect["events"]
+    if verdict.error is not None:
+        error = verdict.error
+        author = error.author.hex() if error.author else None
+        got = {"kind": error.kind, "seq": error.seq, "author": author, "reason": error.reason}
+        assert got == expect["error"]
+    else:
+        assert verdict.finished == expect["finished"] and verdict.outcome == expect["outcome"]
+        assert verdict.notes == expect["notes"]
+    if "turns" in vector:  # the per-event annotations, from the replay that gives the result
+        session, notes = generator().annotate(data)
+        assert {k: vector[k] for k in notes} == notes
+    elif "result" in expect:
+        session, _ = replay(data)
+    if "result" in expect:
+        assert generator().result_of(session) == expect["result"]
+
+
+def test_every_event_type_and_verdict_kind_is_covered():
+    kinds = {c[1]["expect"].get("error", {}).get("kind") for c in log_cases()} - {None}
+    assert kinds >= {
+        "malformed", "signature", "game", "sequence", "chain", "genesis", "entitlement",
+        "finished", "illegal", "audit", "torn-tail", "empty", "proof",
+    }  # fmt: skip
+    types: set[str] = set()
+    for _, vector, _ in log_cases():
+        for turn in vector.get("turns", []):
+            types.add(turn["type"])
+    assert types >= {"genesis", "seat", "start", "reveal", "move", "accept", "decline",
+                     "resign", "deck", "act"}  # fmt: skip
+    racer = load("racer.json")
+    long = base64.b64decode(racer["bases"]["racer-long"])
+    words = set()
+    for raw in iter_log(long):
+        event = parse_event(raw)
+        if event.type == "act":
+            words.add(event.body["action"].split()[0])
+        elif event.type == "deck":
+            words.add("deck " + event.body["op"])
+    assert words >= {
+        "place-creep", "keep-drawn", "pass", "play-calamity", "play-good-fortune",
+        "declare-attack", "add-attacker", "launch", "withdraw", "play-hero", "stop-heroes",
+        "play-monster", "decline-monster", "ask-hostage", "force-hostage", "accept-hostage",
+        "refuse-hostage", "discard", "deck join", "deck shuffle", "deck lock", "deck release",
+        "deck blind", "deck unblind", "deck reveal",
+    }  # fmt: skip
+
+
+def test_the_generator_writes_exactly_the_committed_files():
+    """Deterministic from seeds: the files are its output, byte for byte (about 20 s of CPU)."""
+    built = generator().build()
+    assert sorted(built) == sorted(p.name for p in VECTORS.glob("*.json"))
+    for name, text in built.items():
+        assert (VECTORS / name).read_text(encoding="utf-8") == text, name

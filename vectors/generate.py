@@ -1,0 +1,1927 @@
+"""Build every conformance vector in this folder from fixed seeds (vectors/README.md).
+
+    python vectors/generate.py            # rewrite the JSON files
+    python vectors/generate.py --check    # exit 1 if any file would change
+
+Everything is deterministic: identities and seat secrets come from fixed seeds
+(``protocol/table.py``'s derivation), the proofs' hedged nonces from a counter-mode SHA-256
+stream that replaces ``secrets.token_bytes`` while the generator runs, and the deck's thread
+pool is held to one thread so those nonces are drawn in one order.  Running it twice gives
+byte-identical files (tests/vectors/test_vectors.py checks that the committed files are its
+output), so a deliberate protocol change shows up as a diff of these files.
+
+The values written are our implementation's outputs; tests/vectors/test_vectors.py checks
+every vector against our own code again, so the files can never drift from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import hashlib
+import json
+import random
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+FORMAT = 1  # version of the vector file format (README.md); bump on an incompatible change
+
+
+# --- determinism --------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def deterministic(label: str) -> Iterator[None]:
+    """Fixed proof nonces and one deck thread, for as long as the block runs."""
+    import secrets
+
+    from creepnet.protocol.deck import threads
+
+    counter = 0
+
+    def token_bytes(n: int | None = None) -> bytes:
+        nonlocal counter
+        size = 32 if n is None else n
+        out = b""
+        while len(out) < size:
+            out += hashlib.sha256(f"creepnet/vectors/{label}/{counter}".encode()).digest()
+            counter += 1
+        return out[:size]
+
+    saved_token, saved_threads = secrets.token_bytes, threads.MAX_THREADS
+    secrets.token_bytes = token_bytes  # type: ignore[assignment]
+    threads.MAX_THREADS = 1
+    try:
+        yield
+    finally:
+        secrets.token_bytes = saved_token  # type: ignore[assignment]
+        threads.MAX_THREADS = saved_threads
+
+
+def h(data: bytes) -> str:
+    return data.hex()
+
+
+def long_hex(data: bytes) -> dict[str, Any]:
+    """A byte string as `hex`, or for a long and repetitive one as `hex_runs`: [hex, count]
+    pairs whose repetitions, concatenated, are the bytes (README.md)."""
+    if len(data) <= 4096:
+        return {"hex": data.hex()}
+    runs: list[list[Any]] = []
+    i = 0
+    while i < len(data):
+        best = (1, 1)
+        for period in range(1, 17):
+            chunk = data[i : i + period]
+            count = 1
+            while data[i + count * period : i + (count + 1) * period] == chunk:
+                count += 1
+            if period * count > best[0] * best[1]:
+                best = (period, count)
+        period, count = best
+        piece = data[i : i + period]
+        if count == 1 and runs and runs[-1][1] == 1:
+            runs[-1][0] += piece.hex()
+        else:
+            runs.append([piece.hex(), count])
+        i += period * count
+    assert b"".join(bytes.fromhex(x) * n for x, n in runs) == data
+    return {"hex_runs": runs}
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def seed_bytes(label: str) -> bytes:
+    return hashlib.sha256(f"creepnet/vectors/{label}".encode()).digest()
+
+
+# --- typed values: msgpack values in JSON (README.md "Typed values") ---------------------------
+
+
+def typed(value: Any) -> Any:
+    if value is None:
+        return ["nil"]
+    if isinstance(value, bool):
+        return ["bool", value]
+    if isinstance(value, int):
+        return ["int", str(value)]
+    if isinstance(value, str):
+        return ["str", value]
+    if isinstance(value, bytes):
+        return ["bin", value.hex()]
+    if isinstance(value, list):
+        return ["array", [typed(v) for v in value]]
+    if isinstance(value, dict):
+        return ["map", [[k, typed(v)] for k, v in value.items()]]
+    raise TypeError(type(value).__name__)
+
+
+def untyped(value: Any) -> Any:
+    tag = value[0]
+    if tag == "nil":
+        return None
+    if tag == "bool":
+        return value[1]
+    if tag == "int":
+        return int(value[1])
+    if tag == "str":
+        return value[1]
+    if tag == "bin":
+        return bytes.fromhex(value[1])
+    if tag == "array":
+        return [untyped(v) for v in value[1]]
+    if tag == "map":
+        return {k: untyped(v) for k, v in value[1]}
+    raise ValueError(tag)
+
+
+def framed(parts: list[tuple[str, Any]]) -> list[list[Any]]:
+    """Deck frame parts as JSON: ["s", text] / ["i", "int"] / ["b", hex]."""
+    out: list[list[Any]] = []
+    for tag, value in parts:
+        if tag == "s":
+            out.append(["s", value])
+        elif tag == "i":
+            out.append(["i", str(value)])
+        else:
+            out.append(["b", value.hex()])
+    return out
+
+
+def unframed(parts: list[list[Any]]) -> list[Any]:
+    return [
+        p[1] if p[0] == "s" else int(p[1]) if p[0] == "i" else bytes.fromhex(p[1]) for p in parts
+    ]
+
+
+# --- primitives -----------------------------------------------------------------------------
+
+
+def codec_vectors() -> dict[str, Any]:
+    from creepnet.protocol import codec
+
+    valid_values: list[tuple[str, Any]] = [
+        ("nil", None),
+        ("false", False),
+        ("true", True),
+    ]
+    for n in (0, 1, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 2**64 - 1):
+        valid_values.append((f"int {n}", n))
+    for n in (-1, -32, -33, -128, -129, -32768, -32769, -(2**31), -(2**31) - 1, -(2**63)):
+        valid_values.append((f"int {n}", n))
+    for size in (0, 31, 32, 255, 256):
+        valid_values.append((f"str of {size} bytes", "a" * size))
+    valid_values.append(("str of 16384 bytes (the limit)", "a" * 16384))
+    valid_values.append(("str, UTF-8 of non-ASCII", "é€😀"))
+    for size in (0, 255, 256):
+        valid_values.append((f"bin of {size} bytes", bytes(size)))
+    valid_values += [
+        ("array of 15", list(range(15))),
+        ("array of 16", list(range(16))),
+        ("map of 15", {f"k{i:02}": i for i in range(15)}),
+        ("map of 16", {f"k{i:02}": i for i in range(16)}),
+        ("map keys in UTF-8 byte order", {"B": 1, "a": 2, "b": 3, "é": 4, "😀": 5, "z": 6}),
+        ("nesting of depth 16 (the limit)", _nested(16)),
+        ("an event-like map", {"body": {}, "seq": 3, "type": "start", "v": 1}),
+    ]
+    valid = []
+    for name, value in valid_values:
+        data = codec.encode(value)
+        assert codec.decode(data) == value
+        valid.append({"name": name, "value": typed(value), **long_hex(data)})
+    rejected = []
+    for name, data in _codec_rejections():
+        try:
+            codec.decode(data)
+        except codec.CodecError:
+            rejected.append({"name": name, **long_hex(data)})
+        else:
+            raise AssertionError(f"codec accepted {name}")
+    # The item budget is enforced only on encodings longer than max_items bytes (codec.unpack):
+    # this value has 131,073 items in 114,691 bytes and is accepted (docs/PROTOCOL.md §1).
+    dense = b"\xdc\x40\x00" + (b"\x96" + b"\xc0" * 6) * 16384
+    codec.decode(dense)
+    accepted = [
+        {
+            "name": "131073 items in 114691 bytes: accepted, the item budget applies only "
+            "to encodings longer than 131072 bytes",
+            **long_hex(dense),
+        }
+    ]
+    return {
+        "about": "canonical msgpack (docs/PROTOCOL.md §1): encode `value` to `hex`, decode "
+        "`hex` back to `value`; every `rejected` input must be refused by a strict decoder; "
+        "every `accepted` input decoded without error",
+        "valid": valid,
+        "accepted": accepted,
+        "rejected": rejected,
+    }
+
+
+def _nested(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def _codec_rejections() -> list[tuple[str, bytes]]:
+    many = b"\xdc\x40\x00" + (b"\x98" + b"\xc0" * 8) * 16384  # 16384 arrays of 8 nils
+    return [
+        ("5 as uint8 (not minimal)", b"\xcc\x05"),
+        ("200 as uint16", b"\xcd\x00\xc8"),
+        ("5 as int8 (a non-negative integer with a signed type)", b"\xd0\x05"),
+        ("-1 as int8", b"\xd0\xff"),
+        ("-100 as int16", b"\xd1\xff\x9c"),
+        ("300 as uint32", b"\xce\x00\x00\x01\x2c"),
+        ("2**32 as uint64? no: 1 as uint64", b"\xcf" + (1).to_bytes(8, "big")),
+        ("'a' as str8", b"\xd9\x01a"),
+        ("empty str as str16", b"\xda\x00\x00"),
+        ("3 bytes as bin16", b"\xc5\x00\x03abc"),
+        ("array of 1 as array16", b"\xdc\x00\x01\xc0"),
+        ("map of 1 as map16", b"\xde\x00\x01\xa1a\xc0"),
+        ("map keys out of order", b"\x82\xa1b\x01\xa1a\x02"),
+        ("duplicate map key", b"\x82\xa1a\x01\xa1a\x02"),
+        ("integer map key", b"\x81\x01\x02"),
+        ("bin map key", b"\x81\xc4\x01a\x02"),
+        ("float32", b"\xca\x00\x00\x00\x00"),
+        ("float64", b"\xcb" + bytes(8)),
+        ("fixext1", b"\xd4\x01\x00"),
+        ("timestamp ext", b"\xd6\xff\x00\x00\x00\x00"),
+        ("the never-used byte 0xc1", b"\xc1"),
+        ("trailing bytes", b"\x01\x02"),
+        ("invalid UTF-8 in a str", b"\xa2\xc3\x28"),
+        ("str of 16385 bytes (over 16 KiB)", b"\xda\x40\x01" + b"a" * 16385),
+        ("array of 16385 elements", b"\xdc\x40\x01" + b"\xc0" * 16385),
+        ("map of 257 pairs", b"\xde\x01\x01" + b"".join(_key(i) + b"\xc0" for i in range(257))),
+        ("nesting of depth 17", b"\x91" * 16 + b"\x90"),
+        ("163841 items in 147459 bytes", many),
+        ("truncated value", b"\x92\x01"),
+        ("empty input", b""),
+    ]
+
+
+def _key(i: int) -> bytes:
+    text = f"k{i:03}".encode()
+    return bytes([0xA0 | len(text)]) + text
+
+
+def identity_vectors() -> dict[str, Any]:
+    import nacl.bindings as nb
+
+    from creepnet.protocol import codec
+    from creepnet.protocol.event import SIGNING_DOMAIN, sign_event
+    from creepnet.protocol.identity import Identity, fingerprint, verify_signature
+    from creepnet.protocol.lobby import GAME_DOMAIN, JOIN_DOMAIN, derive_game_id
+
+    keys = []
+    for i in range(3):
+        seed = seed_bytes(f"identity/{i}")
+        ident = Identity.from_seed(seed)
+        keys.append(
+            {"seed": h(seed), "public": h(ident.public_key), "fingerprint": ident.fingerprint}
+        )
+    host = Identity.from_seed(seed_bytes("identity/0"))
+    nonce = seed_bytes("nonce")[:16]
+    game = derive_game_id(host.public_key, nonce)
+    unsigned = {
+        "v": 1,
+        "game": game,
+        "seq": 1,
+        "prev": hashlib.sha256(b"previous").digest(),
+        "author": host.public_key,
+        "type": "start",
+        "body": {},
+    }
+    event = sign_event(host, game=game, seq=1, prev=unsigned["prev"], type="start", body={})
+    signed = SIGNING_DOMAIN + codec.encode(unsigned)
+    assert signed == event.signed
+    join_unsigned = {
+        "game": game,
+        "genesis": hashlib.sha256(b"genesis").digest(),
+        "seat": 1,
+        "key": Identity.from_seed(seed_bytes("identity/1")).public_key,
+        "anchor": hashlib.sha256(b"anchor").digest(),
+        "player": "p1",
+    }
+    joiner = Identity.from_seed(seed_bytes("identity/1"))
+    join_signed = JOIN_DOMAIN + codec.encode(join_unsigned)
+    join_sig = joiner.sign(join_signed)
+    # Signature-rule cases (docs/PROTOCOL.md §2).
+    message = b"creepnet vectors"
+    good = host.sign(message)
+    identity_point = (1).to_bytes(32, "little")
+    s = (7).to_bytes(32, "little")
+    forged_on_identity = nb.crypto_scalarmult_ed25519_base_noclamp(s) + s  # R = [s]B, S = s
+    L = 2**252 + 27742317777372353535851937790883648493
+    high_s = good[:32] + ((int.from_bytes(good[32:], "little") + L).to_bytes(32, "little"))
+    cases = [
+        ("a valid signature", host.public_key, message, good),
+        ("the message changed", host.public_key, message + b"!", good),
+        (
+            "the identity point as key, R = [s]B, S = s (passes a cofactorless check that "
+            "allows small-order keys)",
+            identity_point,
+            message,
+            forged_on_identity,
+        ),
+        ("S + L instead of S (non-canonical S)", host.public_key, message, high_s),
+        ("a key of the wrong length", host.public_key[:31], message, good),
+    ]
+    signatures = []
+    for name, key, msg, sig in cases:
+        signatures.append(
+            {
+                "name": name,
+                "key": h(key),
+                "message": h(msg),
+                "sig": h(sig),
+                "valid": verify_signature(key, msg, sig),
+            }
+        )
+    assert [c["valid"] for c in signatures] == [True, False, False, False, False]
+    return {
+        "about": "identities, the signature rule, fingerprints, game ids, event and join-request "
+        "signing (docs/PROTOCOL.md §2, §3, §5.1)",
+        "keys": keys,
+        "fingerprint_domain": h(b"creepnet/fingerprint\0"),
+        "signatures": signatures,
+        "game_id": {
+            "domain": h(GAME_DOMAIN),
+            "host": h(host.public_key),
+            "nonce": h(nonce),
+            "input": h(GAME_DOMAIN + host.public_key + nonce),
+            "game": h(game),
+        },
+        "event": {
+            "seed": h(seed_bytes("identity/0")),
+            "unsigned": typed(unsigned),
+            "signed_bytes": h(signed),
+            "sig": h(event.sig),
+            "raw": h(event.raw),
+            "id": h(event.id),
+            "author_fingerprint": fingerprint(host.public_key),
+        },
+        "join_request": {
+            "seed": h(seed_bytes("identity/1")),
+            "unsigned": typed(join_unsigned),
+            "signed_bytes": h(join_signed),
+            "sig": h(join_sig),
+            "map": typed({**join_unsigned, "sig": join_sig}),
+            "bytes": h(codec.encode({**join_unsigned, "sig": join_sig})),
+        },
+    }
+
+
+def onion_vectors() -> dict[str, Any]:
+    from creepnet.protocol import onion
+
+    game = seed_bytes("onion/game")[:16]
+    secret = seed_bytes("onion/secret")
+    length = 8
+    chain = [onion.layer(game, secret, d) for d in range(length + 1)]
+    pres = [seed_bytes(f"onion/pre/{i}") for i in range(3)]
+    draws = []
+    for d, bound in ((0, 2), (1, 6), (2, 7), (3, 95)):
+        entropy = onion.draw_entropy(game, d, pres)
+        draws.append(
+            {
+                "draw": d,
+                "preimages": [h(p) for p in pres],
+                "input": h(onion.DRAW_DOMAIN + game + d.to_bytes(8, "big") + b"".join(pres)),
+                "entropy": h(entropy),
+                "bound": bound,
+                "value": onion.uniform(entropy, bound),
+            }
+        )
+    # Rejection sampling: a bound just above 2**63 rejects about half of all words.
+    bound = 2**63 + 1
+    rejecting = []
+    for c in range(200):
+        entropy = hashlib.sha256(f"creepnet/vectors/onion/reject/{c}".encode()).digest()
+        first = int.from_bytes(hashlib.sha256(entropy + bytes(4)).digest()[:8], "big")
+        limit = (1 << 64) - (1 << 64) % bound
+        if first >= limit:
+            words = []
+            for counter in range(2):
+                block = hashlib.sha256(entropy + counter.to_bytes(4, "big")).digest()
+                words += [h(block[k : k + 8]) for k in range(0, 32, 8)]
+            rejecting.append(
+                {
+                    "entropy": h(entropy),
+                    "bound": str(bound),
+                    "limit": str(limit),
+                    "words": words,
+                    "value": str(onion.uniform(entropy, bound)),
+                }
+            )
+            if len(rejecting) == 2:
+                break
+    return {
+        "about": "hash-onion commit-reveal (docs/PROTOCOL.md §6): chain[d] = h^d(secret); a seat "
+        "with onion length K commits chain[K] and reveals chain[K-1-d] for draw d",
+        "step_domain": h(onion.ONION_DOMAIN),
+        "draw_domain": h(onion.DRAW_DOMAIN),
+        "game": h(game),
+        "secret": h(secret),
+        "length": length,
+        "chain": [h(c) for c in chain],
+        "anchor": h(onion.anchor(game, secret, length)),
+        "draws": draws,
+        "rejection_sampling": rejecting,
+    }
+
+
+def deck_vectors() -> dict[str, Any]:
+    from creepnet.protocol.deck import group
+    from creepnet.protocol.deck import keys as keys_mod
+    from creepnet.protocol.deck.classproof import prove_class, verify_class
+    from creepnet.protocol.deck.dleq import CHALLENGE_DOMAIN, proof_context, prove, verify
+    from creepnet.protocol.deck.noneof import NoneOfRejected, prove_none_of, verify_none_of
+    from creepnet.protocol.deck.shuffleproof import ShuffleRejected, prove_shuffle, verify_shuffle
+
+    out: dict[str, Any] = {
+        "about": "the encrypted deck's primitives (docs/DECKS.md, docs/PROTOCOL.md §5.3); "
+        "points are 32-byte Ed25519 encodings, scalars 32-byte little-endian",
+    }
+    # frame
+    frames = []
+    for parts in (
+        [("b", b"creepnet/deck/v1")],
+        [("s", "deck:0"), ("i", 0), ("i", -1)],
+        [("s", "λ"), ("b", b""), ("i", 2**63 - 1), ("i", -(2**63))],
+    ):
+        values = [v for _, v in parts]
+        frames.append({"parts": framed(parts), "hex": h(group.frame(*values))})
+    out["frame"] = frames
+    # card points
+    card_ids = [str(i) for i in range(135)]
+    out["card_points"] = {
+        "domain": h(group.CARD_DOMAIN),
+        "input_of_card_7": h(group.CARD_DOMAIN + b"\x00" + b"7"),
+        "hash_of_card_7": h(hashlib.sha256(group.CARD_DOMAIN + b"\x00" + b"7").digest()),
+        "points": {card: h(group.card_point(card)) for card in card_ids},
+    }
+    out["generators"] = {
+        "domain": h(group.GENERATOR_DOMAIN),
+        "label": "shuffle",
+        "input_of_index_1": h(group.frame(group.GENERATOR_DOMAIN, "shuffle", 1)),
+        "points": [h(p) for p in group.generators("shuffle", 6)],
+    }
+    # HKDF derivations
+    game = seed_bytes("deck/game")[:16]
+    seat_key = bytes.fromhex(identity_key(0))
+    secret = seed_bytes("deck/secret")
+    dk = keys_mod.DeckKeys(game, seat_key, secret)
+    info = group.frame(b"creepnet/deck/v1", game, seat_key, "lock", "deck:0", 3, 0)
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    okm = HKDF(hashes.SHA512(), 64, keys_mod.KDF_SALT, info).derive(secret)
+    assert group.scalar_from_wide(okm) == dk.lock_key("deck:0", 3)
+    perm_info = group.frame(b"creepnet/deck/v1", game, seat_key, "perm", "play", 1, 0)
+    perm_okm = HKDF(hashes.SHA512(), 8160, keys_mod.KDF_SALT, perm_info).derive(secret)
+    out["derivations"] = {
+        "game": h(game),
+        "seat_key": h(seat_key),
+        "secret": h(secret),
+        "salt": h(keys_mod.KDF_SALT),
+        "commit_domain": h(keys_mod.COMMIT_DOMAIN),
+        "commitment": h(dk.commitment),
+        "example_scalar": {
+            "label": framed([("s", "lock"), ("s", "deck:0"), ("i", 3), ("i", 0)]),
+            "info": h(info),
+            "okm": h(okm),
+            "scalar": h(dk.lock_key("deck:0", 3)),
+        },
+        "layer": [
+            {
+                "family": "cards",
+                "depth": d,
+                "scalar": h(dk.layer("cards", d)),
+                "commit": h(dk.layer_commit("cards", d)),
+            }
+            for d in (0, 1, 2)
+        ],
+        "lock": [
+            {"pool": p, "position": j, "scalar": h(dk.lock_key(p, j))}
+            for p, j in (("faceup", 0), ("deck:0", 0), ("deck:0", 47), ("discard:0", 5))
+        ],
+        "blind": [
+            {"pool": p, "position": j, "transfer": t, "scalar": h(dk.blind_key(p, j, t))}
+            for p, j, t in (("deck:1", 4, 0), ("deck:1", 4, 1))
+        ],
+        "permutation_stream": {
+            "pool": "play",
+            "shuffle_index": 1,
+            "block": 0,
+            "info": h(perm_info),
+            "first_words": [int.from_bytes(perm_okm[k : k + 4], "big") for k in range(0, 40, 4)],
+        },
+        "permutations": [
+            {"pool": p, "shuffle_index": i, "n": n, "perm": dk.permutation(p, i, n)}
+            for p, i, n in (
+                ("creeps", 0, 1),
+                ("creeps", 0, 2),
+                ("creeps", 0, 40),
+                ("play", 1, 95),
+                ("deck:1", 2, 10),
+                ("discard:0", 0, 7),
+            )
+        ],
+    }
+    # DLEQ, per use
+    ctx_args = (game, 9, seat_key)
+    m = group.card_point("3")
+    layer = dk.layer("cards", 1)
+    layer_commit = dk.layer_commit("cards", 1)
+    cin = group.mul(layer, m)  # a point carrying the seat's layer
+    b = dk.lock_key("deck:0", 2)
+    x = group.scalar_mul(b, group.scalar_invert(layer))
+    lock_out = group.mul(x, cin)
+    t = dk.blind_key("deck:0", 2, 0)
+    core = group.mul(b, m)
+    q1 = group.mul(t, core)
+    q2 = group.mul(group.scalar_invert(b), q1)
+    uses = [
+        ("open", "deck:0", 2, layer, group.BASE, layer_commit, m, cin),
+        ("lock", "deck:0", 2, x, cin, lock_out, layer_commit, group.mul_base(b)),
+        ("blind", "deck:0", 2, t, group.BASE, group.mul_base(t), core, q1),
+        ("unblind", "deck:0", 2, b, group.BASE, group.mul_base(b), q2, q1),
+    ]
+    dleqs = []
+    for op, pool, j, witness, g1, h1, g2, h2 in uses:
+        ctx = proof_context(*ctx_args, op, pool, j)
+        proof = prove(witness, g1, h1, g2, h2, ctx)
+        assert verify(proof, g1, h1, g2, h2, ctx)
+        r1 = group.sub(
+            group.mul_base(proof[32:]) if g1 == group.BASE else group.mul(proof[32:], g1),
+            group.mul(proof[:32], h1),
+        )
+        r2 = group.sub(group.mul(proof[32:], g2), group.mul(proof[:32], h2))
+        challenge_input = group.frame(CHALLENGE_DOMAIN, ctx, g1, h1, g2, h2, r1, r2)
+        bad = proof[:32] + group.scalar_add(proof[32:], group.ONE)
+        dleqs.append(
+            {
+                "op": op,
+                "game": h(game),
+                "seq": 9,
+                "author": h(seat_key),
+                "pool": pool,
+                "position": j,
+                "context": h(ctx),
+                "g1": h(g1),
+                "h1": h(h1),
+                "g2": h(g2),
+                "h2": h(h2),
+                "proof": h(proof),
+                "r1": h(r1),
+                "r2": h(r2),
+                "challenge_input": h(challenge_input),
+                "valid": True,
+                "tampered_proof": h(bad),
+            }
+        )
+        assert not verify(bad, g1, h1, g2, h2, ctx)
+    out["dleq"] = {"domain": h(CHALLENGE_DOMAIN), "proofs": dleqs}
+    # Shuffle proof: seat at depth 1 -> 2 of family "cards" over 5 points.
+    n = 5
+    inputs = [group.mul(layer, group.card_point(str(i))) for i in range(n)]
+    step = dk.layer_step("cards", 2)
+    perm = dk.permutation("deck:0", 1, n)
+    outputs = [group.mul(step, inputs[i]) for i in perm]
+    commit = dk.layer_commit("cards", 2)
+    ctx = proof_context(game, 12, seat_key, "shuffle", "deck:0", 1)
+    sproof = prove_shuffle(inputs, outputs, perm, step, layer_commit, layer, commit, ctx)
+    verify_shuffle(sproof, inputs, outputs, layer_commit, commit, ctx)
+    swapped = [outputs[1], outputs[0], *outputs[2:]]
+    try:
+        verify_shuffle(sproof, inputs, swapped, layer_commit, commit, ctx)
+        raise AssertionError("a swapped output verified")
+    except ShuffleRejected:
+        pass
+    from creepnet.protocol.deck.shuffleproof import _chain_weights, _challenges
+
+    seed, e = _challenges(ctx, layer_commit, commit, inputs, outputs, sproof["perm"])
+    chain_seed, weights = _chain_weights(seed, sproof["chain"])
+    v = int.from_bytes(
+        hashlib.sha512(
+            group.frame(chain_seed, "v", *(sproof[k] for k in (
+                "t_rows", "t_perm", "t_chain", "t_chain_end", "t_map", "t_layer")))
+        ).digest(),
+        "little",
+    ) % group.L  # fmt: skip
+    out["shuffle"] = {
+        "challenges": {
+            "seed": h(seed),
+            "e": [h(group.as_scalar(x)) for x in e],
+            "chain_seed": h(chain_seed),
+            "lambda": [h(group.as_scalar(x)) for x in weights],
+            "v": h(group.as_scalar(v)),
+        },
+        "context": h(ctx),
+        "context_parts": {
+            "game": h(game),
+            "seq": 12,
+            "author": h(seat_key),
+            "op": "shuffle",
+            "pool": "deck:0",
+            "shuffle_index": 1,
+        },
+        "base": h(layer_commit),
+        "commit": h(commit),
+        "inputs": [h(p) for p in inputs],
+        "outputs": [h(p) for p in outputs],
+        "perm": perm,
+        "proof": {k: [h(x) for x in v] if isinstance(v, list) else h(v) for k, v in sproof.items()},
+        "valid": True,
+        "invalid_outputs": [h(p) for p in swapped],
+    }
+    # None-of and class proofs for the card "3" held under key b.
+    holder = group.mul_base(b)
+    points = {c: group.card_point(c) for c in card_ids}
+    excluded = ["0", "1", "2", "4"]
+    nctx = proof_context(game, 20, seat_key, "none_of", "deck:0", 2)
+    nproof = prove_none_of(b, "3", holder, core, points, excluded, nctx)
+    verify_none_of(nproof, holder, core, points, excluded, nctx)
+    try:
+        verify_none_of(nproof, holder, core, points, ["0", "1", "4", "2"], nctx)
+        raise AssertionError("a reordered set verified")
+    except NoneOfRejected:
+        pass
+    empty_proof = prove_none_of(b, "3", holder, core, points, [], nctx)
+    verify_none_of(empty_proof, holder, core, points, [], nctx)
+    out["none_of"] = {
+        "domain": h(b"creepnet/deck/none-of/v1"),
+        "context": h(nctx),
+        "commit": h(holder),
+        "core": h(core),
+        "card": "3",
+        "key": h(b),
+        "cases": [
+            {"excluded": excluded, "proof": h(nproof), "valid": True},
+            {"excluded": ["0", "1", "4", "2"], "proof": h(nproof), "valid": False},
+            {"excluded": [], "proof": h(empty_proof), "valid": True},
+            {"excluded": ["3"], "proof": h(nproof[:96] + nproof[96:128]), "valid": False},
+        ],
+    }
+    allowed = ["2", "3", "5"]
+    cctx = proof_context(game, 21, seat_key, "class", "deck:0", 2)
+    cproof = prove_class(b, "3", holder, core, points, allowed, cctx)
+    assert verify_class(cproof, holder, core, points, allowed, cctx)
+    assert not verify_class(cproof, holder, core, points, ["2", "5", "3"], cctx)
+    out["class"] = {
+        "domain": h(b"creepnet/deck/class/v1"),
+        "context": h(cctx),
+        "commit": h(holder),
+        "core": h(core),
+        "card": "3",
+        "cases": [
+            {"allowed": allowed, "proof": [h(p) for p in cproof], "valid": True},
+            {"allowed": ["2", "5", "3"], "proof": [h(p) for p in cproof], "valid": False},
+        ],
+    }
+    return out
+
+
+def identity_key(i: int) -> str:
+    from creepnet.protocol.identity import Identity
+
+    return Identity.from_seed(seed_bytes(f"identity/{i}")).public_key.hex()
+
+
+# --- game logs ----------------------------------------------------------------------------------
+
+
+class Game:
+    """One game played by the seats' own session code (protocol/table.py), event by event, so a
+    vector can stop anywhere and append a crafted event instead of the honest one."""
+
+    def __init__(
+        self, kind: str, seats: int = 2, options: dict[str, Any] | None = None, seed: int = 0,
+        onion_length: int = 64,
+    ) -> None:  # fmt: skip
+        from creepnet.protocol.table import Table
+
+        self.kind = kind
+        self.table = Table(
+            seats=seats, kind=kind, options=options or {}, seed=seed, onion_length=onion_length
+        )
+
+    @property
+    def spectator(self) -> Any:
+        return self.table.spectator
+
+    def raw(self) -> bytes:
+        return self.spectator.log.to_bytes()
+
+    def sign(self, seat: int, type_: str, body: dict[str, Any], **envelope: Any) -> Any:
+        """An event by ``seat`` for the next position (``envelope`` overrides game/seq/prev)."""
+        from creepnet.protocol.event import sign_event
+
+        log = self.spectator.log
+        fields = {"game": self.spectator.game, "seq": len(log), "prev": log.head, **envelope}
+        return sign_event(self.table.identities[seat], type=type_, body=body, **fields)
+
+    def push(self, event: Any) -> None:
+        for _, session in self.table.everyone:
+            receipt = session.receive(event.raw)
+            assert receipt.status == "accepted", (receipt.status, receipt.rejections)
+
+    def owed_or_decision(self, choose: Callable[[Game, int], str]) -> tuple[int, str, dict]:
+        """The seat entitled next and the event it honestly writes."""
+        from creepnet.protocol import onion
+
+        turn = self.spectator.expected()
+        assert turn is not None, "the game is over"
+        seat = turn.seat
+        session = self.table.sessions[seat]
+        if "start" in turn.types:
+            return seat, "start", {}
+        if "reveal" in turn.types:
+            pre = onion.preimage(
+                session.game, session.secrets.onion_seed, session.onion_length, session.draws
+            )
+            return seat, "reveal", {"draw": session.draws, "pre": pre}
+        if turn.automatic:
+            return seat, *session.private.owed(session.game_state, len(session.log))
+        type_, body = session.rules.action(session.game_state, seat, choose(self, seat))
+        if session.private is not None:
+            body = session.private.complete(session.game_state, len(session.log), type_, body)
+        return seat, type_, body
+
+    def step(self, choose: Callable[[Game, int], str]) -> tuple[int, str, dict]:
+        seat, type_, body = self.owed_or_decision(choose)
+        self.push(self.sign(seat, type_, body))
+        return seat, type_, body
+
+    def run(self, choose: Callable[[Game, int], str], until: Callable[[Game], bool]) -> None:
+        while not until(self):
+            self.step(choose)
+
+    @property
+    def over(self) -> bool:
+        return self.spectator.finished or self.spectator.expected() is None
+
+
+def turn_record(session: Any, event_type: str) -> dict[str, Any]:
+    """Who was entitled to the next event and what the game waited for (README.md)."""
+    from creepnet.protocol.rules import NeedRandom
+
+    if not session.log.events:
+        return {"seat": 0, "types": ["genesis"]}
+    turn = session.expected()
+    record: dict[str, Any] = {"seat": turn.seat, "types": sorted(turn.types)}
+    if session.started:
+        step = session.rules.next(session.game_state)
+        if isinstance(step, NeedRandom):
+            record["draw"] = session.draws
+            record["bound"] = step.bound
+        if session.kind == "racer":
+            record.update(racer_step(session.game_state))
+    return record
+
+
+def racer_step(game: Any) -> dict[str, Any]:
+    from creepnet.engine import racer
+    from creepnet.protocol.games.racer.table import DeckStep, ShowDrawn, next_step
+
+    step = next_step(game)
+    if isinstance(step, DeckStep):
+        out: dict[str, Any] = {"deck": step.op}
+        if step.pool is not None:
+            out["pool"] = step.pool
+        if step.op in ("release", "blind", "unblind"):
+            out["positions"] = list(step.positions)
+        if step.op == "release":
+            out["to"] = step.to
+        return out
+    if isinstance(step, ShowDrawn):
+        return {"show": step.slot}
+    if isinstance(step, racer.Decide):
+        return {"decide": step.topic}
+    if isinstance(step, racer.NeedDie):
+        return {"die": step.purpose, "for": step.seat}
+    if isinstance(step, racer.NeedPick):
+        return {"pick": {"giver": step.giver, "taker": step.taker, "size": step.size}}
+    return {}
+
+
+def verdict_of(data: bytes) -> dict[str, Any]:
+    """The expected verdict of a log file: what `creepnet verify --json` decides."""
+    from creepnet.protocol.verify import verify_file_bytes
+
+    verdict = verify_file_bytes(data)
+    out: dict[str, Any] = {"valid": verdict.valid, "events": verdict.events}
+    if verdict.error is not None:
+        error = verdict.error
+        out["error"] = {
+            "kind": error.kind,
+            "seq": error.seq,
+            "author": error.author.hex() if error.author else None,
+            "reason": error.reason,
+        }
+        return out
+    out["finished"] = verdict.finished
+    out["outcome"] = verdict.outcome
+    out["notes"] = verdict.notes
+    return out
+
+
+def result_of(session: Any) -> dict[str, Any]:
+    """Winner and reason of a valid log's result, or whom an unfinished one waits for."""
+    result = session.result
+    if result is None:
+        waiting = session.waiting_for()
+        return {
+            "finished": False,
+            "exhausted": session.exhausted(),
+            "waiting_for": None if waiting is None else waiting.seat,
+        }
+    return {"finished": True, "winner": result.winner, "reason": result.reason,
+            "culprit": result.culprit}  # fmt: skip
+
+
+def annotate(data: bytes) -> tuple[Any, dict[str, Any]]:
+    """Per event: its type, who was entitled and to what; per random draw: its value.  Returns
+    the session after the last event that was accepted, too."""
+    from creepnet.protocol.log import Rejection, iter_log, parse_or_reject
+    from creepnet.protocol.reveals import draw_value
+    from creepnet.protocol.rules import NeedRandom
+    from creepnet.protocol.session import Session
+
+    session = Session()
+    turns, draws = [], []
+    try:
+        for raw in iter_log(data):
+            event = parse_or_reject(raw, len(session.log))
+            record = {"seq": event.seq, "type": event.type, **turn_record(session, event.type)}
+            if event.type == "reveal" and len(session.reveals) == len(session.seats) - 1:
+                step = session.rules.next(session.game_state)
+                assert isinstance(step, NeedRandom)
+                pres = [*session.reveals, event.body["pre"]]
+                value = draw_value(session.game, session.draws, pres, step.bound)
+                draws.append({"draw": session.draws, "bound": step.bound, "value": value,
+                              "purpose": step.purpose, "completed_at": event.seq})  # fmt: skip
+            session.accept_event(event)
+            turns.append(record)
+    except Rejection:
+        pass
+    out: dict[str, Any] = {"turns": turns, "draws": draws}
+    if session.kind == "racer" and session.started:
+        game = session.game_state
+        out["slots"] = {str(slot): [pool, j] for slot, (pool, j) in sorted(game.where.items())}
+        if game.cards is not None:
+            out["cards"] = {str(slot): card for slot, card in sorted(game.cards.items())}
+    return session, out
+
+
+def log_vector(
+    name: str, about: str, data: bytes, base: tuple[str, int, bytes] | None = None,
+    annotated: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    """A log vector: the file's bytes (whole, or a prefix of a base log plus appended bytes)."""
+    vector: dict[str, Any] = {"name": name, "about": about}
+    if base is None:
+        vector["log"] = b64(data)
+    else:
+        base_name, events, appended = base
+        vector["base"] = base_name
+        vector["prefix_events"] = events
+        vector["append"] = b64(appended)
+    vector["expect"] = verdict_of(data)
+    if vector["expect"]["valid"] or annotated:
+        session, notes = annotate(data)
+        vector["expect"]["result"] = result_of(session)
+        if annotated:
+            vector.update(notes)
+    return vector
+
+
+def honest_vector(bases: dict[str, bytes], name: str, about: str, data: bytes) -> dict[str, Any]:
+    """A whole honest log, kept once in ``bases`` (fault vectors cut prefixes of it)."""
+    bases[name] = data
+    return log_vector(name, about, data, (name, len(events_of(data)), b""), annotated=True)
+
+
+def events_of(data: bytes) -> list[bytes]:
+    from creepnet.protocol.log import iter_log
+
+    return list(iter_log(data))
+
+
+# --- Creeper logs -------------------------------------------------------------------------------
+
+
+def creeper_chooser(
+    script: list[str] | None = None, bot: str = "greedy"
+) -> Callable[[Game, int], str]:
+    """Decisions from ``script`` first ({move} is the bot's move), then the bot's moves."""
+    from creepnet.protocol.games import get_game
+
+    bots: dict[int, Any] = {}
+    queue = list(script or [])
+
+    def choose(game: Game, seat: int) -> str:
+        if seat not in bots:
+            bots[seat] = get_game("creeper").make_bot(bot, seat)
+        session = game.table.sessions[seat]
+        move = bots[seat].choose(session.local_view(), seat)
+        if queue:
+            return queue.pop(0).format(move=move)
+        return move
+
+    return choose
+
+
+def search_versus_random() -> Callable[[Game, int], str]:
+    """Seat 0 searches (a small budget), seat 1 moves at random: a quick connection."""
+    from creepnet.engine import creeper
+    from creepnet.engine.creeper.bots import make_bot
+
+    bots = {0: make_bot("search", 0, nodes=300), 1: make_bot("random", 1)}
+
+    def choose(game: Game, seat: int) -> str:
+        state = game.table.sessions[seat].local_view().state
+        return creeper.format_move(bots[seat].choose(state))
+
+    return choose
+
+
+def creeper_logs() -> dict[str, Any]:
+    from creepnet.protocol import codec
+    from creepnet.protocol.log import EquivocationProof
+
+    vectors: list[dict[str, Any]] = []
+    bases: dict[str, bytes] = {}
+
+    def play(script: list[str] | None, until: Callable[[Game], bool], **kw: Any) -> Game:
+        game = Game("creeper", **kw)
+        game.run(creeper_chooser(script, kw.pop("bot", "greedy")), until)
+        return game
+
+    def plies(n: int) -> Callable[[Game], bool]:
+        return lambda g: g.over or sum(e.type == "move" for e in g.spectator.log.events) >= n
+
+    # Honest logs.
+    offers = play(
+        ["{move} draw", "decline", "{move}", "{move} draw", "{move}", "{move}", "resign"],
+        lambda g: g.over,
+        seed=1,
+    )
+    vectors.append(
+        honest_vector(
+            bases,
+            "creeper-resign",
+            "a draw offer declined by `decline`, another declined by a move, then a resignation",
+            offers.raw(),
+        )
+    )
+    agreed = play(["{move}", "{move} draw", "accept"], lambda g: g.over, seed=2)
+    vectors.append(
+        honest_vector(
+            bases, "creeper-agreement", "a draw offered with a move and accepted", agreed.raw()
+        )
+    )
+    limited = play(None, lambda g: g.over, seed=3, options={"max_plies": 6})
+    vectors.append(
+        honest_vector(
+            bases, "creeper-move-limit", "max_plies 6: drawn at the move limit", limited.raw()
+        )
+    )
+    won = Game("creeper", seed=4, options={"max_plies": 200})
+    won.run(search_versus_random(), lambda g: g.over)
+    assert won.spectator.result.reason == "connection"
+    vectors.append(
+        honest_vector(
+            bases,
+            "creeper-connection",
+            "a searching bot against a random one: a win by connection",
+            won.raw(),
+        )
+    )
+    unfinished = play(None, plies(3), seed=5)
+    vectors.append(
+        honest_vector(
+            bases, "creeper-unfinished", "three moves: valid, unfinished, waiting", unfinished.raw()
+        )
+    )
+
+    # Faults, each a prefix of a base log plus crafted bytes.
+    def fault(name: str, about: str, game: Game, appended: bytes, base: str) -> None:
+        data = game.raw() + appended
+        vectors.append(log_vector(name, about, data, (base, len(game.spectator.log), appended)))
+
+    g = play(None, plies(2), seed=5)  # a prefix of creeper-unfinished
+    assert bases["creeper-unfinished"].startswith(g.raw())
+    turn = g.spectator.expected()
+    mover, other = turn.seat, 1 - turn.seat
+    good = g.sign(mover, *g.owed_or_decision(creeper_chooser())[1:])
+    fault(
+        "creeper-wrong-author",
+        "a legal-looking move by the seat not to move",
+        g,
+        g.sign(other, "move", {"move": "a2-b3"}).raw,
+        "creeper-unfinished",
+    )
+    fault(
+        "creeper-wrong-type",
+        "`accept` with no draw offer standing",
+        g,
+        g.sign(mover, "accept", {}).raw,
+        "creeper-unfinished",
+    )
+    fault(
+        "creeper-illegal-move",
+        "a move the rules forbid",
+        g,
+        g.sign(mover, "move", {"move": "d4-d5"}).raw,
+        "creeper-unfinished",
+    )
+    fault(
+        "creeper-draw-false",
+        "`draw: false` is not allowed (only true, or absent)",
+        g,
+        g.sign(mover, "move", {"move": good.body["move"], "draw": False}).raw,
+        "creeper-unfinished",
+    )
+    fault(
+        "creeper-extra-key",
+        "a move body with a key the type does not have",
+        g,
+        g.sign(mover, "move", {"move": good.body["move"], "x": 1}).raw,
+        "creeper-unfinished",
+    )
+    upper = good.body["move"].upper()
+    fault(
+        "creeper-non-canonical-move",
+        "a move in capitals (not the canonical notation)",
+        g,
+        g.sign(mover, "move", {"move": upper}).raw,
+        "creeper-unfinished",
+    )
+    bad_sig = _flip_signature_bit(good.raw)
+    fault(
+        "creeper-bad-signature",
+        "the next honest event with one signature bit flipped",
+        g,
+        bad_sig,
+        "creeper-unfinished",
+    )
+    fault(
+        "creeper-wrong-seq",
+        "the next honest move signed with seq + 5",
+        g,
+        g.sign(mover, "move", good.body, seq=len(g.spectator.log) + 5).raw,
+        "creeper-unfinished",
+    )
+    fault(
+        "creeper-wrong-prev",
+        "the next honest move with a prev that is not the last id",
+        g,
+        g.sign(mover, "move", good.body, prev=bytes(32)).raw,
+        "creeper-unfinished",
+    )
+    fault(
+        "creeper-other-game",
+        "the next honest move signed for another game id",
+        g,
+        g.sign(mover, "move", good.body, game=bytes(16)).raw,
+        "creeper-unfinished",
+    )
+    fault(
+        "creeper-non-canonical-event",
+        "the next honest move re-encoded with seq as uint16",
+        g,
+        _widen_seq(good.raw),
+        "creeper-unfinished",
+    )
+    fault(
+        "creeper-bad-envelope",
+        "a canonical map without `sig`",
+        g,
+        codec.encode({k: v for k, v in codec.decode(good.raw).items() if k != "sig"}),
+        "creeper-unfinished",
+    )
+    fault(
+        "creeper-torn-tail",
+        "the next honest event cut short by 10 bytes",
+        g,
+        good.raw[:-10],
+        "creeper-unfinished",
+    )
+    fault("creeper-framing", "a 0xc1 byte after the last event", g, b"\xc1", "creeper-unfinished")
+    fault(
+        "creeper-first-fault-wins",
+        "a bad signature followed by broken framing: the signature is reported (file order)",
+        g,
+        bad_sig + b"\xc1",
+        "creeper-unfinished",
+    )
+    for name, tail in (
+        ("torn-structure", b"\x92\xa1a"),
+        ("torn-would-be-non-canonical", b"\xcc"),
+        ("torn-would-be-too-long", b"\xda\xff\xff" + b"a" * 10),
+        ("torn-would-be-invalid-utf8", b"\xa3\xff"),
+        ("torn-would-be-float", b"\xcb\x00"),
+        ("malformed-c1-inside-incomplete", b"\x93\x01\xc1"),
+        ("torn-1024-open-arrays", b"\x91" * 1024),
+        ("malformed-1025-open-arrays", b"\x91" * 1025),
+    ):
+        fault(
+            f"creeper-{name}",
+            "framing of a value that runs past the end of the file "
+            "(README.md: torn tail or malformed)",
+            g,
+            tail,
+            "creeper-unfinished",
+        )
+
+    # Lobby and randomness faults, on a fresh game.
+    lobby = Game("creeper", seed=6)
+    raws = events_of(lobby.raw())  # genesis and seat; start is owed next
+    genesis = raws[0]
+    vectors.append(
+        honest_vector(bases, "creeper-lobby", "genesis and seat: waiting for `start`", lobby.raw())
+    )
+    host_key = lobby.table.identities[0]
+    from creepnet.protocol.event import sign_event
+
+    def genesis_with(**changes: Any) -> bytes:
+        body = {**codec.decode(genesis)["body"], **changes}
+        game_id = changes.pop("_game", lobby.spectator.game)
+        body.pop("_game", None)
+        return sign_event(host_key, game=game_id, seq=0, prev=bytes(32), type="genesis",
+                          body=body).raw  # fmt: skip
+
+    for name, raw in (
+        (
+            "genesis-type",
+            sign_event(
+                host_key, game=lobby.spectator.game, seq=0, prev=bytes(32), type="start", body={}
+            ).raw,
+        ),
+        ("genesis-game-id", genesis_with(_game=bytes(16))),
+        ("genesis-kind", genesis_with(kind="chess")),
+        ("genesis-seats", genesis_with(seats=3)),
+        ("genesis-onion", genesis_with(onion=0)),
+        ("genesis-options", genesis_with(options={"max_plies": 0})),
+        ("genesis-name", genesis_with(name="bad\u200bname")),
+        ("genesis-player", genesis_with(player="")),
+    ):
+        vectors.append(log_vector(f"creeper-{name}", "a bad genesis", raw))
+    vectors.append(log_vector("empty", "an empty file", b""))
+    start = lobby.sign(0, "start", {})
+    bad_seat = lobby.sign(1, "start", {})
+    fault(
+        "creeper-start-by-guest",
+        "`start` signed by seat 1, not the host",
+        lobby,
+        bad_seat.raw,
+        "creeper-lobby",
+    )
+    fault(
+        "creeper-start-body",
+        "`start` with a non-empty body",
+        lobby,
+        lobby.sign(0, "start", {"x": 1}).raw,
+        "creeper-lobby",
+    )
+    lobby.push(start)
+    reveal0 = lobby.owed_or_decision(creeper_chooser())
+    assert reveal0[1] == "reveal"
+    body = dict(reveal0[2])
+    fault(
+        "creeper-bad-preimage",
+        "a reveal whose preimage does not hash to the anchor",
+        lobby,
+        lobby.sign(0, "reveal", {**body, "pre": bytes(32)}).raw,
+        "creeper-lobby+start",
+    )
+    fault(
+        "creeper-reveal-draw-true",
+        "a reveal for draw `true` (not the integer 0)",
+        lobby,
+        lobby.sign(0, "reveal", {**body, "draw": True}).raw,
+        "creeper-lobby+start",
+    )
+    fault(
+        "creeper-reveal-out-of-order",
+        "seat 1 reveals before seat 0",
+        lobby,
+        lobby.sign(1, "reveal", body).raw,
+        "creeper-lobby+start",
+    )
+    bases["creeper-lobby+start"] = lobby.raw()
+
+    # A seat event whose join request names the wrong seat, on a fresh lobby.
+    fresh = Game("creeper", seed=7)
+    first = events_of(fresh.raw())
+    request = codec.decode(first[1])["body"]["join"]
+    from creepnet.protocol.lobby import JoinRequest
+
+    joiner = fresh.table.identities[1]
+    forged = JoinRequest.create(
+        joiner, fresh.table.secrets[1], game=request["game"], genesis=request["genesis"],
+        seat=2, player="p1", onion_length=64,
+    )  # fmt: skip
+    seat_event = sign_event(host_key_of(fresh), game=fresh.spectator.game, seq=1,
+                            prev=_event_id(first[0]), type="seat",
+                            body={"join": forged.to_map()})  # fmt: skip
+    vectors.append(
+        log_vector(
+            "creeper-join-wrong-seat",
+            "the host seats a join request for seat 2 at seat 1",
+            first[0] + seat_event.raw,
+        )
+    )
+
+    # After the end: an event after a resignation.
+    ended = events_of(bases["creeper-resign"])
+    last_author = codec.decode(ended[-1])["author"]
+    winner_seat = 0 if offers.table.identities[0].public_key != last_author else 1
+    after = offers.sign(1 - winner_seat, "move", {"move": "a2-b3"})
+    fault(
+        "creeper-after-the-end", "a move after the resignation", offers, after.raw, "creeper-resign"
+    )
+
+    # Equivocation proof files.
+    twin = g.sign(mover, "resign", {})
+    proof = EquivocationProof(good.raw, twin.raw).to_bytes()
+    vectors.append(
+        log_vector(
+            "equivocation-proof",
+            "a file holding an equivocation proof: two events by one author at one position",
+            proof,
+        )
+    )
+    same = EquivocationProof(good.raw, good.raw).to_bytes()
+    vectors.append(
+        log_vector(
+            "equivocation-proof-identical",
+            "a proof file whose two events are identical: not a proof",
+            same,
+        )
+    )
+    return {"bases": {name: b64(data) for name, data in bases.items()}, "logs": vectors}
+
+
+def _flip_signature_bit(raw: bytes) -> bytes:
+    at = raw.rfind(b"\xa3sig\xc4\x40") + 6
+    return raw[:at] + bytes([raw[at] ^ 1]) + raw[at + 1 :]
+
+
+def host_key_of(game: Game) -> Any:
+    return game.table.identities[0]
+
+
+def _event_id(raw: bytes) -> bytes:
+    return hashlib.sha256(raw).digest()
+
+
+def _widen_seq(raw: bytes) -> bytes:
+    """The same event with its seq written as uint16 (not canonical; the signature still holds
+    over the canonical bytes, but the file bytes are not canonical)."""
+    from creepnet.protocol import codec
+
+    value = codec.decode(raw)
+    seq = value["seq"]
+    canonical_seq = codec.encode(seq)
+    wide = b"\xcd" + seq.to_bytes(2, "big")
+    marker = b"\xa3seq" + canonical_seq
+    assert raw.count(marker) == 1
+    return raw.replace(marker, b"\xa3seq" + wide)
+
+
+# --- Creepy Racer logs --------------------------------------------------------------------------
+
+
+class RacerPolicy:
+    """Decisions that try every kind of action at least once, then keep the game going (pass,
+    decline, stop) so that a draw deck runs dry and the discard pile is redealt; or, with
+    ``aggressive``, attack and play Calamities until one seat is out.  The generator may look at
+    every hand (it plays all seats); the events are still each seat's own honest ones."""
+
+    ORDER = (
+        "play-good-fortune", "play-calamity", "force-hostage", "ask-hostage", "declare-attack",
+    )  # fmt: skip
+
+    def __init__(self, aggressive: bool = False, seed: int = 0) -> None:
+        self.used: set[str] = set()
+        self.declared: set[tuple[int, int]] = set()  # (seat, turn) of every declaration
+        self.aggressive = aggressive
+        self.rng = random.Random(seed)
+
+    @staticmethod
+    def key(action: Any) -> str:
+        from creepnet.engine import racer
+
+        if isinstance(action, racer.Launch):
+            return "launch-hero" if action.slot is not None else "launch"
+        return racer.format_action(action).split()[0]
+
+    def __call__(self, game: Game, seat: int) -> str:
+        from creepnet.engine import racer
+
+        view = game.table.sessions[seat].local_view()
+        action = self.pick(game, view)
+        self.used.add(self.key(action))
+        if (
+            isinstance(action, racer.PlayHero)
+            and view.state.card(action.slot).hero.value == "Modifier"
+        ):
+            self.used.add("modifier")
+        return racer.format_action(action)
+
+    def pick(self, game: Game, view: Any) -> Any:
+
+        legal, state = view.legal, view.state
+        by_key: dict[str, list[Any]] = {}
+        for action in legal:
+            by_key.setdefault(self.key(action), []).append(action)
+        stage = state.stage
+        attack_goals = {"launch", "launch-hero", "withdraw", "add-attacker", "play-hero",
+                        "stop-heroes", "modifier"}  # fmt: skip
+        if type(stage).__name__ == "Moves":
+            if self.aggressive:
+                for name in ("declare-attack", "play-calamity"):
+                    if name in by_key:
+                        return self.rng.choice(by_key[name])
+                return by_key["pass"][0]
+            turn = (state.turn.seat, state.turn.number)
+            for name in self.ORDER:
+                if name not in by_key:
+                    continue
+                if name == "declare-attack":
+                    if attack_goals <= self.used or turn in self.declared:
+                        continue
+                    self.declared.add(turn)
+                    return by_key[name][0]
+                if name == "ask-hostage" and "refuse-hostage" not in self.used:
+                    return by_key[name][0]
+                if name == "play-calamity":
+                    choice = self.calamity(game, state, by_key[name])
+                    if choice is not None:
+                        return choice
+                    continue
+                if name in self.used:
+                    continue
+                return by_key[name][0]
+            return by_key["pass"][0]
+        if type(stage).__name__ == "Declaring":
+            if not stage.attackers:
+                if "withdraw" not in self.used and {"launch", "launch-hero"} <= self.used:
+                    return by_key["withdraw"][0]
+                if "add-attacker" in by_key:
+                    return by_key["add-attacker"][0]
+                return by_key["withdraw"][0]
+            for name in ("launch-hero", "launch"):
+                if name in by_key and (name not in self.used or self.aggressive):
+                    return by_key[name][0]
+            if "add-attacker" in by_key:
+                return by_key["add-attacker"][0]
+            return by_key.get("launch", by_key["withdraw"])[0]
+        if type(stage).__name__ == "Exchange":
+            heroes = by_key.get("play-hero", [])
+            if heroes and ("play-hero" not in self.used or "modifier" not in self.used):
+                modifiers = [a for a in heroes if state.card(a.slot).hero.value == "Modifier"]
+                return (modifiers or heroes)[0]
+            return by_key["stop-heroes"][0]
+        if type(stage).__name__ == "React":
+            if "play-monster" in by_key and "play-monster" not in self.used:
+                return by_key["play-monster"][0]
+            return by_key["decline-monster"][0]
+        if type(stage).__name__ == "HostageAnswer":
+            if "accept-hostage" in self.used and "refuse-hostage" not in self.used:
+                return by_key["refuse-hostage"][0]
+            return by_key["accept-hostage"][0]
+        return legal[0]  # Discarding: the lowest slot
+
+    def calamity(self, game: Game, state: Any, options: list[Any]) -> Any:
+        """A Calamity that lets the target answer with its Monster while that is untried, else
+        one that kills nobody, while Calamity-related actions are untried."""
+        wanted = {"play-calamity", "play-monster", "decline-monster", "play-good-fortune"}
+        if wanted <= self.used:
+            return None
+        for action in options:
+            owner, creep = state.find_creep(action.target)
+            family = state.catalogue[action.card].family
+            hand = game.table.sessions[owner].local_view().state
+            holds_monster = any(
+                hand.card(s) is not None and hand.card(s).kind.value == "monster"
+                and hand.card(s).family == family
+                for s in hand.players[owner].hand
+            )  # fmt: skip
+            if holds_monster and "play-monster" not in self.used:
+                return action
+        safe = [a for a in options if state.strength(state.find_creep(a.target)[1]) > 1]
+        return safe[0] if safe else None
+
+
+def racer_logs() -> dict[str, Any]:
+    vectors: list[dict[str, Any]] = []
+    bases: dict[str, bytes] = {}
+    long, faults = racer_long_game()
+    vectors.append(
+        honest_vector(
+            bases,
+            "racer-long",
+            "2 seats, 4 Creeps each (2 face up), turn limit 52: every seat "
+            "action, a legacy class proof, Hostage transfers, a redealt discard pile, drawn at the "
+            "limit",
+            long.raw(),
+        )
+    )
+    for name, about, events, appended in faults:
+        data = long.raw()[: len(b"".join(events_of(long.raw())[:events]))] + appended
+        vectors.append(log_vector(name, about, data, ("racer-long", events, appended)))
+    after = long.sign(0, "act", {"action": "pass"})
+    vectors.append(
+        log_vector(
+            "racer-after-the-end",
+            "an act after the last deck reveal",
+            long.raw() + after.raw,
+            ("racer-long", len(long.spectator.log), after.raw),
+        )
+    )
+    won = racer_won_game()
+    vectors.append(
+        honest_vector(
+            bases, "racer-won", "2 seats, 1 Creep each: played until one seat is out", won.raw()
+        )
+    )
+    three = Game(
+        "racer", seats=3, options={"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 4},
+        seed=17, onion_length=64,
+    )  # fmt: skip
+    three.run(RacerPolicy(seed=17), lambda g: g.over)
+    vectors.append(honest_vector(bases, "racer-three-seats", "3 seats, 2 Creeps each (1 face "
+                                 "up), turn limit 4: every step taken by several seats in "
+                                 "seat order", three.raw()))  # fmt: skip
+    vectors.append(racer_audit_vector(bases))
+    vectors.extend(racer_exhausted_vectors(bases))
+    vectors.extend(racer_option_vectors())
+    return {"bases": {name: b64(data) for name, data in bases.items()}, "logs": vectors}
+
+
+def _tweak_scalar(scalar: bytes) -> bytes:
+    from creepnet.protocol.deck.group import L
+
+    return ((int.from_bytes(scalar, "little") + 1) % L or 1).to_bytes(32, "little")
+
+
+def _with_text(body: dict[str, Any], text: str) -> dict[str, Any]:
+    return {**body, "action": text}
+
+
+def racer_long_game() -> tuple[Game, list[tuple[str, str, int, bytes]]]:
+    """The long game, and crafted faults recorded at the first position each applies to."""
+    from creepnet.engine import racer
+    from creepnet.protocol.games.racer.table import ShowDrawn, may_be, next_step, not_a_creep
+
+    long = Game("racer", options={"creeps_per_player": 4, "face_up_creeps": 2,
+                                  "turn_limit": 52}, seed=11, onion_length=400)  # fmt: skip
+    policy = RacerPolicy(seed=11)
+    spec = long.spectator
+    Fault = tuple[str, str, Callable[..., bool], Callable[..., Any]]
+
+    def deck(op: str, extra: Callable[[dict], bool] = lambda b: True) -> Callable[..., bool]:
+        return lambda seat, t, b: t == "deck" and b["op"] == op and extra(b)
+
+    def act(prefix: str, extra: Callable[[dict], bool] = lambda b: True) -> Callable[..., bool]:
+        return lambda seat, t, b: t == "act" and b["action"].startswith(prefix) and extra(b)
+
+    def other(seat: int) -> int:
+        return 1 - seat
+
+    def flip_last(data: bytes) -> bytes:
+        return data[:-1] + bytes([data[-1] ^ 1])
+
+    def other_card(text: str) -> str:
+        words = text.split()
+        card = int(words[2].split("=")[1])
+        kind = racer.STANDARD_CATALOGUE[card].kind
+        swap = card + 1 if racer.STANDARD_CATALOGUE[card + 1].kind is kind else card - 1
+        words[2] = f"card={swap}"
+        return " ".join(words)
+
+    def keep_a_creep(seat: int, t: str, b: dict) -> Any:
+        slot = int(b["action"].split()[1].split("=")[1])
+        needed = not_a_creep(spec.game_state, slot)
+        size = 96 + 32 * len(needed[2])
+        return long.sign(seat, "act", {"action": f"keep-drawn slot={slot}", "proof": bytes(size)})
+
+    def place_a_non_creep(seat: int, t: str, b: dict) -> Any:
+        slot = int(b["action"].split()[1].split("=")[1])
+        session = long.table.sessions[seat]
+        card = session.private.card(session.game_state, slot)
+        body = session.private._shown(session.game_state, racer.PlaceCreep(slot, card))
+        return long.sign(seat, "act", body)
+
+    faults: list[Fault] = [
+        (
+            "racer-join-wrong-seat",
+            "seat 1 sends its deck join while seat 0 owes one",
+            deck("join"),
+            lambda s, t, b: long.sign(other(s), t, b),
+        ),
+        (
+            "racer-join-short-commit",
+            "a deck join whose commitment is 31 bytes",
+            deck("join"),
+            lambda s, t, b: long.sign(s, t, {**b, "commit": b["commit"][:31]}),
+        ),
+        (
+            "racer-shuffle-bad-proof",
+            "the first shuffle with k_rows changed",
+            deck("shuffle"),
+            lambda s, t, b: long.sign(
+                s, t, {**b, "proof": {**b["proof"], "k_rows": _tweak_scalar(b["proof"]["k_rows"])}}
+            ),
+        ),
+        (
+            "racer-shuffle-wrong-pool",
+            "a shuffle of `play` while `creeps` is owed",
+            deck("shuffle", lambda b: b["pool"] == "creeps"),
+            lambda s, t, b: long.sign(s, t, {**b, "pool": "play"}),
+        ),
+        (
+            "racer-shuffle-extra-field",
+            "a shuffle body with a field its op does not have",
+            deck("shuffle"),
+            lambda s, t, b: long.sign(s, t, {**b, "position": 0}),
+        ),
+        (
+            "racer-lock-bad-proof",
+            "the first lock with the proof of position 0 changed",
+            deck("lock"),
+            lambda s, t, b: long.sign(
+                s,
+                t,
+                {
+                    **b,
+                    "proofs": [
+                        b["proofs"][0][:32] + _tweak_scalar(b["proofs"][0][32:]),
+                        *b["proofs"][1:],
+                    ],
+                },
+            ),
+        ),
+        (
+            "racer-public-release-bad-key",
+            "a public release (face-up Creeps) with a wrong key",
+            deck("release", lambda b: b["to"] == -1),
+            lambda s, t, b: long.sign(
+                s, t, {**b, "keys": [_tweak_scalar(b["keys"][0]), *b["keys"][1:]]}
+            ),
+        ),
+        (
+            "racer-release-wrong-recipient",
+            "a private release addressed to everyone",
+            deck("release", lambda b: b["to"] != -1),
+            lambda s, t, b: long.sign(s, t, {**b, "to": -1}),
+        ),
+        (
+            "racer-release-wrong-position",
+            "a private release of another position",
+            deck("release", lambda b: b["to"] != -1),
+            lambda s, t, b: long.sign(s, t, {**b, "positions": [b["positions"][0] + 1]}),
+        ),
+        (
+            "racer-release-by-wrong-seat",
+            "a private release signed by the drawer itself",
+            deck("release", lambda b: b["to"] != -1),
+            lambda s, t, b: long.sign(b["to"], t, b),
+        ),
+        (
+            "racer-show-wrong-seat",
+            "a drawn card shown by the seat that did not draw it",
+            act("keep-drawn", lambda b: "proof" in b and isinstance(b["proof"], bytes)),
+            lambda s, t, b: long.sign(other(s), t, b),
+        ),
+        (
+            "racer-show-as-deck",
+            "a deck event where the drawer owes an act",
+            act("keep-drawn"),
+            lambda s, t, b: long.sign(s, "deck", {"op": "reveal", "secret": bytes(32)}),
+        ),
+        (
+            "racer-keep-without-proof",
+            "a kept card of the dealt family with no none-of proof",
+            act("keep-drawn", lambda b: "proof" in b),
+            lambda s, t, b: long.sign(s, t, {"action": b["action"]}),
+        ),
+        (
+            "racer-keep-bad-proof",
+            "a kept card whose none-of proof has one byte changed",
+            act("keep-drawn", lambda b: isinstance(b.get("proof"), bytes)),
+            lambda s, t, b: long.sign(
+                s, t, {**b, "proof": b["proof"][:5] + bytes([b["proof"][5] ^ 1]) + b["proof"][6:]}
+            ),
+        ),
+        (
+            "racer-keep-a-creep",
+            "a drawn Creep kept in hand (its proof cannot verify)",
+            act("place-creep"),
+            keep_a_creep,
+        ),
+        (
+            "racer-place-a-non-creep",
+            "a drawn card that is no Creep placed in the line",
+            act("keep-drawn", lambda b: "proof" in b),
+            place_a_non_creep,
+        ),
+        (
+            "racer-proof-on-discard-card",
+            "a card drawn from a redealt discard pile kept with a proof it must not carry",
+            act("keep-drawn", lambda b: "proof" not in b),
+            lambda s, t, b: long.sign(s, t, {**b, "proof": bytes(96)}),
+        ),
+        (
+            "racer-act-out-of-turn",
+            "a pass by the seat that is not deciding",
+            act("pass"),
+            lambda s, t, b: long.sign(other(s), t, b),
+        ),
+        (
+            "racer-act-unknown-action",
+            "an action text naming no action",
+            act("pass"),
+            lambda s, t, b: long.sign(s, t, {"action": "fold"}),
+        ),
+        (
+            "racer-act-not-canonical",
+            "a pass written with a field it does not have",
+            act("pass"),
+            lambda s, t, b: long.sign(s, t, {"action": "pass slot=1"}),
+        ),
+        (
+            "racer-act-extra-key",
+            "a pass with a `key`",
+            act("pass"),
+            lambda s, t, b: long.sign(s, t, {**b, "key": bytes(32)}),
+        ),
+        (
+            "racer-discard-not-due",
+            "a discard while the seat is to move",
+            act("pass"),
+            lambda s, t, b: long.sign(s, t, {"action": "discard slot=0 card=40"}),
+        ),
+        (
+            "racer-play-wrong-card",
+            "a Calamity played under the id of another copy",
+            act("play-calamity"),
+            lambda s, t, b: long.sign(s, t, _with_text(b, other_card(b["action"]))),
+        ),
+        (
+            "racer-play-wrong-key",
+            "a Calamity played with a key that is not the holder's",
+            act("play-calamity"),
+            lambda s, t, b: long.sign(s, t, {**b, "key": _tweak_scalar(b["key"])}),
+        ),
+        (
+            "racer-play-without-key",
+            "a Calamity played without its key",
+            act("play-calamity"),
+            lambda s, t, b: long.sign(s, t, {"action": b["action"]}),
+        ),
+        (
+            "racer-blind-by-wrong-seat",
+            "the Hostage card's blind signed by its holder",
+            deck("blind"),
+            lambda s, t, b: long.sign(other(s), t, b),
+        ),
+        (
+            "racer-blind-bad-proof",
+            "a blind whose DLEQ proof is changed",
+            deck("blind"),
+            lambda s, t, b: long.sign(
+                s, t, {**b, "proof": b["proof"][:32] + _tweak_scalar(b["proof"][32:])}
+            ),
+        ),
+        (
+            "racer-unblind-bad-proof",
+            "an unblind whose DLEQ proof is changed",
+            deck("unblind"),
+            lambda s, t, b: long.sign(
+                s, t, {**b, "proof": b["proof"][:32] + _tweak_scalar(b["proof"][32:])}
+            ),
+        ),
+        (
+            "racer-bad-die-reveal",
+            "a reveal for a die whose preimage is wrong",
+            lambda s, t, b: t == "reveal" and spec.started,
+            lambda s, t, b: long.sign(s, t, {**b, "pre": flip_last(b["pre"])}),
+        ),
+        (
+            "racer-reveal-wrong-secret",
+            "the end-of-game deck reveal with a wrong secret",
+            deck("reveal"),
+            lambda s, t, b: long.sign(s, t, {**b, "secret": flip_last(b["secret"])}),
+        ),
+        (
+            "racer-reveal-out-of-order",
+            "seat 1's end-of-game reveal before seat 0's",
+            deck("reveal"),
+            lambda s, t, b: long.sign(
+                other(s), t, {"op": "reveal", "secret": long.table.secrets[other(s)].deck_secret}
+            ),
+        ),
+    ]
+    faults.append(
+        (
+            "racer-keep-spaced-text",
+            "the honest kept card with its action text written with two spaces: one spelling only",
+            act("keep-drawn", lambda b: isinstance(b.get("proof"), bytes)),
+            lambda s, t, b: long.sign(s, t, _with_text(b, b["action"].replace(" ", "  "))),
+        )
+    )
+    recorded: list[tuple[str, str, int, bytes]] = []
+    legacy_done = False
+    while not long.over:
+        step = next_step(spec.game_state) if spec.started else None
+        if not legacy_done and isinstance(step, ShowDrawn) and spec.game_state.state.turn:
+            # Once, the kept card is proven with the OR-proof older logs carry (a `class` list).
+            session = long.table.sessions[step.seat]
+            game = session.game_state
+            card = session.private.card(game, step.slot)
+            needed = not_a_creep(game, step.slot)
+            if needed is not None and racer.STANDARD_CATALOGUE[card].kind.value != "creep":
+                pool, position, _ = needed
+                me = session.private._me(game)
+                proof = me.prove_class(len(session.log), pool, position, may_be(game))["proof"]
+                text = racer.format_action(racer.KeepDrawn(step.slot))
+                bad = [proof[0][:32] + _tweak_scalar(proof[0][32:]), *proof[1:]]
+                recorded.append(
+                    (
+                        "racer-class-proof-bad",
+                        "a legacy class (OR-) proof for a kept card, one response changed",
+                        len(spec.log),
+                        long.sign(step.seat, "act", {"action": text, "proof": bad}).raw,
+                    )
+                )
+                long.push(long.sign(step.seat, "act", {"action": text, "proof": proof}))
+                legacy_done = True
+                continue
+        seat, type_, body = long.owed_or_decision(policy)
+        for fault in list(faults):
+            name, about, when, make = fault
+            if when(seat, type_, body):
+                event = make(seat, type_, body)
+                recorded.append((name, about, len(spec.log), event.raw))
+                faults.remove(fault)
+        long.push(long.sign(seat, type_, body))
+    assert not faults, [f[0] for f in faults]
+    return long, recorded
+
+
+def racer_won_game() -> Game:
+    for seed in range(20, 40):
+        game = Game("racer", options={"creeps_per_player": 1, "face_up_creeps": 1,
+                                      "turn_limit": 40}, seed=seed, onion_length=200)  # fmt: skip
+        game.run(RacerPolicy(aggressive=True, seed=seed), lambda g: g.over)
+        if game.spectator.result.winner is not None:
+            return game
+    raise AssertionError("no seed gave a winner")
+
+
+def racer_audit_vector(bases: dict[str, bytes]) -> dict[str, Any]:
+    """Seat 1 shuffles `creeps` by a valid, proven permutation that is not the one its secret
+    derives: every check passes during play, the audit names it."""
+    from creepnet.protocol.deck.group import mul
+    from creepnet.protocol.deck.ops import _layer_base, _shuffle_context
+    from creepnet.protocol.deck.shuffleproof import prove_shuffle
+
+    game = Game("racer", options={"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 1},
+                seed=13, onion_length=64)  # fmt: skip
+    spec = game.spectator
+    done = False
+    while not game.over:
+        seat, type_, body = game.owed_or_decision(RacerPolicy())
+        if not done and type_ == "deck" and body["op"] == "shuffle" and seat == 1:
+            session = game.table.sessions[1]
+            deck = session.game_state.deck
+            keys = session.private._me(session.game_state).keys
+            pool = deck.pools[body["pool"]]
+            depth = pool.depth[1] + 1
+            step = keys.layer_step(pool.family, depth)
+            perm = list(reversed(keys.permutation(pool.name, pool.shuffles, len(pool.points))))
+            points = [mul(step, pool.points[i]) for i in perm]
+            base = _layer_base(deck, 1, pool.family, depth - 1)
+            ctx = _shuffle_context(deck, len(spec.log), 1, pool)
+            base_log = keys.layer(pool.family, depth - 1)
+            proof = prove_shuffle(
+                pool.points, points, perm, step, base, base_log, body["commit"], ctx
+            )
+            body = {**body, "points": points, "proof": proof}
+            done = True
+        game.push(game.sign(seat, type_, body))
+    return honest_vector(
+        bases,
+        "racer-audit",
+        "seat 1 shuffled `creeps` by a proven permutation "
+        "its secret does not derive; turn limit 1; the audit voids the game",
+        game.raw(),
+    )
+
+
+def racer_exhausted_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    game = Game("racer", options={"creeps_per_player": 1, "face_up_creeps": 1}, seed=14,
+                onion_length=1)  # fmt: skip
+    while game.spectator.expected() is not None:
+        game.step(RacerPolicy())
+    stuck = honest_vector(
+        bases,
+        "racer-exhausted",
+        "onion length 1: the Deck Shift die spends "
+        "it, the roll to start cannot be drawn: valid, unfinished, stuck",
+        game.raw(),
+    )
+    more = game.sign(0, "reveal", {"draw": 1, "pre": bytes(32)})
+    after = log_vector(
+        "racer-after-exhaustion",
+        "a reveal after the randomness ran out",
+        game.raw() + more.raw,
+        ("racer-exhausted", len(game.spectator.log), more.raw),
+    )
+    return [stuck, after]
+
+
+def racer_option_vectors() -> list[dict[str, Any]]:
+    from creepnet.protocol.event import sign_event
+
+    out = []
+    for name, options in (
+        ("racer-option-unknown", {"hand_limit": 5}),
+        ("racer-option-zero", {"turn_limit": 0}),
+        ("racer-option-bool", {"turn_limit": True}),
+        ("racer-option-too-big", {"turn_limit": 10001}),
+        ("racer-option-face-up-over-creeps", {"creeps_per_player": 2, "face_up_creeps": 3}),
+        ("racer-option-too-many-creeps", {"creeps_per_player": 21}),
+    ):
+        game = Game("racer", options={}, seed=15)
+        genesis = events_of(game.raw())[0]
+        from creepnet.protocol import codec
+
+        body = {**codec.decode(genesis)["body"], "options": options}
+        raw = sign_event(game.table.identities[0], game=game.spectator.game, seq=0,
+                         prev=bytes(32), type="genesis", body=body).raw  # fmt: skip
+        out.append(log_vector(name, f"a genesis with options {options}", raw))
+    four = Game("racer", seats=4, options={"creeps_per_player": 11}, seed=16)
+    start = four.sign(0, "start", {})
+    out.append(
+        log_vector(
+            "racer-start-too-many-creeps",
+            "4 seats x 11 Creeps: the genesis "
+            "passes (options are checked for 2 seats), `start` is illegal",
+            four.raw() + start.raw,
+        )
+    )
+    return out
+
+
+# --- files -------------------------------------------------------------------------------------
+
+
+def build() -> dict[str, str]:
+    """Every vector file's name and exact text."""
+    files: dict[str, Any] = {}
+    with deterministic("primitives"):
+        files["codec.json"] = codec_vectors()
+        files["identity.json"] = identity_vectors()
+        files["onion.json"] = onion_vectors()
+        files["deck.json"] = deck_vectors()
+    with deterministic("creeper"):
+        files["creeper.json"] = creeper_logs()
+    with deterministic("racer"):
+        files["racer.json"] = racer_logs()
+    return {
+        name: json.dumps({"format": FORMAT, **content}, indent=1, ensure_ascii=False) + "\n"
+        for name, content in files.items()
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only compare with the files")
+    args = parser.parse_args(argv)
+    changed = []
+    for name, text in build().items():
+        path = HERE / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            changed.append(name)
+            if not args.check:
+                path.write_text(text, encoding="utf-8")
+    if changed:
+        print(("differs: " if args.check else "wrote: ") + ", ".join(changed))
+    return 1 if changed and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
