@@ -1,4 +1,11 @@
-"""A bot player is just a task: wait for the local seat's turn, choose, play."""
+"""A bot player is just a task: wait for the local seat's turn, choose, play.
+
+A bot's choice may be a search of a second or more, so it runs in a worker thread
+(``trio.to_thread.run_sync``): the node's event loop goes on answering peers, storing and
+gossiping meanwhile.  The view handed to the thread is immutable, and only that thread uses
+the bot, one choice at a time.  Cancelling the task abandons the thread (its answer is
+dropped); a choice made for a position that moved on while it thought is dropped too.
+"""
 
 from __future__ import annotations
 
@@ -36,4 +43,10 @@ async def run_bot(
             await trio.sleep(pace)
         seat = session.local_seat
         assert seat is not None
-        await node.play(game, chooser.choose(session.local_view(), seat))
+        position = session.game_state
+        text = await trio.to_thread.run_sync(
+            chooser.choose, session.local_view(), seat, abandon_on_cancel=True
+        )
+        if session.game_state is not position:
+            continue  # the game moved on while the bot thought: look again
+        await node.play(game, text)

@@ -11,7 +11,7 @@ Creeper log never loads Creepy Racer's engine and deck code (about 0.13 s of sta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from creepnet.protocol.rules import GameRules, SeatBot
 
@@ -20,6 +20,9 @@ from creepnet.protocol.rules import GameRules, SeatBot
 class Game:
     rules: GameRules
     bots: Mapping[str, Callable[[int], SeatBot]]  # name -> factory(seed)
+    # The levels for people (each also a name in ``bots``) -> what it is and its think time;
+    # every face (the CLI's --vs, the page's form) offers this one list.
+    levels: Mapping[str, str] = field(default_factory=dict)
 
     def make_bot(self, name: str, seed: int = 0) -> SeatBot:
         if name not in self.bots:
@@ -63,14 +66,14 @@ class Registry(MutableMapping[str, Game]):
 def _creeper() -> Game:
     from creepnet.protocol.games import creeper
 
-    return Game(creeper.CreeperRules(), creeper.BOTS)
+    return Game(creeper.CreeperRules(), creeper.BOTS, creeper.LEVELS)
 
 
 def _racer() -> Game:
     from creepnet.protocol.games.racer.adapter import RacerRules
-    from creepnet.protocol.games.racer.bots import BOTS
+    from creepnet.protocol.games.racer.bots import BOTS, LEVELS
 
-    return Game(RacerRules(), BOTS)
+    return Game(RacerRules(), BOTS, LEVELS)
 
 
 GAMES: MutableMapping[str, Game] = Registry({"creeper": _creeper, "racer": _racer})
@@ -88,4 +91,13 @@ def bot_names() -> list[str]:
     return sorted({name for game in GAMES.values() for name in game.bots})
 
 
-__all__ = ["GAMES", "Game", "Registry", "bot_names", "get_game"]
+def level_help() -> str:
+    """The levels of every game and their think times, for a command's help."""
+    return "; ".join(
+        f"{kind}: " + ", ".join(f"{level} ({what})" for level, what in game.levels.items())
+        for kind, game in GAMES.items()
+        if game.levels
+    )
+
+
+__all__ = ["GAMES", "Game", "Registry", "bot_names", "get_game", "level_help"]
