@@ -44,7 +44,8 @@ async def run_bot(
         seat = session.local_seat
         assert seat is not None
         position = session.game_state
-        text = await trio.to_thread.run_sync(
+        # The ignore: trio-typing's stubs (the wan extra) call abandon_on_cancel cancellable.
+        text = await trio.to_thread.run_sync(  # type: ignore[call-arg]
             chooser.choose, session.local_view(), seat, abandon_on_cancel=True
         )
         if session.game_state is not position:

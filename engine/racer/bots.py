@@ -391,12 +391,12 @@ def _keep_value(obs: Observation, card: Card) -> int:
     return 4  # Calamity
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
 
 
 def make_bot(name: str, seed: int) -> Bot:
     """A bot by name ("random" or "heuristic"), deterministic given ``seed``."""
     try:
-        return BOTS[name](seed)  # type: ignore[no-any-return]
+        return BOTS[name](seed)
     except KeyError:
         raise ValueError(f"unknown bot {name!r}; choose from {sorted(BOTS)}") from None

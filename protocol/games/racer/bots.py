@@ -38,6 +38,7 @@ class RacerSeatBot:
         if not legal:
             raise ValueError("this seat has nothing to decide now")
         bot = self.engine_bot
+        action: racer.Action
         if len(legal) == 1:
             action = legal[0]
         elif isinstance(bot, PlannerBot):
