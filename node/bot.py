@@ -9,6 +9,9 @@ dropped); a choice made for a position that moved on while it thought is dropped
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Any
+
 import trio
 
 from creepnet.node.node import Node
@@ -17,13 +20,20 @@ from creepnet.protocol.rules import SeatBot
 
 
 async def run_bot(
-    node: Node, game: bytes, bot: SeatBot | str = "random", seed: int = 0, pace: float = 0.0
+    node: Node,
+    game: bytes,
+    bot: SeatBot | str = "random",
+    seed: int = 0,
+    pace: float = 0.0,
+    play: Callable[[bytes, str], Awaitable[Any]] | None = None,
 ) -> str | None:
     """Play the local seat of game until it ends; returns the outcome text (None if halted).
 
     A bot named by a string is the game's registered bot of that name.  ``pace`` seconds pass
-    before each move, so people can watch a bot game."""
+    before each move, so people can watch a bot game.  ``play`` (default ``node.play``) sends
+    each chosen move: benchmarks time what happens from there on."""
     chooser: SeatBot | None = None if isinstance(bot, str) else bot
+    send = play or node.play
     while True:
         runtime = await node.wait_for(
             game,
@@ -50,4 +60,4 @@ async def run_bot(
         )
         if session.game_state is not position:
             continue  # the game moved on while the bot thought: look again
-        await node.play(game, text)
+        await send(game, text)
