@@ -157,7 +157,7 @@ def test_planner_games_use_every_kind_of_move():
 
 def test_the_planner_plays_a_real_session_from_its_seat_view():
     from creepnet.protocol.games import get_game
-    from creepnet.protocol.table import Table, seat_bot
+    from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
     from creepnet.protocol.verify import verify_log_bytes
 
     medium = get_game("racer").make_bot("medium", 0)
@@ -168,7 +168,9 @@ def test_the_planner_plays_a_real_session_from_its_seat_view():
         searched.append(medium.engine_bot.last_playouts)
         return text
 
-    table = Table(seats=2, kind="racer", options={"turn_limit": 6}, seed=4, onion_length=512)
+    table = SessionHarness(
+        seats=2, kind="racer", options={"turn_limit": 6}, seed=4, onion_length=512
+    )
     table.run([planner, seat_bot("racer", "heuristic", 1)])
     assert table.rejections == []
     assert max(searched) > 0  # it searched from the node's view, not just fell back
