@@ -12,8 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from creepnet.protocol.rules import GameRules, SeatBot
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -32,26 +35,27 @@ class Game:
         return self.bots[name](seed)
 
 
-class Registry(MutableMapping[str, Game]):
-    """Games by kind, each built by its loader on first lookup; kinds are known without loading."""
+class Registry(MutableMapping[str, T]):
+    """Records by kind, each built by its loader on first lookup; kinds are known without loading.
 
-    def __init__(self, loaders: dict[str, Callable[[], Game]]) -> None:
+    The games here; the CLI's faces (creepnet.cli.faces) are a registry of the same kind."""
+
+    def __init__(self, loaders: dict[str, Callable[[], T]]) -> None:
         self._loaders = dict(loaders)
-        self._games: dict[str, Game] = {}
+        self._built: dict[str, T] = {}
 
-    def __getitem__(self, kind: str) -> Game:
-        game = self._games.get(kind)
-        if game is None:
-            game = self._games[kind] = self._loaders[kind]()  # KeyError for an unknown kind
-        return game
+    def __getitem__(self, kind: str) -> T:
+        if kind not in self._built:
+            self._built[kind] = self._loaders[kind]()  # KeyError for an unknown kind
+        return self._built[kind]
 
-    def __setitem__(self, kind: str, game: Game) -> None:
-        self._loaders[kind] = lambda: game
-        self._games[kind] = game
+    def __setitem__(self, kind: str, record: T) -> None:
+        self._loaders[kind] = lambda: record
+        self._built[kind] = record
 
     def __delitem__(self, kind: str) -> None:
         del self._loaders[kind]
-        self._games.pop(kind, None)
+        self._built.pop(kind, None)
 
     def __contains__(self, kind: object) -> bool:
         return kind in self._loaders
@@ -76,7 +80,7 @@ def _racer() -> Game:
     return Game(RacerRules(), BOTS, LEVELS)
 
 
-GAMES: MutableMapping[str, Game] = Registry({"creeper": _creeper, "racer": _racer})
+GAMES: MutableMapping[str, Game] = Registry[Game]({"creeper": _creeper, "racer": _racer})
 
 
 def get_game(kind: str) -> Game:
