@@ -121,6 +121,7 @@ class NodePages:
             Route("/api/watch", self.watch, methods=["POST"]),
             Route("/api/game/{game}", self.game),
             Route("/api/game/{game}/act", self.act, methods=["POST"]),
+            Route("/api/game/{game}/leave", self.leave, methods=["POST"]),
             replay_route(self.log_file),
             WebSocketRoute("/ws/game/{game}", self.stream),
             game_files_route(),
@@ -136,6 +137,9 @@ class NodePages:
         face = self.face
         view = game_view(self.node.session(game), self.node.games.get(game), face.story_for(game))
         view["news"] = face.news_for(game)
+        view["retiring"] = face.retiring_for(game)
+        view.update(face.may_leave(game))
+        view["abandoned"] = self.node.session(game).abandoned is not None
         view["version"] = face.version
         return view
 
@@ -193,6 +197,18 @@ class NodePages:
         except StorageError as exc:
             return error(f"not sent: {exc}")
         return JSONResponse(self.view_of(game))
+
+    async def leave(self, request: Request) -> Response:
+        """``{"what": "leave"}`` or ``{"what": "claim"}`` (the page confirmed it first)."""
+        try:
+            game = self.face.game_id(request.path_params["game"])
+            what = str((await body_of(request)).get("what", ""))
+            said = await self.face.leave(game, what)
+        except WebError as exc:
+            return error(str(exc))
+        except StorageError as exc:
+            return error(f"not sent: {exc}")
+        return JSONResponse({**self.view_of(game), "said": said})
 
     def typed(self, game: bytes, action: str) -> Iterator[str]:
         """The session's texts for a typed line, as the game's page record resolves them."""

@@ -20,9 +20,12 @@ from creepnet.cli.web.views import game_summary
 from creepnet.node import updates
 from creepnet.node.discovery import Found
 from creepnet.node.node import Node, NodeError
+from creepnet.node.retirement import CLAIMABLE, RETIRED, RETIRING
 from creepnet.node.updates import Update
 from creepnet.protocol.games import GAMES
 from creepnet.protocol.identity import fingerprint
+from creepnet.protocol.log import Rejection
+from creepnet.protocol.session import Phase
 
 NEWS_LENGTH = 20
 # Updates worth a line in the page's news (the feed already tells the events themselves).
@@ -36,6 +39,8 @@ NEWS = {
     updates.HOST_MOVED,
     updates.ERROR,
     updates.JOIN_REFUSED,
+    RETIRED,  # "Cat left the game; the table plays on without her"
+    CLAIMABLE,  # the other player is gone: the page offers the claim
 }
 MAX_NAME = 64
 
@@ -58,6 +63,12 @@ class WebFace:
     # the game over.  A node that ends with its game waits for these (`told_the_end`).
     pages: dict[tuple[bytes, object], bool] = field(default_factory=dict)
     pages_changed: trio.Event = field(default_factory=trio.Event)
+    # The node's latest retirement word per game ("waiting for Cat: ... retired in 75 s"), and
+    # its offer of a claim, each with the log length it was said at: both hold only until the
+    # log moves on.
+    retiring: dict[bytes, tuple[int, str]] = field(default_factory=dict)
+    claimable: dict[bytes, int] = field(default_factory=dict)
+    left: set[bytes] = field(default_factory=set)  # games we told the table we leave
 
     def page_shown(self, game: bytes, page: object, view: dict[str, Any] | None) -> None:
         """A page was sent `view` (None: the page has gone)."""
@@ -103,8 +114,35 @@ class WebFace:
             )
             if seat is not None:
                 self._add_news(runtime.game, self._peer_news(update, seat.player))
+        elif update.kind == RETIRING and update.game in self.node.games:
+            # a countdown once a second: one line that changes, not a line each second
+            self.retiring[update.game] = (self._length(update.game), update.text)
         elif update.kind in NEWS and update.game is not None:
+            if update.kind == CLAIMABLE and update.game in self.node.games:
+                self.claimable[update.game] = self._length(update.game)
             self._add_news(update.game, update.text)
+
+    def _length(self, game: bytes) -> int:
+        return len(self.node.session(game).log)
+
+    def retiring_for(self, game: bytes) -> str | None:
+        said = self.retiring.get(game)
+        return said[1] if said is not None and said[0] == self._length(game) else None
+
+    def may_leave(self, game: bytes) -> dict[str, bool]:
+        """Whether the page offers *Leave* (a seated player of a game under way, as the
+        terminal's ``leave``) and *Claim abandonment* (two seats left and the node has offered
+        the claim at the log's present length)."""
+        session = self.node.session(game)
+        me = session.local_seat
+        playing = session.phase is Phase.PLAYING
+        seated = playing and me is not None and me not in session.retired
+        present = seated and game not in self.left
+        offered = self.claimable.get(game) == self._length(game)
+        return {
+            "leave": present,
+            "claim": present and len(session.remaining) == 2 and offered,
+        }
 
     def _add_news(self, game: bytes, text: str) -> None:
         self.news.setdefault(game, deque(maxlen=NEWS_LENGTH)).append(text)
@@ -238,6 +276,33 @@ class WebFace:
             return await self.node.watch(found.address, found.game)
         except (NodeError, OSError, trio.TooSlowError) as exc:
             raise WebError(f"could not watch: {exc or 'the host did not answer'}") from None
+
+    async def leave(self, game: bytes, word: str) -> str:
+        """``leave``: tell the table we go for good; ``claim``: claim the game abandoned.
+        The words to show, as the terminal says them."""
+        offered = self.may_leave(game)
+        if word not in offered:
+            raise WebError("ask to leave or to claim")
+        if not offered[word]:
+            raise WebError(f"not now: this game offers no {word} at this point")
+        session = self.node.session(game)
+        try:
+            if word == "leave":
+                self.node.leave(game)
+            else:
+                await self.node.claim(game)
+        except ValueError as exc:
+            raise WebError(f"not now: {exc}") from None
+        except Rejection as exc:
+            raise WebError(f"not now: {exc.reason}") from None
+        if word == "leave":
+            self.left.add(game)
+            text = "you left the game; the table plays on without you"
+        else:
+            text = session.outcome_text or "you claimed the game abandoned; it ends unfinished"
+        self._add_news(game, text)
+        self._bump()
+        return text
 
     def game_id(self, text: str) -> bytes:
         try:
