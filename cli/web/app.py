@@ -155,7 +155,10 @@ class NodePages:
             if seats is not None and not whole(seats):
                 raise WebError("the number of players must be a whole number")
             kind, name = str(body.get("kind", "")), str(body.get("name", ""))
-            game = await self.face.host(kind, name, seats, limit)
+            vs = body.get("vs") or None  # a bot level for the other seats; none: people
+            if vs is not None and not isinstance(vs, str):
+                raise WebError("the bot level must be one of the game's levels")
+            game = await self.face.host(kind, name, seats, limit, vs)
         except WebError as exc:
             return error(str(exc))
         return JSONResponse({"game": game.hex()})

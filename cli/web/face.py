@@ -1,5 +1,10 @@
 """The node behind the page: games seen on the LAN, news from the node's update stream, and the
-things a page may ask the node to do (host, join, watch, play).
+things a page may ask the node to do (host, join, watch, play, leave).
+
+A game hosted "against a bot" at a level (the registry's levels, as `creepnet play --vs`) gets
+one bot node per other seat, each in its own home beside ours and on loopback, joining and
+playing (node/bot.py) in the face's nursery: it stops with the page, and its thinking runs in
+a thread, so our node keeps answering meanwhile.
 
 One face per node; its background tasks (LAN browsing, listening to the node) live in the
 nursery the command gives it, so they stop with the server.
@@ -7,6 +12,7 @@ nursery the command gives it, so they stop with the server.
 
 from __future__ import annotations
 
+import secrets
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,13 +22,15 @@ import trio
 
 from creepnet.cli.faces import FACES, Story, page_of
 from creepnet.cli.game_options import seat_count
+from creepnet.cli.seat_runner import bot_player_name
 from creepnet.cli.web.views import game_summary
 from creepnet.node import updates
+from creepnet.node.bot import run_bot
 from creepnet.node.discovery import Found
 from creepnet.node.node import Node, NodeError
 from creepnet.node.retirement import CLAIMABLE, RETIRED, RETIRING
 from creepnet.node.updates import Update
-from creepnet.protocol.games import GAMES
+from creepnet.protocol.games import GAMES, get_game
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.session import Phase
@@ -43,6 +51,7 @@ NEWS = {
     CLAIMABLE,  # the other player is gone: the page offers the claim
 }
 MAX_NAME = 64
+BOT_HOMES = Path("bots") / "page"  # under the node's home: one folder per bot seat and game
 
 
 class WebError(Exception):
@@ -69,6 +78,7 @@ class WebFace:
     retiring: dict[bytes, tuple[int, str]] = field(default_factory=dict)
     claimable: dict[bytes, int] = field(default_factory=dict)
     left: set[bytes] = field(default_factory=set)  # games we told the table we leave
+    nursery: trio.Nursery | None = None  # the bots' (set by ``run``)
 
     def page_shown(self, game: bytes, page: object, view: dict[str, Any] | None) -> None:
         """A page was sent `view` (None: the page has gone)."""
@@ -94,6 +104,7 @@ class WebFace:
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Follow the node's updates (and the LAN, when the node runs zeroconf)."""
         async with trio.open_nursery() as nursery, self.node.updates() as stream:
+            self.nursery = nursery
             if self.node.discovery is not None:
                 nursery.start_soon(self._browse)
             task_status.started()
@@ -200,6 +211,10 @@ class WebFace:
                     "min_seats": GAMES[kind].rules.min_seats,
                     "max_seats": GAMES[kind].rules.max_seats,
                     "limit": FACES[kind].choices.limit_words,
+                    "levels": [
+                        {"level": level, "what": what}
+                        for level, what in get_game(kind).levels.items()
+                    ],
                 }
                 for kind in self.games()
             ],
@@ -232,23 +247,59 @@ class WebFace:
 
     # ----- what the page may ask -------------------------------------------------------------
 
-    async def host(self, kind: str, name: str, seats: int | None, limit: int | None) -> bytes:
+    async def host(
+        self, kind: str, name: str, seats: int | None, limit: int | None, vs: str | None = None
+    ) -> bytes:
         """Host ``kind`` for ``seats`` (the game's least when None), ending in a draw after
-        ``limit`` (the game's own limit option, e.g. a number of moves or of turns)."""
+        ``limit`` (the game's own limit option, e.g. a number of moves or of turns); with a
+        bot level ``vs``, every other seat is that bot (as `creepnet play --vs`)."""
         if kind not in self.games():
             raise WebError(f"this page cannot host {kind!r} games")
+        levels = get_game(kind).levels
+        if vs is not None and vs not in levels:
+            title = FACES[kind].title
+            raise WebError(f"{title} has no bot level {vs!r}; choose from {', '.join(levels)}")
         try:
             seats = seat_count(kind, seats or None)
         except ValueError as exc:
             raise WebError(str(exc)) from None
-        name = name.strip()[:MAX_NAME] or f"{self.player}'s game"
+        usual = f"{self.player} vs {vs}" if vs is not None else f"{self.player}'s game"
+        name = name.strip()[:MAX_NAME] or usual
         options = {FACES[kind].choices.limit_option: limit} if limit else {}
         try:
-            return await self.node.host_game(
+            game = await self.node.host_game(
                 kind, name, seats=seats, player=self.player, options=options
             )
         except (NodeError, ValueError) as exc:
             raise WebError(str(exc)) from None
+        if vs is not None:
+            for k in range(1, seats):
+                await self._seat_bot(game, vs, k)
+        return game
+
+    async def _seat_bot(self, game: bytes, level: str, k: int) -> None:
+        if self.nursery is None:
+            raise WebError("this page cannot run bots (its face is not running)")
+        try:
+            await self.nursery.start(self._bot_seat, game, level, k)
+        except (NodeError, OSError, trio.TooSlowError) as exc:
+            raise WebError(f"the bot could not join: {exc or 'no answer'}") from None
+
+    async def _bot_seat(
+        self, game: bytes, level: str, k: int, task_status: Any = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """One bot seat: its own node (loopback only) joins our game and plays it out."""
+        home = self.node.home.path / BOT_HOMES / f"{game.hex()[:16]}-{k}"
+        async with Node.open(home, host="127.0.0.1", timeouts=self.node.timeouts) as bot:
+            player = bot_player_name(level, bot.fingerprint)
+            await bot.join(self.node.address, game, player=player)
+            task_status.started()
+            try:
+                await run_bot(bot, game, level, secrets.randbelow(2**31))
+                await bot.wait_synced(game)
+            except Exception as exc:  # a bot's fault stops that bot, never the page
+                self._add_news(game, f"{player} stopped: {exc}")
+                self._bump()
 
     def _found(self, instance: str) -> Found:
         try:
