@@ -119,6 +119,7 @@ class NodePages:
             Route("/api/host", self.host, methods=["POST"]),
             Route("/api/join", self.join, methods=["POST"]),
             Route("/api/watch", self.watch, methods=["POST"]),
+            Route("/api/join-invite", self.join_invite, methods=["POST"]),
             Route("/api/game/{game}", self.game),
             Route("/api/game/{game}/act", self.act, methods=["POST"]),
             Route("/api/game/{game}/leave", self.leave, methods=["POST"]),
@@ -138,6 +139,7 @@ class NodePages:
         view = game_view(self.node.session(game), self.node.games.get(game), face.story_for(game))
         view["news"] = face.news_for(game)
         view["retiring"] = face.retiring_for(game)
+        view["invite"] = face.invite_for(game)
         view.update(face.may_leave(game))
         view["abandoned"] = self.node.session(game).abandoned is not None
         view["version"] = face.version
@@ -168,6 +170,14 @@ class NodePages:
 
     async def watch(self, request: Request) -> Response:
         return await self._enter(request, self.face.watch)
+
+    async def join_invite(self, request: Request) -> Response:
+        try:
+            body = await body_of(request)
+            game = await self.face.join_invite(str(body.get("invite", "")))
+        except WebError as exc:
+            return error(str(exc))
+        return JSONResponse({"game": game.hex()})
 
     async def _enter(self, request: Request, how: Callable[[str], Awaitable[bytes]]) -> Response:
         try:

@@ -6,6 +6,9 @@ one bot node per other seat, each in its own home beside ours and on loopback, j
 playing (node/bot.py) in the face's nursery: it stops with the page, and its thinking runs in
 a thread, so our node keeps answering meanwhile.
 
+With the node's internet carrier (node/wan, `--internet`), a game hosted here shows its invite
+line while seats are open, and the lobby joins by a pasted invite; without one, neither shows.
+
 One face per node; its background tasks (LAN browsing, listening to the node) live in the
 nursery the command gives it, so they stop with the server.
 """
@@ -79,6 +82,7 @@ class WebFace:
     claimable: dict[bytes, int] = field(default_factory=dict)
     left: set[bytes] = field(default_factory=set)  # games we told the table we leave
     nursery: trio.Nursery | None = None  # the bots' (set by ``run``)
+    carrier: Any = None  # the node's internet carrier (node/wan/carrier.py), when it has one
 
     def page_shown(self, game: bytes, page: object, view: dict[str, Any] | None) -> None:
         """A page was sent `view` (None: the page has gone)."""
@@ -204,6 +208,7 @@ class WebFace:
             "fingerprint": self.node.fingerprint,
             "address": self.node.address,
             "discovery": self.node.discovery is not None,
+            "internet": self.carrier is not None,
             "hostable": [
                 {
                     "kind": kind,
@@ -354,6 +359,35 @@ class WebFace:
         self._add_news(game, text)
         self._bump()
         return text
+
+    def invite_for(self, game: bytes) -> str | None:
+        """The line a friend pastes to join, for a game hosted here with seats still open."""
+        runtime = self.node.games.get(game)
+        if self.carrier is None or runtime is None or not runtime.hosted:
+            return None
+        if runtime.session.started:
+            return None
+        from creepnet.node.wan.attach import invite
+
+        return str(invite(self.node, self.carrier, game))
+
+    async def join_invite(self, text: str) -> bytes:
+        """Join by a pasted invite, over the carrier (the invite names the host's key: the
+        node refuses a host that cannot prove it hosts the invite's game)."""
+        from creepnet.node.wan.invite import Invite, InviteError
+
+        if self.carrier is None:
+            raise WebError("this node is not on the internet (start it with --internet)")
+        try:
+            invite = Invite.parse(text)
+        except InviteError as exc:
+            raise WebError(str(exc)) from None
+        try:
+            return await self.node.join(
+                invite.address, invite.game, player=self.player, host=invite.host
+            )
+        except (NodeError, OSError, trio.TooSlowError) as exc:
+            raise WebError(f"could not join: {exc or 'the host did not answer'}") from None
 
     def game_id(self, text: str) -> bytes:
         try:

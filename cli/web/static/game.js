@@ -76,6 +76,9 @@ function render(next) {
   const status = document.getElementById("status");
   status.classList.toggle("mine", view.my_turn.length > 0);
   status.classList.toggle("over", view.finished || view.halted);
+  document.getElementById("invite").hidden = !view.invite;
+  const line = document.getElementById("invite-line");
+  if (view.invite && line.value !== view.invite) line.value = view.invite;
   const retiring = document.getElementById("retiring");
   retiring.textContent = view.retiring || "";
   retiring.hidden = !view.retiring;
@@ -166,6 +169,15 @@ document.getElementById("resign-no").addEventListener("click", () => {
 document.getElementById("resign-yes").addEventListener("click", () => {
   document.getElementById("resign-confirm").hidden = true;
   act("resign");
+});
+document.getElementById("invite-copy").addEventListener("click", async () => {
+  const line = document.getElementById("invite-line");
+  try {
+    await navigator.clipboard.writeText(line.value);
+  } catch (exc) { // no clipboard (e.g. permission): leave it selected to copy by hand
+    line.select();
+  }
+  document.getElementById("invite-copy").textContent = "Copied";
 });
 document.getElementById("leave").addEventListener("click", () => askLeave("leave"));
 document.getElementById("claim").addEventListener("click", () => askLeave("claim"));

@@ -84,6 +84,7 @@ function render(lobby) {
     kindsShown = true;
     document.getElementById("host-button").disabled = false; // the games are known: host one
   }
+  document.getElementById("internet").hidden = !lobby.internet;
   const lan = document.querySelector("#lan tbody");
   lan.replaceChildren(...lobby.lan.map(lanRow));
   document.getElementById("lan-note").textContent = !lobby.discovery
@@ -116,6 +117,12 @@ document.getElementById("host-form").addEventListener("submit", (event) => {
     limit: limit ? Number(limit) : null,
     vs: document.getElementById("host-vs").value || null,
   });
+});
+
+document.getElementById("invite-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = document.getElementById("invite-text").value.trim();
+  if (text) run("joining", "/api/join-invite", { invite: text });
 });
 
 refresh();
