@@ -160,27 +160,16 @@ def instrument(node: Any, stamps: Stamps, appends: list[int]) -> None:
 async def play_stamped(node: Any, game: bytes, seed: int, stamps: Stamps) -> None:
     """run_bot, with a stamp just before each of our moves is signed, and one when node.play
     returns (signed, stored, queued to the peer's writer)."""
-    from creepnet.engine import creeper
-    from creepnet.engine.creeper.bots import make_bot
+    from creepnet.node.bot import run_bot
 
-    bot = make_bot("random", seed)
-    while True:
-        runtime = await node.wait_for(
-            game,
-            lambda rt: (
-                rt.session.finished
-                or rt.session.halted is not None
-                or rt.session.my_turn() is not None
-            ),
-        )
-        session = runtime.session
-        if session.finished or session.halted is not None:
-            return
-        move = creeper.format_move(bot.choose(session.engine_state))
+    async def stamped(game: bytes, text: str) -> Any:
         stamp = time.monotonic_ns()
-        event = await node.play(game, move)
+        event = await node.play(game, text)
         stamps["played"][f"{game.hex()}:{event.seq}"] = time.monotonic_ns()
         stamps["signed"][f"{game.hex()}:{event.seq}"] = stamp
+        return event
+
+    await run_bot(node, game, "random", seed, play=stamped)
 
 
 def move_frame_sizes(node: Any) -> list[int]:

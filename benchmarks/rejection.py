@@ -29,11 +29,13 @@ from creepnet.protocol.games.racer.table import may_be, next_step, not_a_creep
 from creepnet.protocol.log import Rejection, parse_or_reject
 from creepnet.protocol.rules import GameRuleError
 from creepnet.protocol.session import Session
-from creepnet.protocol.table import Table, seat_bot
+from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 
 def seeded_log(players: int) -> list[bytes]:
-    table = Table(seats=players, kind="racer", options={"turn_limit": 40}, seed=1, onion_length=512)
+    table = SessionHarness(
+        seats=players, kind="racer", options={"turn_limit": 40}, seed=1, onion_length=512
+    )
     table.run([seat_bot("racer", "random", seat) for seat in range(players)])
     return [event.raw for event in table.spectator.log.events]
 

@@ -60,9 +60,9 @@ def refused(session: Session, raw: bytes, repeat: int) -> float:
 def creeper_illegal(repeat: int) -> float:
     from test_racer_cheats import deliver, honest, sign
 
-    from creepnet.protocol.table import Table
+    from creepnet.protocol.testing.sessions import SessionHarness
 
-    table = Table(seats=2, kind="creeper", options={}, seed=3)
+    table = SessionHarness(seats=2, kind="creeper", options={}, seed=3)
     spectator = table.spectator
     while not spectator.started or "reveal" in spectator.expected().types:  # to the first move
         seat = spectator.expected().seat

@@ -21,7 +21,7 @@ import time
 from bare import bare_verify_seconds  # benchmarks/bare.py, beside this script
 
 from creepnet.protocol.log import load_log
-from creepnet.protocol.table import Table, creeper_bot
+from creepnet.protocol.testing.sessions import SessionHarness, creeper_bot
 from creepnet.protocol.verify import verify_log_bytes
 
 
@@ -30,7 +30,7 @@ def long_logs(events: int) -> list[bytes]:
     logs: list[bytes] = []
     seed = 0
     while sum(len(load_log(data)) for data in logs) < events:
-        table = Table(seed=seed, options={"max_plies": 2000})
+        table = SessionHarness(seed=seed, options={"max_plies": 2000})
         table.run([creeper_bot("random", seed), creeper_bot("random", seed + 1)])
         logs.append(table.spectator.log.to_bytes())
         seed += 1

@@ -39,7 +39,7 @@ from creepnet.cli.signature_pool import SignaturePool
 from creepnet.engine import creeper
 from creepnet.protocol.log import iter_log, load_log
 from creepnet.protocol.session import Session
-from creepnet.protocol.table import Table
+from creepnet.protocol.testing.sessions import SessionHarness
 from creepnet.protocol.verify import verify_log_bytes
 
 CLI = [sys.executable, "-m", "creepnet.cli"]
@@ -62,7 +62,7 @@ def staller(seed: int):
 
 
 def long_log(plies: int) -> bytes:
-    table = Table(seed=5, options={"max_plies": plies})
+    table = SessionHarness(seed=5, options={"max_plies": plies})
     table.run([staller(1), staller(2)])
     return table.spectator.log.to_bytes()
 

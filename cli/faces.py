@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from creepnet.cli.reply import Reply
+from creepnet.protocol.games import Registry
 
 if TYPE_CHECKING:
     from creepnet.cli.game_options import GameChoices
@@ -114,42 +115,13 @@ class GameFace:
     narrate: Callable[[str, dict[str, Any]], str | None] | None = None
 
 
-class FaceRegistry(MutableMapping[str, GameFace]):
-    """Records by kind, each imported from its module (its ``FACE``) on first lookup."""
-
-    def __init__(self, modules: dict[str, str]) -> None:
-        self._loaders: dict[str, Callable[[], GameFace]] = {
-            kind: (lambda name=name: importlib.import_module(name).FACE)  # type: ignore[misc]
-            for kind, name in modules.items()
-        }
-        self._faces: dict[str, GameFace] = {}
-
-    def __getitem__(self, kind: str) -> GameFace:
-        face = self._faces.get(kind)
-        if face is None:
-            face = self._faces[kind] = self._loaders[kind]()  # KeyError for an unknown kind
-        return face
-
-    def __setitem__(self, kind: str, face: GameFace) -> None:
-        self._loaders[kind] = lambda: face
-        self._faces[kind] = face
-
-    def __delitem__(self, kind: str) -> None:
-        del self._loaders[kind]
-        self._faces.pop(kind, None)
-
-    def __contains__(self, kind: object) -> bool:
-        return kind in self._loaders
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._loaders)
-
-    def __len__(self) -> int:
-        return len(self._loaders)
+def _face_of(module: str) -> Callable[[], GameFace]:
+    return lambda: importlib.import_module(module).FACE
 
 
-FACES: MutableMapping[str, GameFace] = FaceRegistry(
-    {"creeper": "creepnet.cli.creeper.face", "racer": "creepnet.cli.racer.face"}
+# Each record is imported from its module (its ``FACE``) on first lookup.
+FACES: MutableMapping[str, GameFace] = Registry[GameFace](
+    {"creeper": _face_of("creepnet.cli.creeper.face"), "racer": _face_of("creepnet.cli.racer.face")}
 )
 
 

@@ -1,6 +1,16 @@
-"""A bot player is just a task: wait for the local seat's turn, choose, play."""
+"""A bot player is just a task: wait for the local seat's turn, choose, play.
+
+A bot's choice may be a search of a second or more, so it runs in a worker thread
+(``trio.to_thread.run_sync``): the node's event loop goes on answering peers, storing and
+gossiping meanwhile.  The view handed to the thread is immutable, and only that thread uses
+the bot, one choice at a time.  Cancelling the task abandons the thread (its answer is
+dropped); a choice made for a position that moved on while it thought is dropped too.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import trio
 
@@ -10,13 +20,20 @@ from creepnet.protocol.rules import SeatBot
 
 
 async def run_bot(
-    node: Node, game: bytes, bot: SeatBot | str = "random", seed: int = 0, pace: float = 0.0
+    node: Node,
+    game: bytes,
+    bot: SeatBot | str = "random",
+    seed: int = 0,
+    pace: float = 0.0,
+    play: Callable[[bytes, str], Awaitable[Any]] | None = None,
 ) -> str | None:
     """Play the local seat of game until it ends; returns the outcome text (None if halted).
 
     A bot named by a string is the game's registered bot of that name.  ``pace`` seconds pass
-    before each move, so people can watch a bot game."""
+    before each move, so people can watch a bot game.  ``play`` (default ``node.play``) sends
+    each chosen move: benchmarks time what happens from there on."""
     chooser: SeatBot | None = None if isinstance(bot, str) else bot
+    send = play or node.play
     while True:
         runtime = await node.wait_for(
             game,
@@ -36,4 +53,11 @@ async def run_bot(
             await trio.sleep(pace)
         seat = session.local_seat
         assert seat is not None
-        await node.play(game, chooser.choose(session.local_view(), seat))
+        position = session.game_state
+        # The ignore: trio-typing's stubs (the wan extra) call abandon_on_cancel cancellable.
+        text = await trio.to_thread.run_sync(  # type: ignore[call-arg]
+            chooser.choose, session.local_view(), seat, abandon_on_cancel=True
+        )
+        if session.game_state is not position:
+            continue  # the game moved on while the bot thought: look again
+        await send(game, text)

@@ -124,7 +124,7 @@ async def _host(args: argparse.Namespace) -> int:
         if carrier is not None:
             await print_invite(node, carrier, game)
         if args.web:
-            return await serve_game(node, game, args, player)  # the page shows the lobby
+            return await serve_game(node, game, args, player, carrier)  # invite shown there
         again = f"{runnable()} host {args.kind} --name {shlex.quote(name)}"  # to type here
         if carrier is not None:
             again += " --internet" + "".join(f" --relay {r}" for r in carrier.relay_addresses)

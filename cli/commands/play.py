@@ -35,8 +35,17 @@ from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
+from creepnet.protocol.games import level_help
 
 BOTS = "bots"
+
+
+class LevelHelp:
+    """Every game's levels with their think times, from the registry, built only when
+    `--help` is printed (building the parser loads no game)."""
+
+    def __str__(self) -> str:
+        return level_help()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,13 +53,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "play", help="play against a bot (a second node on this machine; run again: resume)"
     )
     add_game_options(parser)
-    parser.add_argument(
+    vs = parser.add_argument(
         "--vs",
         choices=BotChoices(),
         metavar="BOT",
         default=None,
-        help="the bots (default: the game's usual one)",
+        help="the bots (default: the game's usual one); levels: %(levels)s",
     )
+    vs.levels = LevelHelp()  # read (by argparse's %(levels)s) only when help is shown
     add_player_options(parser)
     add_network_options(parser)
     add_web_options(parser)

@@ -119,8 +119,10 @@ class NodePages:
             Route("/api/host", self.host, methods=["POST"]),
             Route("/api/join", self.join, methods=["POST"]),
             Route("/api/watch", self.watch, methods=["POST"]),
+            Route("/api/join-invite", self.join_invite, methods=["POST"]),
             Route("/api/game/{game}", self.game),
             Route("/api/game/{game}/act", self.act, methods=["POST"]),
+            Route("/api/game/{game}/leave", self.leave, methods=["POST"]),
             replay_route(self.log_file),
             WebSocketRoute("/ws/game/{game}", self.stream),
             game_files_route(),
@@ -136,6 +138,10 @@ class NodePages:
         face = self.face
         view = game_view(self.node.session(game), self.node.games.get(game), face.story_for(game))
         view["news"] = face.news_for(game)
+        view["retiring"] = face.retiring_for(game)
+        view["invite"] = face.invite_for(game)
+        view.update(face.may_leave(game))
+        view["abandoned"] = self.node.session(game).abandoned is not None
         view["version"] = face.version
         return view
 
@@ -151,7 +157,10 @@ class NodePages:
             if seats is not None and not whole(seats):
                 raise WebError("the number of players must be a whole number")
             kind, name = str(body.get("kind", "")), str(body.get("name", ""))
-            game = await self.face.host(kind, name, seats, limit)
+            vs = body.get("vs") or None  # a bot level for the other seats; none: people
+            if vs is not None and not isinstance(vs, str):
+                raise WebError("the bot level must be one of the game's levels")
+            game = await self.face.host(kind, name, seats, limit, vs)
         except WebError as exc:
             return error(str(exc))
         return JSONResponse({"game": game.hex()})
@@ -161,6 +170,14 @@ class NodePages:
 
     async def watch(self, request: Request) -> Response:
         return await self._enter(request, self.face.watch)
+
+    async def join_invite(self, request: Request) -> Response:
+        try:
+            body = await body_of(request)
+            game = await self.face.join_invite(str(body.get("invite", "")))
+        except WebError as exc:
+            return error(str(exc))
+        return JSONResponse({"game": game.hex()})
 
     async def _enter(self, request: Request, how: Callable[[str], Awaitable[bytes]]) -> Response:
         try:
@@ -193,6 +210,18 @@ class NodePages:
         except StorageError as exc:
             return error(f"not sent: {exc}")
         return JSONResponse(self.view_of(game))
+
+    async def leave(self, request: Request) -> Response:
+        """``{"what": "leave"}`` or ``{"what": "claim"}`` (the page confirmed it first)."""
+        try:
+            game = self.face.game_id(request.path_params["game"])
+            what = str((await body_of(request)).get("what", ""))
+            said = await self.face.leave(game, what)
+        except WebError as exc:
+            return error(str(exc))
+        except StorageError as exc:
+            return error(f"not sent: {exc}")
+        return JSONResponse({**self.view_of(game), "said": said})
 
     def typed(self, game: bytes, action: str) -> Iterator[str]:
         """The session's texts for a typed line, as the game's page record resolves them."""

@@ -1,5 +1,13 @@
 """The node behind the page: games seen on the LAN, news from the node's update stream, and the
-things a page may ask the node to do (host, join, watch, play).
+things a page may ask the node to do (host, join, watch, play, leave).
+
+A game hosted "against a bot" at a level (the registry's levels, as `creepnet play --vs`) gets
+one bot node per other seat, each in its own home beside ours and on loopback, joining and
+playing (node/bot.py) in the face's nursery: it stops with the page, and its thinking runs in
+a thread, so our node keeps answering meanwhile.
+
+With the node's internet carrier (node/wan, `--internet`), a game hosted here shows its invite
+line while seats are open, and the lobby joins by a pasted invite; without one, neither shows.
 
 One face per node; its background tasks (LAN browsing, listening to the node) live in the
 nursery the command gives it, so they stop with the server.
@@ -7,6 +15,7 @@ nursery the command gives it, so they stop with the server.
 
 from __future__ import annotations
 
+import secrets
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,13 +25,18 @@ import trio
 
 from creepnet.cli.faces import FACES, Story, page_of
 from creepnet.cli.game_options import seat_count
+from creepnet.cli.seat_runner import bot_player_name
 from creepnet.cli.web.views import game_summary
 from creepnet.node import updates
+from creepnet.node.bot import run_bot
 from creepnet.node.discovery import Found
 from creepnet.node.node import Node, NodeError
+from creepnet.node.retirement import CLAIMABLE, RETIRED, RETIRING
 from creepnet.node.updates import Update
-from creepnet.protocol.games import GAMES
+from creepnet.protocol.games import GAMES, get_game
 from creepnet.protocol.identity import fingerprint
+from creepnet.protocol.log import Rejection
+from creepnet.protocol.session import Phase
 
 NEWS_LENGTH = 20
 # Updates worth a line in the page's news (the feed already tells the events themselves).
@@ -36,8 +50,11 @@ NEWS = {
     updates.HOST_MOVED,
     updates.ERROR,
     updates.JOIN_REFUSED,
+    RETIRED,  # "Cat left the game; the table plays on without her"
+    CLAIMABLE,  # the other player is gone: the page offers the claim
 }
 MAX_NAME = 64
+BOT_HOMES = Path("bots") / "page"  # under the node's home: one folder per bot seat and game
 
 
 class WebError(Exception):
@@ -58,6 +75,14 @@ class WebFace:
     # the game over.  A node that ends with its game waits for these (`told_the_end`).
     pages: dict[tuple[bytes, object], bool] = field(default_factory=dict)
     pages_changed: trio.Event = field(default_factory=trio.Event)
+    # The node's latest retirement word per game ("waiting for Cat: ... retired in 75 s"), and
+    # its offer of a claim, each with the log length it was said at: both hold only until the
+    # log moves on.
+    retiring: dict[bytes, tuple[int, str]] = field(default_factory=dict)
+    claimable: dict[bytes, int] = field(default_factory=dict)
+    left: set[bytes] = field(default_factory=set)  # games we told the table we leave
+    nursery: trio.Nursery | None = None  # the bots' (set by ``run``)
+    carrier: Any = None  # the node's internet carrier (node/wan/carrier.py), when it has one
 
     def page_shown(self, game: bytes, page: object, view: dict[str, Any] | None) -> None:
         """A page was sent `view` (None: the page has gone)."""
@@ -83,6 +108,7 @@ class WebFace:
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Follow the node's updates (and the LAN, when the node runs zeroconf)."""
         async with trio.open_nursery() as nursery, self.node.updates() as stream:
+            self.nursery = nursery
             if self.node.discovery is not None:
                 nursery.start_soon(self._browse)
             task_status.started()
@@ -103,8 +129,35 @@ class WebFace:
             )
             if seat is not None:
                 self._add_news(runtime.game, self._peer_news(update, seat.player))
+        elif update.kind == RETIRING and update.game in self.node.games:
+            # a countdown once a second: one line that changes, not a line each second
+            self.retiring[update.game] = (self._length(update.game), update.text)
         elif update.kind in NEWS and update.game is not None:
+            if update.kind == CLAIMABLE and update.game in self.node.games:
+                self.claimable[update.game] = self._length(update.game)
             self._add_news(update.game, update.text)
+
+    def _length(self, game: bytes) -> int:
+        return len(self.node.session(game).log)
+
+    def retiring_for(self, game: bytes) -> str | None:
+        said = self.retiring.get(game)
+        return said[1] if said is not None and said[0] == self._length(game) else None
+
+    def may_leave(self, game: bytes) -> dict[str, bool]:
+        """Whether the page offers *Leave* (a seated player of a game under way, as the
+        terminal's ``leave``) and *Claim abandonment* (two seats left and the node has offered
+        the claim at the log's present length)."""
+        session = self.node.session(game)
+        me = session.local_seat
+        playing = session.phase is Phase.PLAYING
+        seated = playing and me is not None and me not in session.retired
+        present = seated and game not in self.left
+        offered = self.claimable.get(game) == self._length(game)
+        return {
+            "leave": present,
+            "claim": present and len(session.remaining) == 2 and offered,
+        }
 
     def _add_news(self, game: bytes, text: str) -> None:
         self.news.setdefault(game, deque(maxlen=NEWS_LENGTH)).append(text)
@@ -155,6 +208,7 @@ class WebFace:
             "fingerprint": self.node.fingerprint,
             "address": self.node.address,
             "discovery": self.node.discovery is not None,
+            "internet": self.carrier is not None,
             "hostable": [
                 {
                     "kind": kind,
@@ -162,6 +216,10 @@ class WebFace:
                     "min_seats": GAMES[kind].rules.min_seats,
                     "max_seats": GAMES[kind].rules.max_seats,
                     "limit": FACES[kind].choices.limit_words,
+                    "levels": [
+                        {"level": level, "what": what}
+                        for level, what in get_game(kind).levels.items()
+                    ],
                 }
                 for kind in self.games()
             ],
@@ -194,23 +252,59 @@ class WebFace:
 
     # ----- what the page may ask -------------------------------------------------------------
 
-    async def host(self, kind: str, name: str, seats: int | None, limit: int | None) -> bytes:
+    async def host(
+        self, kind: str, name: str, seats: int | None, limit: int | None, vs: str | None = None
+    ) -> bytes:
         """Host ``kind`` for ``seats`` (the game's least when None), ending in a draw after
-        ``limit`` (the game's own limit option, e.g. a number of moves or of turns)."""
+        ``limit`` (the game's own limit option, e.g. a number of moves or of turns); with a
+        bot level ``vs``, every other seat is that bot (as `creepnet play --vs`)."""
         if kind not in self.games():
             raise WebError(f"this page cannot host {kind!r} games")
+        levels = get_game(kind).levels
+        if vs is not None and vs not in levels:
+            title = FACES[kind].title
+            raise WebError(f"{title} has no bot level {vs!r}; choose from {', '.join(levels)}")
         try:
             seats = seat_count(kind, seats or None)
         except ValueError as exc:
             raise WebError(str(exc)) from None
-        name = name.strip()[:MAX_NAME] or f"{self.player}'s game"
+        usual = f"{self.player} vs {vs}" if vs is not None else f"{self.player}'s game"
+        name = name.strip()[:MAX_NAME] or usual
         options = {FACES[kind].choices.limit_option: limit} if limit else {}
         try:
-            return await self.node.host_game(
+            game = await self.node.host_game(
                 kind, name, seats=seats, player=self.player, options=options
             )
         except (NodeError, ValueError) as exc:
             raise WebError(str(exc)) from None
+        if vs is not None:
+            for k in range(1, seats):
+                await self._seat_bot(game, vs, k)
+        return game
+
+    async def _seat_bot(self, game: bytes, level: str, k: int) -> None:
+        if self.nursery is None:
+            raise WebError("this page cannot run bots (its face is not running)")
+        try:
+            await self.nursery.start(self._bot_seat, game, level, k)
+        except (NodeError, OSError, trio.TooSlowError) as exc:
+            raise WebError(f"the bot could not join: {exc or 'no answer'}") from None
+
+    async def _bot_seat(
+        self, game: bytes, level: str, k: int, task_status: Any = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        """One bot seat: its own node (loopback only) joins our game and plays it out."""
+        home = self.node.home.path / BOT_HOMES / f"{game.hex()[:16]}-{k}"
+        async with Node.open(home, host="127.0.0.1", timeouts=self.node.timeouts) as bot:
+            player = bot_player_name(level, bot.fingerprint)
+            await bot.join(self.node.address, game, player=player)
+            task_status.started()
+            try:
+                await run_bot(bot, game, level, secrets.randbelow(2**31))
+                await bot.wait_synced(game)
+            except Exception as exc:  # a bot's fault stops that bot, never the page
+                self._add_news(game, f"{player} stopped: {exc}")
+                self._bump()
 
     def _found(self, instance: str) -> Found:
         try:
@@ -238,6 +332,62 @@ class WebFace:
             return await self.node.watch(found.address, found.game)
         except (NodeError, OSError, trio.TooSlowError) as exc:
             raise WebError(f"could not watch: {exc or 'the host did not answer'}") from None
+
+    async def leave(self, game: bytes, word: str) -> str:
+        """``leave``: tell the table we go for good; ``claim``: claim the game abandoned.
+        The words to show, as the terminal says them."""
+        offered = self.may_leave(game)
+        if word not in offered:
+            raise WebError("ask to leave or to claim")
+        if not offered[word]:
+            raise WebError(f"not now: this game offers no {word} at this point")
+        session = self.node.session(game)
+        try:
+            if word == "leave":
+                self.node.leave(game)
+            else:
+                await self.node.claim(game)
+        except ValueError as exc:
+            raise WebError(f"not now: {exc}") from None
+        except Rejection as exc:
+            raise WebError(f"not now: {exc.reason}") from None
+        if word == "leave":
+            self.left.add(game)
+            text = "you left the game; the table plays on without you"
+        else:
+            text = session.outcome_text or "you claimed the game abandoned; it ends unfinished"
+        self._add_news(game, text)
+        self._bump()
+        return text
+
+    def invite_for(self, game: bytes) -> str | None:
+        """The line a friend pastes to join, for a game hosted here with seats still open."""
+        runtime = self.node.games.get(game)
+        if self.carrier is None or runtime is None or not runtime.hosted:
+            return None
+        if runtime.session.started:
+            return None
+        from creepnet.node.wan.attach import invite
+
+        return str(invite(self.node, self.carrier, game))
+
+    async def join_invite(self, text: str) -> bytes:
+        """Join by a pasted invite, over the carrier (the invite names the host's key: the
+        node refuses a host that cannot prove it hosts the invite's game)."""
+        from creepnet.node.wan.invite import Invite, InviteError
+
+        if self.carrier is None:
+            raise WebError("this node is not on the internet (start it with --internet)")
+        try:
+            invite = Invite.parse(text)
+        except InviteError as exc:
+            raise WebError(str(exc)) from None
+        try:
+            return await self.node.join(
+                invite.address, invite.game, player=self.player, host=invite.host
+            )
+        except (NodeError, OSError, trio.TooSlowError) as exc:
+            raise WebError(f"could not join: {exc or 'the host did not answer'}") from None
 
     def game_id(self, text: str) -> bytes:
         try:

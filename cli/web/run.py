@@ -9,7 +9,7 @@ import argparse
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -64,15 +64,16 @@ async def announce(server: WebServer, path: str, args: argparse.Namespace) -> No
 
 @asynccontextmanager
 async def web_face(
-    node: Node, args: argparse.Namespace, player: str
+    node: Node, args: argparse.Namespace, player: str, carrier: Any = None
 ) -> AsyncIterator[tuple[WebFace, WebServer]]:
-    """The node's page, served until the block ends."""
+    """The node's page, served until the block ends (``carrier``: the node's internet
+    carrier, node/wan, when it has one: the page then shows invites and joins by them)."""
     from creepnet.cli.web.app import build_app
     from creepnet.cli.web.face import WebFace
     from creepnet.cli.web.server import start_web
 
     async with trio.open_nursery() as nursery:
-        face = WebFace(node, player)
+        face = WebFace(node, player, carrier=carrier)
         await nursery.start(face.run)
         server = await start_web(nursery, build_app(face), args.web_port)
         try:
@@ -82,12 +83,16 @@ async def web_face(
 
 
 async def serve_game(
-    node: Node, game: bytes, args: argparse.Namespace, player: str | None = None
+    node: Node,
+    game: bytes,
+    args: argparse.Namespace,
+    player: str | None = None,
+    carrier: Any = None,
 ) -> int:
     """The game's page instead of the terminal, until the game ends (as `run_seat` does).
     ``player`` is the name this node plays under, for games hosted from the page's lobby."""
     player = player or getattr(args, "player", None) or "player"
-    async with web_face(node, args, player) as (face, server):
+    async with web_face(node, args, player, carrier) as (face, server):
         await announce(server, f"/game/{game.hex()}", args)
         await node.wait_for(game, lambda rt: rt.session.finished or rt.session.halted is not None)
         session = node.session(game)
@@ -99,9 +104,9 @@ async def serve_game(
     return 0
 
 
-async def serve_ui(node: Node, args: argparse.Namespace, player: str) -> int:
+async def serve_ui(node: Node, args: argparse.Namespace, player: str, carrier: Any = None) -> int:
     """The lobby and every game of this node, until interrupted."""
-    async with web_face(node, args, player) as (_, server):
+    async with web_face(node, args, player, carrier) as (_, server):
         await announce(server, "/", args)
         print("press Ctrl-C to stop", flush=True)
         await trio.sleep_forever()

@@ -1,9 +1,9 @@
 """Creeper rules engine: the public import point.
 
 Pure and deterministic (no I/O, clock or global randomness): every peer replaying a signed move
-log reaches the same states. The implementation is split by concern:
-`creeper_board` (geometry as data), `creeper_core` (bit-level rules), `creeper_notation`,
-`creeper_rules` (State and the game API) and `creeper_render`.
+log reaches the same states. The implementation is split by concern: `board` (geometry as
+data), `core` (bit-level rules), `notation`, `rules` (State and the game API), `render`, and the
+bots: `bots` (random, greedy, the classic search) and `search` (iterative-deepening alpha-beta).
 
 The rules as implemented: docs/rules-creeper.md; the log format: docs/PROTOCOL.md §5.2.
 """

@@ -1,18 +1,23 @@
-"""Creeper bots: `random`, `greedy` (one ply) and `search` (alpha-beta under a node budget).
+"""Creeper bots: `random`, `greedy` (one ply) and `search` (iterative-deepening alpha-beta with
+a transposition table, `creepnet.engine.creeper.search`).
 
-Every bot owns a `random.Random(seed)` and counts work in nodes, never in seconds, so a game
-between bots replays identically on every machine.
+Every bot owns a `random.Random(seed)`. By default work is counted in nodes, never in seconds,
+so a game between bots replays identically on every machine; a bot for people may be given
+seconds on an injected clock instead (the engine reads no clock of its own).
+`ClassicSearchBot` is the search bot of before: kept as the benchmark's yardstick.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from creepnet.engine.creeper import core
 from creepnet.engine.creeper.board import CAPTURE, JUMP, Entry, Tables, side, tables
 from creepnet.engine.creeper.rules import Move, State, apply, legal_moves, repetitions
+from creepnet.engine.creeper.search import Budget, Searcher, SearchResult
 
 WIN = 1_000_000
 DISTANCE_WEIGHT = 100  # one octagon of connection distance
@@ -62,14 +67,68 @@ class _OutOfBudget(Exception):
     pass
 
 
+DRAW_MARGIN = 60  # a score this close to 0 is "level": a repeating game may end in a draw
+SEARCH_NODES = 20_000  # the default budget per move: about 0.06 s (the old bot took 0.09 s)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A turn's answer: a move (with or without a draw offer), or accepting the offered draw."""
+
+    move: Move | None
+    offer_draw: bool = False
+
+    @property
+    def accept(self) -> bool:
+        return self.move is None
+
+
 class SearchBot:
+    """Iterative-deepening alpha-beta with a transposition table (see `search`).
+
+    ``nodes`` caps the positions visited per move (deterministic); ``seconds`` on ``clock``
+    caps the time instead (or as well). ``last`` keeps the latest search's figures."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        nodes: int | None = None,
+        max_depth: int = 64,
+        seconds: float | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        if nodes is None and seconds is None:
+            nodes = SEARCH_NODES
+        self.budget = Budget(nodes=nodes, seconds=seconds, clock=clock, max_depth=max_depth)
+        self.searcher = Searcher(seed)
+        self.last: SearchResult | None = None
+
+    def choose(self, state: State) -> Move:
+        _require_moves(state)
+        self.last = self.searcher.search(state, self.budget)
+        return self.last.move
+
+    def reply(self, state: State, draw_offered: bool = False) -> Reply:
+        """The move to play, offering a draw when the game repeats and is level; or, when
+        the opponent offered one, accepting it unless the search sees this side ahead."""
+        move = self.choose(state)
+        assert self.last is not None
+        level = abs(self.last.score) <= DRAW_MARGIN
+        if draw_offered and self.last.score <= DRAW_MARGIN:
+            return Reply(None)
+        return Reply(move, offer_draw=level and repetitions(state) > 1)
+
+
+class ClassicSearchBot:
     """Iterative-deepening negamax alpha-beta over distance and pin count.
 
     `nodes` caps the positions visited per move; the best move of the deepest fully searched
     depth is played. Root moves are shuffled by the seeded RNG first, which breaks ties.
     """
 
-    name = "search"
+    name = "classic"
 
     def __init__(self, seed: int = 0, nodes: int = 2000, max_depth: int = 8) -> None:
         self.rng = random.Random(seed)
@@ -188,12 +247,14 @@ _BOTS: dict[str, Callable[..., Bot]] = {
     "search": SearchBot,
 }
 BOT_NAMES: tuple[str, ...] = tuple(_BOTS)
+_ALL_BOTS: dict[str, Callable[..., Bot]] = {**_BOTS, "classic": ClassicSearchBot}
 
 
-def make_bot(name: str, seed: int = 0, **budget: int) -> Bot:
-    """A bot by name; `search` takes `nodes=` (per move) and `max_depth=` budgets."""
-    if name not in _BOTS:
+def make_bot(name: str, seed: int = 0, **budget: object) -> Bot:
+    """A bot by name; `search` takes `nodes=`, `seconds=` with `clock=`, and `max_depth=`
+    budgets; `classic` (the old search, for benchmarks) `nodes=` and `max_depth=`."""
+    if name not in _ALL_BOTS:
         raise ValueError(f"unknown bot {name!r}; choose from {', '.join(BOT_NAMES)}")
-    if budget and name != "search":
+    if budget and name not in ("search", "classic"):
         raise ValueError(f"the {name} bot takes no budget, got {sorted(budget)}")
-    return _BOTS[name](seed, **budget)
+    return _ALL_BOTS[name](seed, **budget)

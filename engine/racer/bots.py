@@ -6,6 +6,7 @@ prefers low seats as victims; ties are broken with the bot's own RNG instead."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -47,9 +48,9 @@ class RandomBot:
 
 
 _KEEP_VALUE = {Hero.ERASER: 10, Hero.TRIPLE: 8, Hero.REVERSAL: 7, Hero.DOUBLE: 6, Hero.MODIFIER: 5}
-# About the keep value of an unseen card of the Play Pile (95 cards, weighted by kind): a hand
-# worth less per card than this gains, on average, from a blind Hostage Exchange.
-_AVERAGE_CARD = 4.5
+# A plain attack (no Hero in hand to answer the defender's) is made only when the defender's
+# hand holds no Hero with at least this chance, counted from the cards not yet seen.
+_SAFE_ATTACK = 0.5
 # A Modifier opens an attack when at least this many die faces win it.
 _MODIFIER_FACES = 4
 
@@ -97,6 +98,10 @@ class HeuristicBot:
         choice = chooser(obs, legal) if chooser else None
         return choice if choice is not None else self._rng.choice(list(legal))
 
+    def gave_up(self, obs: Observation, target: Slot) -> bool:
+        """Whether this bot withdrew an attack on ``target`` this turn (it would again)."""
+        return (obs.turn_number, target) in self._withdrawn
+
     # --- moves -------------------------------------------------------------------------------
 
     def _move(self, obs: Observation, legal: Sequence[Action]) -> Action:
@@ -106,20 +111,29 @@ class HeuristicBot:
         if heals:
             return _least(rng, heals, lambda a: creeps[a.target][1].strength)
         calamities = [a for a in legal if isinstance(a, PlayCalamity)]
+
+        def monster_risk(a: PlayCalamity) -> float:
+            return _monster_risk(obs, obs.catalogue[a.card].family, creeps[a.target][0])
+
         kills = [a for a in calamities if creeps[a.target][1].strength == 1]
         if kills:
-            return _least(rng, kills, lambda a: _line_size(obs, creeps[a.target][0]))
+            return _least(
+                rng, kills, lambda a: (monster_risk(a), _line_size(obs, creeps[a.target][0]))
+            )
         attacks = [
             a
             for a in legal
             if isinstance(a, DeclareAttack) and (obs.turn_number, a.target) not in self._withdrawn
         ]
         holds_hero = any(obs.catalogue[c].kind is Kind.HERO for _, c in obs.hand)
-        planned = [(a, _plan_attack(obs, a.target)) for a in attacks]
+        planned = [(a, plan_attack(obs, a.target)) for a in attacks]
         good = [
             (a, plan)
             for a, plan in planned
-            if plan is not None and (plan[1] is None or holds_hero or len(plan[0]) == 1)
+            if plan is not None
+            and (plan[1] is None or holds_hero or len(plan[0]) == 1)
+            # With no Hero to answer one, attack only a hand that likely holds none.
+            and (holds_hero or _chance_of_no_hero(obs, creeps[a.target][0]) >= _SAFE_ATTACK)
         ]
         if good and (holds_hero or rng.random() < 0.5):
             best, _ = _best(
@@ -131,7 +145,11 @@ class HeuristicBot:
             return _least(
                 rng,
                 calamities,
-                lambda a: (creeps[a.target][0] != leader, creeps[a.target][1].strength),
+                lambda a: (
+                    monster_risk(a),
+                    creeps[a.target][0] != leader,
+                    creeps[a.target][1].strength,
+                ),
             )
         return self._swap_hand(obs, legal) or Pass()
 
@@ -139,7 +157,7 @@ class HeuristicBot:
         """A Hostage Exchange when this hand is worse than a card taken blind: forced on a
         rich hand (once a game), else asked of the richest hand not asked yet this turn (a
         refusal costs the move, which would otherwise be a pass)."""
-        if _hand_worth(obs) >= _AVERAGE_CARD:
+        if _hand_worth(obs) >= _blind_card_worth(obs):
             return None
         forces = [a for a in legal if isinstance(a, ForceHostage)]
         if forces:
@@ -159,7 +177,7 @@ class HeuristicBot:
 
     def _declare(self, obs: Observation, legal: Sequence[Action]) -> Action:
         assert obs.attack is not None
-        plan = _plan_attack(obs, obs.attack.target)
+        plan = plan_attack(obs, obs.attack.target)
         if plan is None:
             self._withdrawn.add((obs.turn_number, obs.attack.target))
             return Withdraw()
@@ -199,7 +217,8 @@ class HeuristicBot:
         return monsters[0] if monsters else DeclineMonster()
 
     def _hostage(self, obs: Observation, legal: Sequence[Action]) -> Action:
-        return AcceptHostage() if _hand_worth(obs) < _AVERAGE_CARD else RefuseHostage()
+        worse = _hand_worth(obs) < _blind_card_worth(obs)
+        return AcceptHostage() if worse else RefuseHostage()
 
     def _discard(self, obs: Observation, legal: Sequence[Action]) -> Action:
         options = [a for a in legal if isinstance(a, Discard)]
@@ -229,7 +248,65 @@ def _hand_worth(obs: Observation) -> float:
     return sum(_keep_value(obs, obs.catalogue[c]) for _, c in obs.hand) / len(obs.hand)
 
 
-def _plan_attack(
+_last_unseen: tuple[Observation | None, list[Card]] = (None, [])
+
+
+def _unseen(obs: Observation) -> list[Card]:
+    """Every card of the catalogue this seat has not seen in play: card counting. Hidden
+    hands (which hold no Creeps) and decks are drawn from these."""
+    global _last_unseen
+    cached_obs, cached = _last_unseen  # one decision asks several times: count once
+    if cached_obs is obs:
+        return cached
+    seen = {card for _, card in obs.hand}
+    seen.update(obs.discard)
+    seen.update(obs.dead)
+    for player in obs.players:
+        for creep in player.line:
+            seen.add(creep.card)
+            seen.update(creep.attached)
+    if obs.attack is not None:
+        seen.update(obs.attack.heroes)
+    unseen = [card for card in obs.catalogue.cards if card.id not in seen]
+    _last_unseen = (obs, unseen)
+    return unseen
+
+
+def _unseen_in_hands(obs: Observation) -> list[Card]:
+    return [card for card in _unseen(obs) if card.kind is not Kind.CREEP]
+
+
+def _chance_of_no_hero(obs: Observation, seat: int) -> float:
+    """The chance that ``seat``'s hand holds no Hero, its cards drawn blind from the unseen."""
+    pool = _unseen_in_hands(obs)
+    heroes = sum(card.kind is Kind.HERO for card in pool)
+    chance = 1.0
+    for k in range(obs.players[seat].hand_count):
+        if len(pool) - k <= 0:
+            break
+        chance *= max(0, len(pool) - heroes - k) / (len(pool) - k)
+    return chance
+
+
+def _monster_risk(obs: Observation, family: str | None, seat: int) -> float:
+    """The chance that ``seat`` answers a Calamity of ``family`` with its Monster: 0 when the
+    Monster has been seen (in this hand, in play, discarded), else its share of the unseen."""
+    pool = _unseen_in_hands(obs)
+    if not any(card.kind is Kind.MONSTER and card.family == family for card in pool):
+        return 0.0
+    return min(1.0, obs.players[seat].hand_count / max(1, len(pool)))
+
+
+def _blind_card_worth(obs: Observation) -> float:
+    """The mean keep value of a card taken blind from another hand, by card counting: what a
+    Hostage Exchange is worth against the card it costs (the mean of this hand)."""
+    pool = _unseen_in_hands(obs)
+    if not pool:
+        return 0.0
+    return sum(_keep_value(obs, card) for card in pool) / len(pool)
+
+
+def plan_attack(
     obs: Observation, target: Slot
 ) -> tuple[tuple[Slot, ...], tuple[Slot, Card] | None] | None:
     """The fewest, weakest own Creeps that beat ``target``, with an opener if one is needed."""
@@ -241,11 +318,17 @@ def _plan_attack(
     for single in mine:  # the weakest single Creep strong enough
         if single.strength > goal:
             return (single.slot,), None
-    chosen: list[CreepView] = []
-    for creep in reversed(mine):  # strongest first, until the sum is enough
-        chosen.append(creep)
-        if sum(c.strength for c in chosen) > goal:
-            return tuple(c.slot for c in chosen), None
+    # Every attacker dies if the attack fails: risk the fewest Creeps, then the weakest ones
+    # (a line 3, 4, 4 attacks a 5 with 3 + 4, keeping the other 4).
+    for size in range(2, len(mine) + 1 if sum(c.strength for c in mine) > goal else 2):
+        enough = [
+            group
+            for group in itertools.combinations(mine, size)
+            if sum(c.strength for c in group) > goal
+        ]
+        if enough:
+            group = min(enough, key=lambda g: sum(c.strength for c in g))
+            return tuple(c.slot for c in group), None
     openers = {
         obs.catalogue[c].hero: (s, obs.catalogue[c])
         for s, c in obs.hand
@@ -308,12 +391,12 @@ def _keep_value(obs: Observation, card: Card) -> int:
     return 4  # Calamity
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot, "heuristic": HeuristicBot}
 
 
 def make_bot(name: str, seed: int) -> Bot:
     """A bot by name ("random" or "heuristic"), deterministic given ``seed``."""
     try:
-        return BOTS[name](seed)  # type: ignore[no-any-return]
+        return BOTS[name](seed)
     except KeyError:
         raise ValueError(f"unknown bot {name!r}; choose from {sorted(BOTS)}") from None

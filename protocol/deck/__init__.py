@@ -14,7 +14,6 @@ from creepnet.protocol.deck.model import PUBLIC, Pool, Slot
 from creepnet.protocol.deck.pools import create_message, merge_message, split_message
 from creepnet.protocol.deck.seat import DeckSeat
 from creepnet.protocol.deck.state import DeckState
-from creepnet.protocol.deck.table import DeckTable
 
 __all__ = [
     "PUBLIC",
@@ -24,7 +23,6 @@ __all__ = [
     "DeckKeys",
     "DeckSeat",
     "DeckState",
-    "DeckTable",
     "Pool",
     "Slot",
     "audit",

@@ -11,15 +11,21 @@ Creeper log never loads Creepy Racer's engine and deck code (about 0.13 s of sta
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 from creepnet.protocol.rules import GameRules, SeatBot
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Game:
     rules: GameRules
     bots: Mapping[str, Callable[[int], SeatBot]]  # name -> factory(seed)
+    # The levels for people (each also a name in ``bots``) -> what it is and its think time;
+    # every face (the CLI's --vs, the page's form) offers this one list.
+    levels: Mapping[str, str] = field(default_factory=dict)
 
     def make_bot(self, name: str, seed: int = 0) -> SeatBot:
         if name not in self.bots:
@@ -29,26 +35,27 @@ class Game:
         return self.bots[name](seed)
 
 
-class Registry(MutableMapping[str, Game]):
-    """Games by kind, each built by its loader on first lookup; kinds are known without loading."""
+class Registry(MutableMapping[str, T]):
+    """Records by kind, each built by its loader on first lookup; kinds are known without loading.
 
-    def __init__(self, loaders: dict[str, Callable[[], Game]]) -> None:
+    The games here; the CLI's faces (creepnet.cli.faces) are a registry of the same kind."""
+
+    def __init__(self, loaders: dict[str, Callable[[], T]]) -> None:
         self._loaders = dict(loaders)
-        self._games: dict[str, Game] = {}
+        self._built: dict[str, T] = {}
 
-    def __getitem__(self, kind: str) -> Game:
-        game = self._games.get(kind)
-        if game is None:
-            game = self._games[kind] = self._loaders[kind]()  # KeyError for an unknown kind
-        return game
+    def __getitem__(self, kind: str) -> T:
+        if kind not in self._built:
+            self._built[kind] = self._loaders[kind]()  # KeyError for an unknown kind
+        return self._built[kind]
 
-    def __setitem__(self, kind: str, game: Game) -> None:
-        self._loaders[kind] = lambda: game
-        self._games[kind] = game
+    def __setitem__(self, kind: str, record: T) -> None:
+        self._loaders[kind] = lambda: record
+        self._built[kind] = record
 
     def __delitem__(self, kind: str) -> None:
         del self._loaders[kind]
-        self._games.pop(kind, None)
+        self._built.pop(kind, None)
 
     def __contains__(self, kind: object) -> bool:
         return kind in self._loaders
@@ -63,17 +70,17 @@ class Registry(MutableMapping[str, Game]):
 def _creeper() -> Game:
     from creepnet.protocol.games import creeper
 
-    return Game(creeper.CreeperRules(), creeper.BOTS)
+    return Game(creeper.CreeperRules(), creeper.BOTS, creeper.LEVELS)
 
 
 def _racer() -> Game:
     from creepnet.protocol.games.racer.adapter import RacerRules
-    from creepnet.protocol.games.racer.bots import BOTS
+    from creepnet.protocol.games.racer.bots import BOTS, LEVELS
 
-    return Game(RacerRules(), BOTS)
+    return Game(RacerRules(), BOTS, LEVELS)
 
 
-GAMES: MutableMapping[str, Game] = Registry({"creeper": _creeper, "racer": _racer})
+GAMES: MutableMapping[str, Game] = Registry[Game]({"creeper": _creeper, "racer": _racer})
 
 
 def get_game(kind: str) -> Game:
@@ -88,4 +95,13 @@ def bot_names() -> list[str]:
     return sorted({name for game in GAMES.values() for name in game.bots})
 
 
-__all__ = ["GAMES", "Game", "Registry", "bot_names", "get_game"]
+def level_help() -> str:
+    """The levels of every game and their think times, for a command's help."""
+    return "; ".join(
+        f"{kind}: " + ", ".join(f"{level} ({what})" for level, what in game.levels.items())
+        for kind, game in GAMES.items()
+        if game.levels
+    )
+
+
+__all__ = ["GAMES", "Game", "Registry", "bot_names", "get_game", "level_help"]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 from creepnet.engine import creeper
-from creepnet.engine.creeper.bots import BOT_NAMES, make_bot
+from creepnet.engine.creeper.bots import BOT_NAMES, Bot, SearchBot, make_bot
 from creepnet.protocol.rules import (
     GameRuleError,
     NeedRandom,
@@ -169,17 +170,52 @@ class CreeperRules:
 
 
 class CreeperSeatBot:
-    """An engine bot behind the seat interface: it sees the board, answers in notation."""
+    """An engine bot behind the seat interface: it sees the board, answers in notation.
+    The search bot also offers a draw when the game repeats and is level, and accepts one
+    unless it sees itself ahead."""
 
-    def __init__(self, name: str, seed: int) -> None:
-        self.engine_bot = make_bot(name, seed)
+    def __init__(self, name: str, seed: int, engine_bot: Bot | None = None) -> None:
+        self.engine_bot = engine_bot or make_bot(name, seed)
 
     def choose(self, game: CreeperGame, seat: int) -> str:
-        return creeper.format_move(self.engine_bot.choose(game.state))
+        bot = self.engine_bot
+        if not isinstance(bot, SearchBot):
+            return creeper.format_move(bot.choose(game.state))
+        reply = bot.reply(game.state, draw_offered=game.draw_offered_by == 1 - seat)
+        if reply.move is None:
+            return "accept"
+        return creeper.format_move(reply.move) + (" draw" if reply.offer_draw else "")
 
 
 def _bot_factory(name: str) -> Callable[[int], SeatBot]:
     return lambda seed: CreeperSeatBot(name, seed)
 
 
-BOTS: dict[str, Callable[[int], SeatBot]] = {name: _bot_factory(name) for name in BOT_NAMES}
+# Levels for people: the search on the wall clock (a bot's think time is no part of the
+# game's record, so reading a clock here changes nothing any peer checks).
+LEVEL_SECONDS = {"easy": 0.05, "medium": 0.3, "hard": 1.5}
+LEVEL_DEPTH = {"easy": 2, "medium": 64, "hard": 64}
+LEVELS = {
+    "easy": "a 2-ply search, 0.05 s a move",
+    "medium": "the search, 0.3 s a move",
+    "hard": "the search, 1.5 s a move",
+}
+
+
+def _level_factory(level: str) -> Callable[[int], SeatBot]:
+    def make(seed: int) -> SeatBot:
+        bot = SearchBot(
+            seed,
+            seconds=LEVEL_SECONDS[level],
+            clock=time.perf_counter,
+            max_depth=LEVEL_DEPTH[level],
+        )
+        return CreeperSeatBot(level, seed, bot)
+
+    return make
+
+
+BOTS: dict[str, Callable[[int], SeatBot]] = {
+    **{name: _bot_factory(name) for name in BOT_NAMES},
+    **{level: _level_factory(level) for level in LEVELS},
+}

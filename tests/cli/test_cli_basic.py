@@ -3,12 +3,12 @@
 import json
 
 from creepnet.cli.main import main
-from creepnet.protocol.table import Table, creeper_bot
+from creepnet.protocol.testing.sessions import SessionHarness, creeper_bot
 
 
 def write_log(path, plies=4):
     """A real, unfinished two-seat Creeper game; returns the host's identity."""
-    table = Table(seed=5, options={"max_plies": plies})
+    table = SessionHarness(seed=5, options={"max_plies": plies})
     table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
     path.write_bytes(table.spectator.log.to_bytes())
     return table.identities[0]
@@ -154,7 +154,7 @@ def test_verify_checks_an_equivocation_proof_file(tmp_path, capsys):
     from creepnet.protocol.event import sign_event
     from creepnet.protocol.log import EquivocationProof
 
-    table = Table(seed=5, options={"max_plies": 4})
+    table = SessionHarness(seed=5, options={"max_plies": 4})
     table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
     last = table.spectator.log.events[-1]
     cheater = next(i for i in table.identities if i.public_key == last.author)
@@ -174,7 +174,7 @@ def test_verify_checks_an_equivocation_proof_file(tmp_path, capsys):
 def test_a_proof_of_two_different_authors_proves_nothing(tmp_path, capsys):
     from creepnet.protocol.log import EquivocationProof
 
-    table = Table(seed=6, options={"max_plies": 4})
+    table = SessionHarness(seed=6, options={"max_plies": 4})
     table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
     a, b = table.spectator.log.events[-2:]  # consecutive moves by the two players
     (tmp_path / "bogus").write_bytes(EquivocationProof(a.raw, b.raw).to_bytes())
@@ -186,7 +186,7 @@ def test_every_cheat_of_the_cheat_demo_is_caught_and_attributed(tmp_path):
     from creepnet.cli.creeper.cheat_demo import run_cheats
     from creepnet.node.storage import _KEY_FILE_MAGIC, KEY_FILE, write_private_file
 
-    table = Table(seed=8, options={"max_plies": 30})
+    table = SessionHarness(seed=8, options={"max_plies": 30})
     table.run([creeper_bot("greedy", 1), creeper_bot("random", 2)])
     guest = table.identities[1]
     write_private_file(tmp_path / KEY_FILE, _KEY_FILE_MAGIC + guest.seed())

@@ -274,10 +274,10 @@ def test_a_racer_game_in_a_terminal_explains_its_cards_and_fits_80_columns(tmp_p
     os.close(terminal)
     seen = b""
 
-    def read_until(wanted: bytes) -> None:
+    def read_until(wanted: bytes, since: int = 0) -> None:
         nonlocal seen
         deadline = time.monotonic() + 180
-        while not re.search(wanted, seen):
+        while not re.search(wanted, seen[since:]):
             ready, _, _ = select.select([main], [], [], max(0.0, deadline - time.monotonic()))
             assert ready, f"never saw {wanted!r} in {seen[-800:]!r}"
             seen += os.read(main, 4096)
@@ -286,6 +286,9 @@ def test_a_racer_game_in_a_terminal_explains_its_cards_and_fits_80_columns(tmp_p
         read_until(rb"\n> ")  # our turn: the prompt on a row of its own
         os.write(main, b"card 1\n")
         read_until(rb"(\n|\x1b\[K)1 [^\r\n]+, (Creep|Calamity|Good Fortune|Monster|Hero): ")
+        # Type the next command only at the next prompt, as a person would: typed any sooner,
+        # the terminal echoes it on the row still being written (the line then looks too wide).
+        read_until(rb"\n> ", since=seen.rindex(b"1 "))
         os.write(main, b"help cards\n")
         read_until(rb"Calamity / its Good Fortune / its Monster")
         os.write(main, b"quit\n")

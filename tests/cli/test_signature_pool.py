@@ -9,7 +9,7 @@ import pytest
 from creepnet.cli.main import main
 from creepnet.cli.signature_pool import SignaturePool
 from creepnet.protocol.log import iter_log
-from creepnet.protocol.table import Table, creeper_bot
+from creepnet.protocol.testing.sessions import SessionHarness, creeper_bot
 from creepnet.protocol.verify import verify_log_bytes
 
 
@@ -22,7 +22,7 @@ class SettledPool(SignaturePool):
 
 
 def game_log() -> bytes:
-    table = Table(seed=3, options={"max_plies": 150})
+    table = SessionHarness(seed=3, options={"max_plies": 150})
     table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
     return table.spectator.log.to_bytes()
 

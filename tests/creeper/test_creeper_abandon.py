@@ -7,13 +7,13 @@ import pytest
 
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.session import Phase
-from creepnet.protocol.table import Table, seat_bot
+from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 from creepnet.protocol.verify import verify_log_bytes
 
 
-def _stalled(kind: str, gone: int, options: dict | None = None) -> Table:
+def _stalled(kind: str, gone: int, options: dict | None = None) -> SessionHarness:
     """Play until the table waits on seat ``gone`` for a decision, after a few moves."""
-    t = Table(seats=2, kind=kind, options=options or {}, seed=3)
+    t = SessionHarness(seats=2, kind=kind, options=options or {}, seed=3)
     players = [seat_bot(kind, "random", s) for s in range(2)]
     for _ in range(10_000):
         waiting = t.spectator.waiting_for()

@@ -5,11 +5,11 @@ from creepnet.cli.text import printable
 from creepnet.protocol.identity import Identity, fingerprint
 from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.session import Session
-from creepnet.protocol.table import Table
+from creepnet.protocol.testing.sessions import SessionHarness
 
 
-def started() -> tuple[Table, CreeperConsole, CreeperConsole]:
-    table = Table(seed=31)
+def started() -> tuple[SessionHarness, CreeperConsole, CreeperConsole]:
+    table = SessionHarness(seed=31)
     for _ in range(3):
         for seat, session in enumerate(table.sessions):
             table.broadcast(seat, session.owed())
@@ -18,7 +18,7 @@ def started() -> tuple[Table, CreeperConsole, CreeperConsole]:
     return table, CreeperConsole(table.sessions[mover]), CreeperConsole(table.sessions[1 - mover])
 
 
-def send(table: Table, console: CreeperConsole, action: str) -> None:
+def send(table: SessionHarness, console: CreeperConsole, action: str) -> None:
     session = console.session
     table.broadcast(session.local_seat, [session.play(action)])
     table.pump()

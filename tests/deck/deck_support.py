@@ -3,15 +3,15 @@ start from."""
 
 from __future__ import annotations
 
-from creepnet.protocol.deck import DeckTable
+from creepnet.protocol.testing.decks import DeckHarness
 
 CARDS = [f"c{i}" for i in range(12)]
 HOLDER = 1
 
 
-def dealt(seats: int = 3, held: tuple[int, ...] = (0, 1)) -> tuple[DeckTable, str]:
+def dealt(seats: int = 3, held: tuple[int, ...] = (0, 1)) -> tuple[DeckHarness, str]:
     """A locked deck whose positions ``held`` are held by HOLDER; returns the card at 0."""
-    table = DeckTable(seats, CARDS)
+    table = DeckHarness(seats, CARDS)
     table.create("deck", CARDS)
     table.shuffle("deck")
     table.lock("deck")

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from creepnet.protocol.deck import DeckError, DeckTable, audit
+from creepnet.protocol.deck import DeckError, audit
 from creepnet.protocol.deck.dleq import proof_context
 from creepnet.protocol.deck.group import BASE, mul
 from creepnet.protocol.deck.shuffleproof import prove_shuffle
+from creepnet.protocol.testing.decks import DeckHarness
 
 CARDS = [f"c{i}" for i in range(10)]
 CHEATER = 1
 
 
-def reveal(table: DeckTable, seats: list[int]) -> None:
+def reveal(table: DeckHarness, seats: list[int]) -> None:
     for seat in seats:
         table.post(seat, lambda seq, p=table.players[seat]: p.reveal())
 
@@ -38,7 +39,7 @@ def test_a_valid_shuffle_with_a_permutation_not_from_the_secret_is_named_by_the_
         )
         return {**m, "points": points, "proof": proof}
 
-    table = DeckTable(3, CARDS, tamper=own_order)
+    table = DeckHarness(3, CARDS, tamper=own_order)
     table.create("deck", CARDS)
     table.shuffle("deck")  # accepted: seat 1's step is a proven shuffle
     table.lock("deck")
@@ -50,7 +51,7 @@ def test_a_valid_shuffle_with_a_permutation_not_from_the_secret_is_named_by_the_
 
 
 def test_a_seat_that_never_reveals_is_named_once_the_others_check_out() -> None:
-    table = DeckTable(3, CARDS)
+    table = DeckHarness(3, CARDS)
     table.create("deck", CARDS)
     table.shuffle("deck")
     table.lock("deck")
@@ -67,7 +68,7 @@ def test_a_card_public_twice_is_stopped_at_once_even_if_a_proof_were_broken(
     card into its pile; the second time it turns up the deck stops at once, and the
     audit names the cloner."""
     monkeypatch.setattr("creepnet.protocol.deck.ops.verify_shuffle", lambda *a: None)
-    table = DeckTable(3, CARDS)
+    table = DeckHarness(3, CARDS)
     table.create("deck", CARDS)
     table.shuffle("deck")
     table.split("deck", ["pile", "up"], [7, 3])

@@ -9,8 +9,9 @@ from collections.abc import Callable
 import nacl.bindings as nb
 import pytest
 
-from creepnet.protocol.deck import DeckError, DeckKeys, DeckTable
+from creepnet.protocol.deck import DeckError, DeckKeys
 from creepnet.protocol.deck.group import card_point
+from creepnet.protocol.testing.decks import DeckHarness
 
 CARDS = [f"c{i}" for i in range(10)]
 EXTRA = ["joker"]  # in the card table but never dealt
@@ -33,13 +34,15 @@ def cheat_when(
     return tamper
 
 
-def table_for(tamper: Callable[[int, int, dict], dict] | None = None, seats: int = 3) -> DeckTable:
-    table = DeckTable(seats, CARDS + EXTRA, tamper=tamper)
+def table_for(
+    tamper: Callable[[int, int, dict], dict] | None = None, seats: int = 3
+) -> DeckHarness:
+    table = DeckHarness(seats, CARDS + EXTRA, tamper=tamper)
     table.create("deck", CARDS)
     return table
 
 
-def locked(tamper: Callable[[int, int, dict], dict] | None = None, seats: int = 3) -> DeckTable:
+def locked(tamper: Callable[[int, int, dict], dict] | None = None, seats: int = 3) -> DeckHarness:
     table = table_for(tamper, seats)
     table.shuffle("deck")
     table.lock("deck")
@@ -181,7 +184,7 @@ def test_wrong_open_is_caught_at_once() -> None:
 
 
 def test_proof_replayed_from_another_event_is_caught_at_once() -> None:
-    holder: list[DeckTable] = []
+    holder: list[DeckHarness] = []
 
     def replay(m: dict, seq: int) -> dict:  # the proof was made for the previous event
         return holder[0].players[CHEATER].open(seq - 1, "deck", 0)
@@ -198,8 +201,8 @@ def test_proof_replayed_from_another_game_is_caught_at_once() -> None:
     """Two games with the same seats, secrets and history except the game id:
     every statement is identical, only the binding differs."""
     deck_secrets = [secrets.token_bytes(32) for _ in range(3)]
-    first = DeckTable(3, CARDS + EXTRA, game_id=b"first game", deck_secrets=deck_secrets)
-    second = DeckTable(
+    first = DeckHarness(3, CARDS + EXTRA, game_id=b"first game", deck_secrets=deck_secrets)
+    second = DeckHarness(
         3,
         CARDS + EXTRA,
         game_id=b"another game",
@@ -340,7 +343,7 @@ def test_only_the_holder_may_cancel_and_only_a_pending_transfer() -> None:
 
 @pytest.mark.parametrize("cards", [[["c0"]], [{"a": 1}], [b"c0"], [1], ["c0", "c0"], []])
 def test_create_with_a_malformed_card_list_gets_a_deck_error(cards: list) -> None:
-    table = DeckTable(2, CARDS)
+    table = DeckHarness(2, CARDS)
     with pytest.raises(DeckError) as err:
         table.post(1, lambda seq: {"op": "create", "pool": "deck", "cards": cards})
     caught(err, 1, "create")

@@ -10,17 +10,18 @@ import deck_support
 import pytest
 from deck_support import CARDS, HOLDER, others
 
-from creepnet.protocol.deck import DeckError, DeckTable
+from creepnet.protocol.deck import DeckError
 from creepnet.protocol.deck.classproof import _announce, _challenge
 from creepnet.protocol.deck.dleq import proof_context
 from creepnet.protocol.deck.group import L, as_scalar, combine, combine_base
 from creepnet.protocol.deck.hidden import holder_key
+from creepnet.protocol.testing.decks import DeckHarness
 
 dealt = functools.partial(deck_support.dealt, held=(0,))  # position 1 is drawn by some tests
 
 
 def post_class(
-    table: DeckTable, allowed: list[str], seat: int = HOLDER, change: dict | None = None
+    table: DeckHarness, allowed: list[str], seat: int = HOLDER, change: dict | None = None
 ) -> dict:
     def make(seq: int) -> dict:
         message = table.players[HOLDER].prove_class(seq, "deck", 0, allowed)
@@ -33,7 +34,7 @@ def post_class(
 def test_honest_class_proof_verifies_at_every_replica() -> None:
     table, card = dealt()
     allowed = others(card, 4) + [card] + others(card, 7)[4:]
-    post_class(table, allowed)  # DeckTable applies it to every seat's own replica
+    post_class(table, allowed)  # DeckHarness applies it to every seat's own replica
     assert table.players[HOLDER].decode("deck", 0) == card  # nothing changed
 
 
@@ -51,7 +52,7 @@ def test_a_card_outside_the_set_cannot_be_proven() -> None:
         post_class(table, others(card, 5))
 
 
-def forger(table: DeckTable, allowed: list[str], branch: int) -> Callable[[int], dict]:
+def forger(table: DeckHarness, allowed: list[str], branch: int) -> Callable[[int], dict]:
     """A holder simulates every branch but `branch` exactly as a verifier recomputes
     it, and answers `branch` with the key it really has."""
     state, slot = table.state, table.state.pools["deck"].slots[0]
@@ -96,7 +97,7 @@ def test_the_same_forger_answering_the_held_cards_branch_is_accepted(branch: int
 def test_two_members_of_the_set_give_proofs_that_verify_alike() -> None:
     """Holders of two different cards prove the same class: same shape, every entry a
     fresh canonical scalar pair, both accepted — nothing marks the true branch."""
-    table = DeckTable(3, CARDS)
+    table = DeckHarness(3, CARDS)
     table.create("deck", CARDS)
     table.shuffle("deck")
     table.lock("deck")

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from creepnet.protocol.deck import DeckTable
 from creepnet.protocol.deck.errors import DeckError
 from creepnet.protocol.deck.escrow import (
     BOX_BYTES,
@@ -46,6 +45,7 @@ from creepnet.protocol.deck.group import (
     scalar_product,
 )
 from creepnet.protocol.deck.keys import DeckKeys
+from creepnet.protocol.testing.decks import DeckHarness
 
 TORSION8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
 IDENTITY = (1).to_bytes(32, "little")
@@ -126,7 +126,7 @@ def test_the_table_removes_a_retired_seats_layer_with_the_recovered_scalar(seats
     """A real shuffled deck: every seat's layer escrowed at its shuffle.  Seat X retires; the
     others recover X's layer and, with their own, strip every point to a card of the deck."""
     cards = [f"c{i}" for i in range(8)]
-    deck = DeckTable(seats, cards)
+    deck = DeckHarness(seats, cards)
     deck.create("deck", cards)
     deck.shuffle("deck")
     game = deck.state.game_id

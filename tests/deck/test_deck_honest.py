@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from creepnet.protocol.deck import PUBLIC, DeckTable
+from creepnet.protocol.deck import PUBLIC
 from creepnet.protocol.deck.group import mul, scalar_invert
 from creepnet.protocol.deck.model import Slot
+from creepnet.protocol.testing.decks import DeckHarness
 
 CREEPS = [f"creep-{i}" for i in range(12)]
 OTHERS = [f"card-{i}" for i in range(24)]
 
 
-def _known_keys_can_decode(table: DeckTable, seat: int, slot: Slot) -> bool:
+def _known_keys_can_decode(table: DeckHarness, seat: int, slot: Slot) -> bool:
     """Everything `seat` could try on a slot's public core: its own keys, every
     released key, and nothing (the core itself)."""
     keys = table.players[seat].keys
@@ -23,11 +24,11 @@ def _known_keys_can_decode(table: DeckTable, seat: int, slot: Slot) -> bool:
     return any(table.state.table.decode(p) is not None for p in tries)
 
 
-def _racer_setup(seats: int) -> DeckTable:
+def _racer_setup(seats: int) -> DeckHarness:
     """Creepy-Racer-like deal: one family; creeps and play pile shuffled by all,
     face-up creeps opened, each seat's face-down creeps + play share merged,
     re-shuffled by the owner, locked."""
-    table = DeckTable(seats, CREEPS + OTHERS + ["joker"])
+    table = DeckHarness(seats, CREEPS + OTHERS + ["joker"])
     table.create("all", CREEPS + OTHERS)
     table.split("all", ["creeps", "play"], [len(CREEPS), len(OTHERS)])
     table.shuffle("creeps")
@@ -95,7 +96,7 @@ def test_honest_game(seats: int) -> None:
 
 def test_transfer_chain_and_public_release() -> None:
     cards = [f"c{i}" for i in range(8)]
-    table = DeckTable(3, cards)
+    table = DeckHarness(3, cards)
     table.create("d", cards)
     table.shuffle("d")
     table.lock("d")
@@ -114,7 +115,7 @@ def test_transfer_chain_and_public_release() -> None:
 
 def test_messages_are_msgpack_plain() -> None:
     msgpack = pytest.importorskip("msgpack")
-    table = DeckTable(2, [f"c{i}" for i in range(6)])
+    table = DeckHarness(2, [f"c{i}" for i in range(6)])
     table.create("d", [f"c{i}" for i in range(6)])
     table.shuffle("d")
     table.open("d", 0)

@@ -12,7 +12,7 @@ from deck_support import CARDS, HOLDER, dealt, others
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from creepnet.protocol.deck import DeckError, DeckTable, noneof
+from creepnet.protocol.deck import DeckError, noneof
 from creepnet.protocol.deck.dleq import proof_context
 from creepnet.protocol.deck.group import IDENTITY, L, as_scalar, combine, combine_base, sub
 from creepnet.protocol.deck.hidden import holder_key
@@ -22,9 +22,10 @@ from creepnet.protocol.deck.noneof import (
     prove_none_of,
     verify_none_of,
 )
+from creepnet.protocol.testing.decks import DeckHarness
 
 
-def post(table: DeckTable, excluded: list[str], seat: int = HOLDER, change: dict | None = None):
+def post(table: DeckHarness, excluded: list[str], seat: int = HOLDER, change: dict | None = None):
     def make(seq: int) -> dict:
         message = table.players[HOLDER].prove_none_of(seq, "deck", 0, excluded)
         message.update(change or {})
@@ -47,7 +48,7 @@ def with_t(proof: bytes, index: int, point: bytes) -> bytes:
 
 def test_honest_proof_verifies_at_every_replica() -> None:
     table, card = dealt()
-    message = post(table, others(card, 7))  # DeckTable applies it to every seat's own replica
+    message = post(table, others(card, 7))  # DeckHarness applies it to every seat's own replica
     assert len(message["proof"]) == HEAD_BYTES + 7 * 32
     assert table.players[HOLDER].decode("deck", 0) == card  # nothing changed
 
@@ -83,7 +84,7 @@ def test_a_card_of_the_set_cannot_be_proven() -> None:
         post(table, [*others(card, 2), card])
 
 
-def forged(table: DeckTable, excluded: list[str], t_of_card: bytes | None):
+def forged(table: DeckHarness, excluded: list[str], t_of_card: bytes | None):
     """The holder runs the honest prover with its true key on a set holding its own card, whose
     T is then the identity; with `t_of_card` it sends that point instead and answers the
     challenge over it with its real witness — the only move left to it."""

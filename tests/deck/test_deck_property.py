@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from creepnet.protocol.deck import DeckTable
+from creepnet.protocol.testing.decks import DeckHarness
 
 ops = st.lists(
     st.tuples(
@@ -33,7 +33,7 @@ def test_random_games_stay_consistent(
     """Every step of a random game (each shuffle with its proof) is accepted, and the
     private and public views agree with the audit."""
     cards = [f"c{i}" for i in range(size)]
-    table = DeckTable(seats, cards, shared_state=True)
+    table = DeckHarness(seats, cards, shared_state=True)
     table.create("all", cards)
     table.shuffle("all")
     pool = "all"

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from creepnet.protocol.deck import DeckError, DeckTable
+from creepnet.protocol.deck import DeckError
 from creepnet.protocol.deck import shuffleproof as sp
 from creepnet.protocol.deck.dleq import proof_context
 from creepnet.protocol.deck.group import (
@@ -28,24 +28,25 @@ from creepnet.protocol.deck.group import (
     scalar_from_wide,
 )
 from creepnet.protocol.deck.shuffleproof import prove_shuffle
+from creepnet.protocol.testing.decks import DeckHarness
 
 CARDS = [f"c{i}" for i in range(10)]
 EXTRA = ["joker"]
 TORSION8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
 CHEATER = 1
-Change = Callable[[DeckTable, dict, int], dict]
+Change = Callable[[DeckHarness, dict, int], dict]
 
 
-def shuffled_by_cheater(change: Change, pool: str = "deck", seats: int = 3) -> DeckTable:
+def shuffled_by_cheater(change: Change, pool: str = "deck", seats: int = 3) -> DeckHarness:
     """Seat 0 shuffles honestly, then CHEATER's shuffle message goes through `change`."""
-    table = DeckTable(seats, CARDS + EXTRA)
+    table = DeckHarness(seats, CARDS + EXTRA)
     table.create("deck", CARDS)
     table.shuffle(pool, [0])
     table.tamper = lambda seat, seq, m: change(table, dict(m), seq) if seat == CHEATER else m
     return table
 
 
-def rejected_at_once(table: DeckTable, pool: str = "deck") -> DeckError:
+def rejected_at_once(table: DeckHarness, pool: str = "deck") -> DeckError:
     """Rejected at the cheater's own shuffle step, named, from public data alone: no
     secret was revealed, so leaving before the end (attack 3) no longer helps."""
     with pytest.raises(DeckError) as err:
@@ -56,7 +57,7 @@ def rejected_at_once(table: DeckTable, pool: str = "deck") -> DeckError:
 
 
 def reproved(
-    table: DeckTable, m: dict, seq: int, outputs: list[bytes], step: bytes | None = None,
+    table: DeckHarness, m: dict, seq: int, outputs: list[bytes], step: bytes | None = None,
     **context: object,
 ) -> dict:  # fmt: skip
     """The cheater runs the honest prover on its own (possibly false) statement,
@@ -91,7 +92,7 @@ def reproved(
 
 
 def test_honest_shuffles_verify_at_every_replica() -> None:
-    table = DeckTable(4, CARDS)
+    table = DeckHarness(4, CARDS)
     table.create("deck", CARDS)
     table.shuffle("deck")
     table.shuffle("deck", [2, 0])  # re-shuffles at depth 2
@@ -106,7 +107,7 @@ def test_tracer_planting_a_related_point_is_rejected() -> None:
     """The tracer replaces one output by r·X for its own output X of a card it wants
     to follow; it re-proves with the honest prover, which cannot make that true."""
 
-    def trace(table: DeckTable, m: dict, seq: int) -> dict:
+    def trace(table: DeckHarness, m: dict, seq: int) -> dict:
         r = scalar_from_wide(b"\x07" * 64)
         outputs = list(m["points"])
         outputs[5] = mul(r, outputs[2])
@@ -116,7 +117,7 @@ def test_tracer_planting_a_related_point_is_rejected() -> None:
 
 
 def test_tracer_keeping_the_honest_proof_is_rejected() -> None:
-    def trace(table: DeckTable, m: dict, seq: int) -> dict:
+    def trace(table: DeckHarness, m: dict, seq: int) -> dict:
         m["points"] = list(m["points"])
         m["points"][5] = mul(scalar_from_wide(b"\x07" * 64), m["points"][2])
         return m
@@ -128,14 +129,14 @@ def test_cloning_a_face_up_card_onto_ones_own_pile_is_rejected() -> None:
     """Stacking: an owner re-shuffling its own pile puts a copy of a face-up card
     (same family and layers) on top, to draw and play it."""
 
-    def clone(table: DeckTable, m: dict, seq: int) -> dict:
+    def clone(table: DeckHarness, m: dict, seq: int) -> dict:
         if m["pool"] != "pile":
             return m
         step = table.players[CHEATER].keys.layer_step("deck", 2)
         face_up = table.state.pools["up"].points[0]
         return reproved(table, m, seq, [mul(step, face_up)] + m["points"][1:])
 
-    table = DeckTable(3, CARDS + EXTRA)
+    table = DeckHarness(3, CARDS + EXTRA)
     table.create("deck", CARDS)
     table.shuffle("deck")
     table.split("deck", ["pile", "up"], [7, 3])
@@ -146,7 +147,7 @@ def test_cloning_a_face_up_card_onto_ones_own_pile_is_rejected() -> None:
 
 @pytest.mark.parametrize("cheat", ["drop", "duplicate", "substitute", "swap-in-joker-reproved"])
 def test_dropped_duplicated_or_substituted_cards_are_rejected(cheat: str) -> None:
-    def change(table: DeckTable, m: dict, seq: int) -> dict:
+    def change(table: DeckHarness, m: dict, seq: int) -> dict:
         points = list(m["points"])
         if cheat == "drop":
             m["points"] = points[:-1]
@@ -167,7 +168,7 @@ def test_dropped_duplicated_or_substituted_cards_are_rejected(cheat: str) -> Non
 def test_a_scalar_other_than_the_published_layer_is_rejected(how: str) -> None:
     """Outputs are a true permutation, but of s'·X while P commits to s."""
 
-    def rescale(table: DeckTable, m: dict, seq: int) -> dict:
+    def rescale(table: DeckHarness, m: dict, seq: int) -> dict:
         pool = table.state.pools["deck"]
         keys = table.players[CHEATER].keys
         perm = keys.permutation("deck", pool.shuffles, len(pool.points))
@@ -183,7 +184,7 @@ def test_a_scalar_other_than_the_published_layer_is_rejected(how: str) -> None:
 
 
 def test_wrong_order_is_rejected() -> None:
-    def reorder(table: DeckTable, m: dict, seq: int) -> dict:
+    def reorder(table: DeckHarness, m: dict, seq: int) -> dict:
         m["points"] = m["points"][::-1]
         return m
 
@@ -206,7 +207,7 @@ def test_wrong_order_is_rejected() -> None:
     ids=lambda c: next(iter(c)),
 )
 def test_proof_replayed_elsewhere_is_rejected(context: dict) -> None:
-    def replay(table: DeckTable, m: dict, seq: int) -> dict:
+    def replay(table: DeckHarness, m: dict, seq: int) -> dict:
         return reproved(table, m, seq, m["points"], **context)
 
     rejected_at_once(shuffled_by_cheater(replay))
@@ -219,7 +220,7 @@ def test_honest_reproof_is_accepted() -> None:
 
 
 def test_proof_with_one_point_of_the_statement_changed_is_rejected() -> None:
-    def swap(table: DeckTable, m: dict, seq: int) -> dict:
+    def swap(table: DeckHarness, m: dict, seq: int) -> dict:
         points = list(m["points"])
         points[0], points[1] = points[1], points[0]
         m["points"] = points
@@ -229,7 +230,7 @@ def test_proof_with_one_point_of_the_statement_changed_is_rejected() -> None:
 
 
 def test_proof_for_another_commitment_is_rejected() -> None:
-    def recommit(table: DeckTable, m: dict, seq: int) -> dict:
+    def recommit(table: DeckHarness, m: dict, seq: int) -> dict:
         m["commit"] = nb.crypto_scalarmult_ed25519_base_noclamp(as_scalar(12345))
         return m
 
@@ -276,7 +277,7 @@ MALFORMED = {
 
 @pytest.mark.parametrize("name", MALFORMED)
 def test_malformed_proof_gets_a_deck_error(name: str) -> None:
-    def break_proof(table: DeckTable, m: dict, seq: int) -> dict:
+    def break_proof(table: DeckHarness, m: dict, seq: int) -> dict:
         m["proof"] = dict(m["proof"])
         MALFORMED[name](m["proof"])
         return m
@@ -286,7 +287,7 @@ def test_malformed_proof_gets_a_deck_error(name: str) -> None:
 
 @pytest.mark.parametrize("proof", [None, [], "proof", 7])
 def test_proof_of_the_wrong_type_gets_a_deck_error(proof: object) -> None:
-    def replace(table: DeckTable, m: dict, seq: int) -> dict:
+    def replace(table: DeckHarness, m: dict, seq: int) -> dict:
         m["proof"] = proof
         return m
 
@@ -310,7 +311,7 @@ JUNK = st.one_of(
 def test_any_mutation_of_a_shuffle_is_a_deck_error_and_the_honest_one_still_applies(
     data: st.DataObject,
 ) -> None:
-    table = DeckTable(2, CARDS)
+    table = DeckHarness(2, CARDS)
     table.create("deck", CARDS)
     seq = table.seq + 1
     honest = table.players[CHEATER].shuffle(seq, "deck")
@@ -403,7 +404,7 @@ def _matrix_proof(
 
 @pytest.mark.parametrize("cheat_chain", [False, True], ids=["honest-chain", "forged-link"])
 def test_a_non_permutation_matrix_is_rejected_by_the_product_argument(cheat_chain: bool) -> None:
-    def mix(table: DeckTable, m: dict, seq: int) -> dict:
+    def mix(table: DeckHarness, m: dict, seq: int) -> dict:
         state, keys = table.state, table.players[CHEATER].keys
         pool = state.pools["deck"]
         ctx = proof_context(state.game_id, seq, state.seat_keys[CHEATER], "shuffle", "deck", 1)

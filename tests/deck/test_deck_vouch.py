@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from creepnet.protocol.deck import DeckError, DeckTable, ops
+from creepnet.protocol.deck import DeckError, ops
 from creepnet.protocol.deck.state import VOUCHED_LIMIT
+from creepnet.protocol.testing.decks import DeckHarness
 
 CARDS = [f"c{i}" for i in range(10)]
 
@@ -25,7 +26,7 @@ def counting(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list
 
 
 def test_a_shuffle_is_checked_by_every_replica_but_its_authors(monkeypatch) -> None:
-    table = DeckTable(3, CARDS)
+    table = DeckHarness(3, CARDS)
     table.create("deck", CARDS)
     calls = counting(monkeypatch, ops, "verify_shuffle")
     table.shuffle("deck")
@@ -33,7 +34,7 @@ def test_a_shuffle_is_checked_by_every_replica_but_its_authors(monkeypatch) -> N
 
 
 def test_a_lock_is_checked_by_every_replica_but_its_authors(monkeypatch) -> None:
-    table = DeckTable(3, CARDS)
+    table = DeckHarness(3, CARDS)
     table.create("deck", CARDS)
     table.shuffle("deck")
     calls = counting(monkeypatch, ops, "verify")
@@ -42,7 +43,7 @@ def test_a_lock_is_checked_by_every_replica_but_its_authors(monkeypatch) -> None
 
 
 def test_a_changed_shuffle_is_checked_at_its_authors_replica() -> None:
-    table = DeckTable(2, CARDS)
+    table = DeckHarness(2, CARDS)
     table.create("deck", CARDS)
     author, seq = table.states[0], table.seq + 1
     message = table.players[0].shuffle(seq, "deck")
@@ -57,7 +58,7 @@ def test_a_changed_shuffle_is_checked_at_its_authors_replica() -> None:
 
 
 def test_a_changed_lock_is_checked_at_its_authors_replica() -> None:
-    table = DeckTable(2, CARDS)
+    table = DeckHarness(2, CARDS)
     table.create("deck", CARDS)
     table.shuffle("deck")
     author, seq = table.states[0], table.seq + 1
@@ -69,7 +70,7 @@ def test_a_changed_lock_is_checked_at_its_authors_replica() -> None:
 
 
 def test_proofs_computed_but_never_sent_are_forgotten() -> None:
-    table = DeckTable(2, CARDS)
+    table = DeckHarness(2, CARDS)
     table.create("deck", CARDS)
     for seq in range(100, 100 + VOUCHED_LIMIT + 5):
         table.players[0].shuffle(seq, "deck")

@@ -18,7 +18,7 @@ from creepnet.node.transport import Connection, Timeouts, connect
 from creepnet.protocol import codec
 from creepnet.protocol.event import sign_event
 from creepnet.protocol.identity import Identity
-from creepnet.protocol.table import creeper_bot
+from creepnet.protocol.testing.sessions import creeper_bot
 
 MALLORY = Identity.from_seed(b"\x66" * 32)
 OUTSIDER = Identity.from_seed(b"\x67" * 32)

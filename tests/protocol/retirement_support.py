@@ -1,4 +1,4 @@
-"""Driving a retirement through in-memory sessions (protocol/table.py): the seats left vote, the
+"""Driving a retirement through in-memory sessions (protocol/testing/sessions.py): the seats left vote, the
 deterministic author appends ``retire``, everyone else receives it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from creepnet.protocol import retirement
 from creepnet.protocol.event import Event
 from creepnet.protocol.session import Session
-from creepnet.protocol.table import Table
+from creepnet.protocol.testing.sessions import SessionHarness
 
 
 def position(session: Session, seat: int) -> retirement.Position:
@@ -14,7 +14,7 @@ def position(session: Session, seat: int) -> retirement.Position:
     return retirement.Position(session.game, len(session.log), session.log.head, seat)
 
 
-def votes(t: Table, seat: int, voters: list[int] | None = None) -> list[list]:
+def votes(t: SessionHarness, seat: int, voters: list[int] | None = None) -> list[list]:
     """Every remaining seat's vote (or those of ``voters``) to retire ``seat`` now."""
     live = t.sessions[author_hint(t, seat)]
     where = position(live, seat)
@@ -22,7 +22,7 @@ def votes(t: Table, seat: int, voters: list[int] | None = None) -> list[list]:
     return [retirement.vote(t.identities[v], where, v) for v in chosen]
 
 
-def retire(t: Table, seat: int) -> Event:
+def retire(t: SessionHarness, seat: int) -> Event:
     """The table retires ``seat`` at the position it owes; returns the event."""
     author = retirement.retire_author(t.seats, t.sessions[author_hint(t, seat)].retired, seat)
     session = t.sessions[author]
@@ -32,13 +32,15 @@ def retire(t: Table, seat: int) -> Event:
     return event
 
 
-def author_hint(t: Table, seat: int) -> int:
+def author_hint(t: SessionHarness, seat: int) -> int:
     """A seat still playing other than ``seat``, whose replica says who is retired."""
     retired = t.spectator.retired
     return next(s for s in range(t.seats) if s != seat and s not in retired)
 
 
-def run_without(t: Table, players: list, gone: set[int], max_rounds: int = 100_000) -> None:
+def run_without(
+    t: SessionHarness, players: list, gone: set[int], max_rounds: int = 100_000
+) -> None:
     """Play on with the seats in ``gone`` silent once the game has started (a seat can only be
     retired from a game under way), until the game waits on one of them or ends."""
     for _ in range(max_rounds):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from creepnet.protocol.digest import state_digest
 from creepnet.protocol.games.racer.table import RacerGame
-from creepnet.protocol.table import Table, seat_bot
+from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 
 def racer_game_midway() -> RacerGame:
-    table = Table(seats=2, kind="racer", options={"turn_limit": 4}, seed=5, onion_length=256)
+    table = SessionHarness(
+        seats=2, kind="racer", options={"turn_limit": 4}, seed=5, onion_length=256
+    )
     players = [seat_bot("racer", "random", seat) for seat in range(2)]
     while len(table.spectator.log) < 120 and table.step(players):
         pass

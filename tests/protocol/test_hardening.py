@@ -10,15 +10,15 @@ from creepnet.protocol.identity import Identity, valid_public_key, verify_signat
 from creepnet.protocol.lobby import JoinError, JoinRequest, SeatSecrets
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.session import Session
-from creepnet.protocol.table import Table, creeper_bot
+from creepnet.protocol.testing.sessions import SessionHarness, creeper_bot
 from creepnet.protocol.text import valid_name
 from creepnet.protocol.verify import verify_file_bytes
 
 IDENTITY_POINT = b"\x01" + bytes(31)  # the neutral element: a small-order "public key"
 
 
-def started_table(seed: int) -> Table:
-    table = Table(seed=seed)
+def started_table(seed: int) -> SessionHarness:
+    table = SessionHarness(seed=seed)
     for _ in range(3):
         for seat, session in enumerate(table.sessions):
             table.broadcast(seat, session.owed())
@@ -96,7 +96,7 @@ def signed_raw(identity: Identity, unsigned: dict) -> bytes:
 
 
 def test_version_true_is_not_version_1():
-    table = Table(seed=50)
+    table = SessionHarness(seed=50)
     event = table.sessions[0].log.events[0]
     unsigned = {**codec.decode(event.raw), "v": True}
     del unsigned["sig"]
@@ -106,7 +106,7 @@ def test_version_true_is_not_version_1():
 
 
 def test_a_reveal_for_draw_false_is_not_draw_0():
-    table = Table(seed=51)
+    table = SessionHarness(seed=51)
     host = table.sessions[0]
     host.owed()  # start and the host's first reveal
     reveal = host.log.events[-1]
@@ -129,7 +129,7 @@ def test_a_reveal_for_draw_false_is_not_draw_0():
 
 
 def test_nobody_else_can_sign_a_genesis_for_a_game_id():
-    table = Table(seed=52)
+    table = SessionHarness(seed=52)
     real = table.sessions[0].log.events[0]
     mallory = Identity.generate()
     twin = sign_event(
@@ -143,7 +143,7 @@ def test_nobody_else_can_sign_a_genesis_for_a_game_id():
 
 
 def test_a_pinned_follower_refuses_a_genesis_by_another_key():
-    table = Table(seed=53)
+    table = SessionHarness(seed=53)
     real = table.sessions[0].log.events[0]
     follower = Session.follow(real.game, host=Identity.generate().public_key)
     receipt = follower.receive(real.raw)
@@ -151,7 +151,7 @@ def test_a_pinned_follower_refuses_a_genesis_by_another_key():
 
 
 def test_a_join_request_cannot_be_replayed_into_a_twin_genesis_of_the_same_id():
-    table = Table(seed=54, seats=2)
+    table = SessionHarness(seed=54, seats=2)
     host_key, host_secrets = table.identities[0], table.secrets[0]
     real = table.sessions[0]
     nonce = real.log.events[0].body["nonce"]
@@ -241,7 +241,7 @@ def test_names_follow_the_fixed_code_point_table(name, ok):
 
 
 def test_the_onion_is_untouched_by_the_new_genesis_field():
-    table = Table(seed=57)
+    table = SessionHarness(seed=57)
     genesis = table.sessions[0].log.events[0]
     assert genesis.body["anchor"] == onion.anchor(
         genesis.game, table.secrets[0].onion_seed, table.onion_length
@@ -252,7 +252,7 @@ def test_the_onion_is_untouched_by_the_new_genesis_field():
 
 
 def finished_log(seed: int) -> list[bytes]:
-    table = Table(seed=seed, options={"max_plies": 30})
+    table = SessionHarness(seed=seed, options={"max_plies": 30})
     table.run([creeper_bot("random", seed), creeper_bot("random", seed + 1)])
     return [e.raw for e in table.spectator.log.events]
 
@@ -271,7 +271,7 @@ def test_verify_reports_the_first_bad_event_in_file_order():
 
 def test_a_wrong_seq_is_reported_at_its_position_with_the_claimed_value():
     raws = finished_log(61)
-    host = Table(seed=61).identities[0]
+    host = SessionHarness(seed=61).identities[0]
     genesis = Session.from_log(raws[:1]).log.events[0]
     stray = sign_event(host, game=genesis.game, seq=7, prev=genesis.id, type="start", body={})
     verdict = verify_file_bytes(raws[0] + stray.raw)

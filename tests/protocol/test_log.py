@@ -15,7 +15,7 @@ from creepnet.protocol.log import (
     load_log,
     split_log,
 )
-from creepnet.protocol.table import Table, creeper_bot
+from creepnet.protocol.testing.sessions import SessionHarness, creeper_bot
 from creepnet.protocol.verify import verify_log_bytes
 
 ALICE = Identity.from_seed(bytes(range(32)))
@@ -42,7 +42,7 @@ def chain_error(data: bytes) -> Rejection:
 
 
 def game_log() -> bytes:
-    table = Table(seed=3, options={"max_plies": 60})
+    table = SessionHarness(seed=3, options={"max_plies": 60})
     table.run([creeper_bot("greedy", 1), creeper_bot("random", 2)])
     return table.spectator.log.to_bytes()
 

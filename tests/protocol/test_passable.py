@@ -2,10 +2,10 @@
 
 from test_session import forge, mover, started_table
 
-from creepnet.protocol.table import Table, creeper_bot
+from creepnet.protocol.testing.sessions import SessionHarness, creeper_bot
 
 
-def a_move(table: Table, seat: int):
+def a_move(table: SessionHarness, seat: int):
     session = table.sessions[seat]
     return session.play(creeper_bot("random", seat)(session))
 
@@ -53,7 +53,7 @@ def test_forgeries_and_misplaced_events_are_not_passable():
 
 
 def test_nothing_is_passable_in_the_lobby():
-    table = Table(seed=6)
+    table = SessionHarness(seed=6)
     host = table.sessions[0]
     assert not host.started
     assert host.passable([forge(host, table.identities[0], "start", {}).raw]) == 0

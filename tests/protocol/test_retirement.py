@@ -16,7 +16,7 @@ from creepnet.protocol.games import GAMES, Game
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.rules import GameRuleError, NeedRandom, Result, Seating, Turn, expect_keys
 from creepnet.protocol.session import ALLOWED, Phase
-from creepnet.protocol.table import Table
+from creepnet.protocol.testing.sessions import SessionHarness
 from creepnet.protocol.verify import verify_log_bytes
 
 KIND = "rollcall"
@@ -101,15 +101,15 @@ def rollcall() -> Iterator[None]:
 PLAYERS = [lambda session: "roll"] * 4
 
 
-def _table(seats: int = 3) -> Table:
-    return Table(seats=seats, kind=KIND)
+def _table(seats: int = 3) -> SessionHarness:
+    return SessionHarness(seats=seats, kind=KIND)
 
 
-def _logs(t: Table, seats: list[int]) -> set[bytes]:
+def _logs(t: SessionHarness, seats: list[int]) -> set[bytes]:
     return {b"".join(e.raw for e in t.sessions[s].log.events) for s in seats}
 
 
-def _stall(t: Table, gone: int) -> None:
+def _stall(t: SessionHarness, gone: int) -> None:
     """Play until the table waits on ``gone``."""
     run_without(t, PLAYERS, {gone})
     waiting = t.sessions[0 if gone else 1].waiting_for()
@@ -174,7 +174,7 @@ def test_a_second_departure_at_four_seats_then_two_left_may_only_abandon() -> No
     )
 
 
-def _forged(t: Table, gone: int, body: dict, author: int | None = None) -> Rejection:
+def _forged(t: SessionHarness, gone: int, body: dict, author: int | None = None) -> Rejection:
     """A retirement every replica refuses, naming its author, with nothing changed."""
     author = author if author is not None else min(s for s in range(t.seats) if s != gone)
     signer = t.sessions[author]
@@ -221,7 +221,7 @@ def test_forged_retirements_are_refused_with_their_author_named() -> None:
 
 
 def test_a_game_that_cannot_play_on_without_a_seat_refuses_a_retirement() -> None:
-    t = Table(seats=3, kind="racer", options={"creeps_per_player": 3, "face_up_creeps": 1})
+    t = SessionHarness(seats=3, kind="racer", options={"creeps_per_player": 3, "face_up_creeps": 1})
     run_without(t, [lambda s: "pass"] * 3, {1})
     live = t.sessions[0]
     assert live.waiting_for().seat == 1  # type: ignore[union-attr]
@@ -232,12 +232,12 @@ def test_a_game_that_cannot_play_on_without_a_seat_refuses_a_retirement() -> Non
 
 
 def test_retire_after_is_a_genesis_option_of_every_game() -> None:
-    t = Table(seats=3, kind=KIND, options={"retire_after": 45})
+    t = SessionHarness(seats=3, kind=KIND, options={"retire_after": 45})
     assert t.spectator.retire_after == 45 and t.spectator.options == {}
-    assert Table(seats=2, kind="creeper").spectator.retire_after == 120
+    assert SessionHarness(seats=2, kind="creeper").spectator.retire_after == 120
     for bad in (0, -1, "45", True, 86_401):
         with pytest.raises(Rejection):
-            Table(seats=2, kind="creeper", options={"retire_after": bad})
+            SessionHarness(seats=2, kind="creeper", options={"retire_after": bad})
 
 
 def test_a_ballot_collects_votes_and_keeps_its_promise() -> None:

@@ -16,7 +16,7 @@ from test_retirement import KIND, PLAYERS, RollCall
 from creepnet.node.game import GameRuntime
 from creepnet.node.retirement import RETIRED, RETIRING, Retirements
 from creepnet.protocol.games import GAMES, Game
-from creepnet.protocol.table import Table
+from creepnet.protocol.testing.sessions import SessionHarness
 
 
 @pytest.fixture(autouse=True)
@@ -52,7 +52,9 @@ class Wire:
         self.sent.append(message)
 
 
-def _node(t: Table, seat: int, clock: list[float]) -> tuple[Retirements, GameRuntime, Wire, Said]:
+def _node(
+    t: SessionHarness, seat: int, clock: list[float]
+) -> tuple[Retirements, GameRuntime, Wire, Said]:
     session = t.sessions[seat]
     runtime = GameRuntime(session, None)  # type: ignore[arg-type]
     wire, said = Wire(), Said()
@@ -68,7 +70,7 @@ def _node(t: Table, seat: int, clock: list[float]) -> tuple[Retirements, GameRun
 
 
 def test_the_timer_counts_down_votes_and_the_author_appends_the_retirement() -> None:
-    t = Table(seats=3, kind=KIND, options={"retire_after": 10})
+    t = SessionHarness(seats=3, kind=KIND, options={"retire_after": 10})
     run_without(t, PLAYERS, {2})
     clock = [100.0]
     zero, zero_rt, zero_wire, zero_said = _node(t, 0, clock)
@@ -112,7 +114,7 @@ def test_the_timer_counts_down_votes_and_the_author_appends_the_retirement() -> 
 
 
 def test_a_voter_keeps_the_late_event_aside_as_evidence() -> None:
-    t = Table(seats=3, kind=KIND, options={"retire_after": 5})
+    t = SessionHarness(seats=3, kind=KIND, options={"retire_after": 5})
     run_without(t, PLAYERS, {2})
     late = t.sessions[2].owed()  # seat 2's reveal, signed late, not yet delivered
     assert late

@@ -14,13 +14,13 @@ from creepnet.protocol.lobby import JoinRequest, SeatSecrets, derive_game_id
 from creepnet.protocol.log import EquivocationProof, Rejection
 from creepnet.protocol.rules import GameRuleError, NeedRandom, Result
 from creepnet.protocol.session import ALLOWED, Phase, Session
-from creepnet.protocol.table import Table, creeper_bot
+from creepnet.protocol.testing.sessions import SessionHarness, creeper_bot
 from creepnet.protocol.verify import verify_log_bytes
 
 BOTS = [creeper_bot("greedy", 1), creeper_bot("random", 2)]
 
 
-def play(table: Table, players=BOTS) -> Table:
+def play(table: SessionHarness, players=BOTS) -> SessionHarness:
     table.run(players)
     return table
 
@@ -38,9 +38,9 @@ def forge(
     )
 
 
-def started_table(**kwargs) -> Table:
+def started_table(**kwargs) -> SessionHarness:
     """Colours drawn, nobody has moved yet."""
-    table = Table(**kwargs)
+    table = SessionHarness(**kwargs)
     for _ in range(3):
         for seat, s in enumerate(table.sessions):
             table.broadcast(seat, s.owed())
@@ -49,7 +49,7 @@ def started_table(**kwargs) -> Table:
     return table
 
 
-def mover(table: Table) -> int:
+def mover(table: SessionHarness) -> int:
     return table.sessions[0].expected().seat
 
 
@@ -58,7 +58,7 @@ def mover(table: Table) -> int:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_bot_games_end_identically_everywhere(seed):
-    table = play(Table(seed=seed, options={"max_plies": 150}))
+    table = play(SessionHarness(seed=seed, options={"max_plies": 150}))
     logs = {s.log.to_bytes() for _, s in table.everyone}
     assert len(logs) == 1 and not table.rejections
     outcomes = {s.outcome_text for _, s in table.everyone}
@@ -202,7 +202,7 @@ def test_event_replayed_from_another_game_is_rejected():
 
 
 def test_bad_onion_reveal_is_rejected_and_blamed():
-    table = Table(seed=10)
+    table = SessionHarness(seed=10)
     host = table.sessions[0]
     table.broadcast(0, host.owed())  # start and seat 0's reveal
     table.pump()
@@ -216,7 +216,7 @@ def test_bad_onion_reveal_is_rejected_and_blamed():
 
 
 def test_reveal_out_of_seat_order_is_rejected():
-    table = Table(seed=11)
+    table = SessionHarness(seed=11)
     host, joiner = table.sessions
     start = host.write("start", {})
     joiner.receive(start.raw)
@@ -227,7 +227,7 @@ def test_reveal_out_of_seat_order_is_rejected():
 
 
 def test_join_request_cannot_be_replayed_into_another_game_or_seat():
-    table = Table(seed=12)
+    table = SessionHarness(seed=12)
     request = JoinRequest.from_map(table.sessions[0].log.events[1].body["join"])
     other_host = Session.host(Identity.generate(), SeatSecrets.generate(), kind="creeper", name="x")
     with pytest.raises(Rejection, match="another game"):
@@ -384,7 +384,7 @@ def test_a_seat_twice_signing_a_position_not_its_own_halts_nothing():
 
 
 def test_a_stalled_last_revealer_is_named():
-    table = Table(seed=15)
+    table = SessionHarness(seed=15)
     host = table.sessions[0]
     table.broadcast(0, host.owed())
     table.pump()
@@ -423,7 +423,7 @@ def test_nothing_may_follow_the_end_of_a_game():
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 10_000), drop=st.floats(0, 0.4), dup=st.floats(0, 0.3))
 def test_random_delivery_orders_converge(seed, drop, dup):
-    table = Table(seed=seed, shuffle_deliveries=True, options={"max_plies": 40})
+    table = SessionHarness(seed=seed, shuffle_deliveries=True, options={"max_plies": 40})
     rng = table.rng
 
     def tamper(delivery):
@@ -498,7 +498,8 @@ def dice(monkeypatch):
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_n_seats_reveal_in_order_and_agree(dice, seats):
     table = play(
-        Table(seats=seats, kind="dice", options={"limit": 5}, seed=seats), players=[None] * seats
+        SessionHarness(seats=seats, kind="dice", options={"limit": 5}, seed=seats),
+        players=[None] * seats,
     )
     rolls = {s.game_state.rolls for _, s in table.everyone}
     assert len(rolls) == 1 and len(rolls.pop()) == 5
@@ -530,7 +531,7 @@ def test_join_request_for_another_seat_is_refused(dice):
 
 
 def test_running_out_of_randomness_is_a_clear_error(dice):
-    table = Table(seats=2, kind="dice", options={"limit": 5}, onion_length=3, seed=21)
+    table = SessionHarness(seats=2, kind="dice", options={"limit": 5}, onion_length=3, seed=21)
     with pytest.raises(onion.OnionExhausted, match="committed to only 3"):
         table.run([None, None])
     assert table.sessions[0].exhausted()
@@ -593,7 +594,7 @@ def test_held_events_are_bounded_by_size_not_only_count():
 def test_the_phase_walks_the_documented_table_and_each_turn_is_allowed_in_its_phase():
     """Session.ALLOWED is the one place the phases and their events are read: every event of a
     real game was allowed in the phase it was taken in, and the phases come in order."""
-    game = play(Table(seed=3))
+    game = play(SessionHarness(seed=3))
     spectator = Session.follow(game.spectator.game)
     phases = [spectator.phase]
     for event in game.spectator.log.events:

@@ -30,7 +30,7 @@ from creepnet.protocol.event import Event, sign_event
 from creepnet.protocol.identity import Identity
 from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.session import Session
-from creepnet.protocol.table import Table, seat_bot
+from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 # Fields whose other values are legal choices of the author, not faults: a player's words and
 # draw offer at a decision, and a seat's deck commitment (any 32 bytes: only the end-of-game
@@ -83,7 +83,7 @@ class Recorded:
 @functools.cache
 def recorded(kind: str) -> Recorded:
     options = {"turn_limit": 20} if kind == "racer" else {}
-    table = Table(seats=2, kind=kind, options=options, seed=11, onion_length=512)
+    table = SessionHarness(seats=2, kind=kind, options=options, seed=11, onion_length=512)
     table.run([seat_bot(kind, "random", seat) for seat in range(2)])
     assert table.spectator.finished
     events = list(table.spectator.log.events)

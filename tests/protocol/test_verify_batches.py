@@ -9,14 +9,14 @@ import pytest
 
 from creepnet.protocol import codec, verify
 from creepnet.protocol.event import parse_event, sign_event
-from creepnet.protocol.table import Table, creeper_bot
+from creepnet.protocol.testing.sessions import SessionHarness, creeper_bot
 from creepnet.protocol.verify import verify_log_bytes
 
 SEED = 17
 
 
-def finished_log() -> tuple[list[bytes], Table]:
-    table = Table(seed=SEED, options={"max_plies": 40})
+def finished_log() -> tuple[list[bytes], SessionHarness]:
+    table = SessionHarness(seed=SEED, options={"max_plies": 40})
     table.run([creeper_bot("random", SEED), creeper_bot("random", SEED + 1)])
     return [e.raw for e in table.spectator.log.events], table
 

@@ -20,16 +20,18 @@ from creepnet.protocol.games.racer.table import (
     next_step,
     not_a_creep,
 )
-from creepnet.protocol.table import Table, seat_bot
+from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 SEATS = 2
 
 
-def racer_table(seed: int = 7) -> Table:
-    return Table(seats=SEATS, kind="racer", options={"turn_limit": 40}, seed=seed, onion_length=512)
+def racer_table(seed: int = 7) -> SessionHarness:
+    return SessionHarness(
+        seats=SEATS, kind="racer", options={"turn_limit": 40}, seed=seed, onion_length=512
+    )
 
 
-def honest(table: Table, seat: int) -> tuple[str, dict[str, Any]]:
+def honest(table: SessionHarness, seat: int) -> tuple[str, dict[str, Any]]:
     """What the seat honestly authors next."""
     session = table.sessions[seat]
     turn = session.expected()
@@ -53,7 +55,7 @@ def honest(table: Table, seat: int) -> tuple[str, dict[str, Any]]:
     return type_, session.private.complete(session.game_state, len(session.log), type_, body)
 
 
-def sign(table: Table, seat: int, type_: str, body: dict[str, Any]) -> Event:
+def sign(table: SessionHarness, seat: int, type_: str, body: dict[str, Any]) -> Event:
     log = table.spectator.log
     return sign_event(
         table.identities[seat],
@@ -65,11 +67,11 @@ def sign(table: Table, seat: int, type_: str, body: dict[str, Any]) -> Event:
     )
 
 
-def deliver(table: Table, event: Event) -> list:
+def deliver(table: SessionHarness, event: Event) -> list:
     return [session.receive(event.raw) for _, session in table.everyone]
 
 
-def drive(table: Table, until: Callable[[Any], bool]) -> int:
+def drive(table: SessionHarness, until: Callable[[Any], bool]) -> int:
     """Play honestly, one event at a time, until ``until(spectator game)``; returns the seat
     owing the next event."""
     table.bots = [seat_bot("racer", "random", seat) for seat in range(SEATS)]
@@ -84,7 +86,9 @@ def drive(table: Table, until: Callable[[Any], bool]) -> int:
         assert all(r.status == "accepted" for r in receipts), receipts
 
 
-def assert_rejected_at_once(table: Table, seat: int, type_: str, body: dict, why: str) -> None:
+def assert_rejected_at_once(
+    table: SessionHarness, seat: int, type_: str, body: dict, why: str
+) -> None:
     event = sign(table, seat, type_, body)
     for receipt in deliver(table, event):
         assert receipt.status == "rejected", receipt.status
@@ -121,7 +125,7 @@ def test_a_deck_step_out_of_turn_is_rejected():
 # --- cards -------------------------------------------------------------------------------------
 
 
-def non_calamity_in_hand(table: Table, seat: int) -> tuple[int, int] | None:
+def non_calamity_in_hand(table: SessionHarness, seat: int) -> tuple[int, int] | None:
     for slot, card in table.sessions[seat].local_view().observation.hand:
         if racer.STANDARD_CATALOGUE[card].kind is not racer.Kind.CALAMITY:
             return slot, card
@@ -155,14 +159,14 @@ def test_a_card_claimed_that_the_slot_does_not_hold_is_rejected():
     assert_rejected_at_once(table, seat, "act", {"action": action, "key": key}, "but the card is")
 
 
-def calamity_in_hand(table: Table, seat: int) -> tuple[int, int] | None:
+def calamity_in_hand(table: SessionHarness, seat: int) -> tuple[int, int] | None:
     for slot, card in table.sessions[seat].local_view().observation.hand:
         if racer.STANDARD_CATALOGUE[card].kind is racer.Kind.CALAMITY:
             return slot, card
     return None
 
 
-def a_move_by_a_seat_with_a_calamity(table: Table) -> Callable[[Any], bool]:
+def a_move_by_a_seat_with_a_calamity(table: SessionHarness) -> Callable[[Any], bool]:
     def predicate(game) -> bool:
         step = next_step(game)
         if not (isinstance(step, racer.Decide) and step.topic == "move"):
@@ -221,7 +225,7 @@ def test_a_drawn_creep_kept_in_hand_is_rejected_at_once():
     assert_rejected_at_once(table, seat, "act", replayed, "not proven to be no Creep")
 
 
-def kept_draw(creep: bool) -> tuple[Table, int, DeckSeat, int, str]:
+def kept_draw(creep: bool) -> tuple[SessionHarness, int, DeckSeat, int, str]:
     """Play until a seat must show a card drawn from the dealt family that is (or is not) a
     Creep: the table, that seat, its deck side, the drawn slot and its card."""
     table = racer_table(seed=3)

@@ -3,11 +3,13 @@
 import re
 
 from creepnet.cli.main import main
-from creepnet.protocol.table import Table, seat_bot
+from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 
 def racer_log(tmp_path, finished: bool = True):
-    table = Table(seats=2, kind="racer", options={"turn_limit": 4}, seed=9, onion_length=256)
+    table = SessionHarness(
+        seats=2, kind="racer", options={"turn_limit": 4}, seed=9, onion_length=256
+    )
     table.run([seat_bot("racer", "heuristic", seat) for seat in range(2)])
     events = table.sessions[0].log.events
     if not finished:

@@ -17,7 +17,7 @@ from creepnet.protocol.deck.escrowing import refresh_due  # noqa: E402
 from creepnet.protocol.games.racer.table import DeckStep, next_step  # noqa: E402
 from creepnet.protocol.log import Rejection  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
-from creepnet.protocol.table import Table, seat_bot  # noqa: E402
+from creepnet.protocol.testing.sessions import SessionHarness, seat_bot  # noqa: E402
 from creepnet.protocol.verify import verify_log_bytes  # noqa: E402
 
 OPTIONS = {"creeps_per_player": 3, "face_up_creeps": 1, "escrow": 1, "turn_limit": 12}
@@ -62,7 +62,7 @@ def _players(seats: int) -> list:
     return [seat_bot("racer", "random", s) for s in range(seats)]
 
 
-def _play_until(t: Table, players: list, gone: int, stop: Predicate) -> None:
+def _play_until(t: SessionHarness, players: list, gone: int, stop: Predicate) -> None:
     """Every seat plays until ``gone`` owes the step ``stop`` names; then it is silent."""
     for _ in range(20_000):
         for seat, session in enumerate(t.sessions):
@@ -76,14 +76,14 @@ def _play_until(t: Table, players: list, gone: int, stop: Predicate) -> None:
     raise AssertionError("the seat never owed that step")
 
 
-def _finish_without(t: Table, players: list, gone: set[int]) -> None:
+def _finish_without(t: SessionHarness, players: list, gone: set[int]) -> None:
     run_without(t, players, gone)
     for seat in range(t.seats):
         if seat not in gone:
             assert t.sessions[seat].finished, t.sessions[seat].waiting_for()
 
 
-def _one_log(t: Table, seats: list[int]) -> bytes:
+def _one_log(t: SessionHarness, seats: list[int]) -> bytes:
     logs = {b"".join(e.raw for e in t.sessions[s].log.events) for s in seats}
     logs.add(b"".join(e.raw for e in t.spectator.log.events))
     assert len(logs) == 1
@@ -94,7 +94,7 @@ def _one_log(t: Table, seats: list[int]) -> bytes:
 @pytest.mark.parametrize("stop", list(STOPS))
 def test_a_seat_that_stops_is_retired_and_the_others_finish(seats: int, stop: str) -> None:
     gone = 1
-    t = Table(seats=seats, kind="racer", options=OPTIONS, seed=seats)
+    t = SessionHarness(seats=seats, kind="racer", options=OPTIONS, seed=seats)
     players = _players(seats)
     _play_until(t, players, gone, STOPS[stop])
     run_without(t, players, {gone})
@@ -131,7 +131,7 @@ def _later(stop: Predicate, turns: int) -> Predicate:
 
 @pytest.mark.parametrize("stop", ["private release", "onion reveal", "decision"])
 def test_a_seat_that_stops_mid_game_is_retired_and_three_finish(stop: str) -> None:
-    t = Table(seats=4, kind="racer", options=OPTIONS, seed=11)
+    t = SessionHarness(seats=4, kind="racer", options=OPTIONS, seed=11)
     players = _players(4)
     _play_until(t, players, 2, _later(STOPS[stop], 3))
     run_without(t, players, {2})
@@ -143,7 +143,7 @@ def test_a_seat_that_stops_mid_game_is_retired_and_three_finish(stop: str) -> No
 
 
 def test_a_second_departure_at_four_seats_and_the_two_left_finish() -> None:
-    t = Table(seats=4, kind="racer", options=OPTIONS, seed=5)
+    t = SessionHarness(seats=4, kind="racer", options=OPTIONS, seed=5)
     players = _players(4)
     _play_until(t, players, 3, _later(STOPS["decision"], 2))
     run_without(t, players, {3})
@@ -161,7 +161,7 @@ def test_a_second_departure_at_four_seats_and_the_two_left_finish() -> None:
 
 
 def test_a_bad_recovery_share_is_refused_with_its_author_named() -> None:
-    t = Table(seats=3, kind="racer", options=OPTIONS, seed=3)
+    t = SessionHarness(seats=3, kind="racer", options=OPTIONS, seed=3)
     players = _players(3)
     _play_until(t, players, 1, STOPS["decision"])
     run_without(t, players, {1})
@@ -185,7 +185,7 @@ def test_a_bad_recovery_share_is_refused_with_its_author_named() -> None:
 
 def test_a_table_without_escrow_cannot_retire_and_old_logs_keep_their_plain_deck() -> None:
     options = {k: v for k, v in OPTIONS.items() if k != "escrow"}
-    t = Table(seats=3, kind="racer", options=options, seed=3)
+    t = SessionHarness(seats=3, kind="racer", options=options, seed=3)
     t.step(_players(3))
     assert t.spectator.started and t.spectator.game_state.deck.escrow is None
     join = next(e for e in t.spectator.log.events if e.type == "deck")

@@ -2,12 +2,12 @@
 
 from creepnet.engine import racer
 from creepnet.protocol.games.racer import public_observation, seat_view
-from creepnet.protocol.table import Table, seat_bot
+from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 from creepnet.protocol.verify import verify_log_bytes
 
 
-def racer_table(seats: int, seed: int = 1, turn_limit: int = 30) -> Table:
-    return Table(
+def racer_table(seats: int, seed: int = 1, turn_limit: int = 30) -> SessionHarness:
+    return SessionHarness(
         seats=seats, kind="racer", options={"turn_limit": turn_limit}, seed=seed, onion_length=512
     )
 
@@ -34,7 +34,7 @@ def test_a_whole_game_is_the_same_at_every_seat_and_verifies():
     assert racer.audit(game.state, {s: c for s, c in game.cards.items()}) == []
 
 
-def play_until_turn(table: Table, turn: int) -> None:
+def play_until_turn(table: SessionHarness, turn: int) -> None:
     players = bots(table.seats)
     while True:
         state = table.sessions[0].game_state.state if table.sessions[0].started else None

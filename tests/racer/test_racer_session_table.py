@@ -161,9 +161,11 @@ def test_a_real_session_game_played_by_typing_at_the_console():
     import re
 
     from creepnet.cli.faces import console_for
-    from creepnet.protocol.table import Table, seat_bot
+    from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
-    table = Table(seats=2, kind="racer", options={"turn_limit": 12}, seed=3, onion_length=512)
+    table = SessionHarness(
+        seats=2, kind="racer", options={"turn_limit": 12}, seed=3, onion_length=512
+    )
     me = console_for(table.sessions[0])
     watcher = console_for(table.spectator)
     rng = random.Random(3)

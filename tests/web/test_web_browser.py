@@ -260,3 +260,25 @@ def test_host_and_join_with_web_flag_open_the_game_page_and_end_with_it(browser,
         assert process.popen.wait(30) == 0
         process.wait_line(re.compile(r"^log: "))
     expect(other.locator("#connection")).to_contain_text("the game is over")
+
+
+def test_host_against_a_bot_level_from_the_lobby_then_leave_after_a_confirm(browser, creepnet):
+    """Issues 25 and 23 in one page: the host form's bot level seats a bot that plays; *Leave*
+    asks first, and after Yes the page says we left and offers it no more."""
+    erin = creepnet("erin", "ui", "--no-browser", "--player", "erin", *LOOPBACK)
+    page = open_page(browser, erin.url)
+    expect(page.locator("#internet")).to_be_hidden()  # no carrier: no invite paste field
+    page.select_option("#host-vs", "easy")
+    page.click("#host-button")
+    expect(page).to_have_url(re.compile(r"/game/[0-9a-f]{32}\?token="))
+    expect(page.locator("#seats")).to_contain_text("easy-bot-")
+    expect(page.locator("#invite")).to_be_hidden()
+    page.click("#leave")
+    expect(page.locator("#leave-confirm")).to_be_visible()
+    page.click("#leave-no")
+    expect(page.locator("#leave-confirm")).to_be_hidden()
+    expect(page.locator("#leave")).to_be_visible()
+    page.click("#leave")
+    page.click("#leave-yes")
+    expect(page.locator("#news")).to_contain_text("you left the game")
+    expect(page.locator("#leave")).to_be_hidden()

@@ -22,6 +22,34 @@ async function act(action) {
   }
 }
 
+// Leave for good, or claim the game abandoned: the node's leave / claim (node/retirement.py).
+const LEAVE_WORDS = {
+  leave: "Leave this game for good? The table retires your seat and plays on without you.",
+  claim: "Claim this game abandoned? It ends unfinished, abandoned by the other player.",
+};
+let leaving = null;
+
+function askLeave(what) {
+  leaving = what;
+  document.getElementById("leave-confirm-text").textContent = LEAVE_WORDS[what];
+  document.getElementById("leave-confirm").hidden = false;
+}
+
+async function leave() {
+  document.getElementById("leave-confirm").hidden = true;
+  if (!leaving || sending) return;
+  sending = true;
+  showError("");
+  try {
+    render(await api(`/api/game/${GAME}/leave`, { what: leaving }));
+  } catch (exc) {
+    showError(exc.message);
+  } finally {
+    sending = false;
+    leaving = null;
+  }
+}
+
 function rerender() {
   if (view) render(view);
 }
@@ -48,10 +76,20 @@ function render(next) {
   const status = document.getElementById("status");
   status.classList.toggle("mine", view.my_turn.length > 0);
   status.classList.toggle("over", view.finished || view.halted);
+  document.getElementById("invite").hidden = !view.invite;
+  const line = document.getElementById("invite-line");
+  if (view.invite && line.value !== view.invite) line.value = view.invite;
+  const retiring = document.getElementById("retiring");
+  retiring.textContent = view.retiring || "";
+  retiring.hidden = !view.retiring;
+  document.getElementById("leave").hidden = !view.leave;
+  document.getElementById("claim").hidden = !view.claim;
+  if (!view.leave) document.getElementById("leave-confirm").hidden = true;
   document.getElementById("seats").replaceChildren(...view.seats.map(seatRow));
   const board = view.board;
   const box = document.getElementById("board");
-  const playing = !view.spectator && !view.finished && !view.halted;
+  const over = view.finished || view.halted || view.abandoned;
+  const playing = !view.spectator && !over;
   const module = VIEWS[page.module];
   if (page.module && !module) loadView(page).then(rerender).catch((exc) => showError(exc.message));
   // The game's module shows the prompt and choices it needs while it draws.
@@ -83,7 +121,7 @@ function render(next) {
   }
   document.getElementById("offer-draw").disabled = !view.my_turn.includes("move");
   const after = document.getElementById("after");
-  after.hidden = !(view.finished || view.halted);
+  after.hidden = !over;
   if (!after.hidden) {
     after.replaceChildren("The log is signed by every player: ",
       el("a", { href: withToken("/replay/" + view.game), id: "replay-link" }, "replay and verify it"), ".");
@@ -131,6 +169,22 @@ document.getElementById("resign-no").addEventListener("click", () => {
 document.getElementById("resign-yes").addEventListener("click", () => {
   document.getElementById("resign-confirm").hidden = true;
   act("resign");
+});
+document.getElementById("invite-copy").addEventListener("click", async () => {
+  const line = document.getElementById("invite-line");
+  try {
+    await navigator.clipboard.writeText(line.value);
+  } catch (exc) { // no clipboard (e.g. permission): leave it selected to copy by hand
+    line.select();
+  }
+  document.getElementById("invite-copy").textContent = "Copied";
+});
+document.getElementById("leave").addEventListener("click", () => askLeave("leave"));
+document.getElementById("claim").addEventListener("click", () => askLeave("claim"));
+document.getElementById("leave-yes").addEventListener("click", leave);
+document.getElementById("leave-no").addEventListener("click", () => {
+  document.getElementById("leave-confirm").hidden = true;
+  leaving = null;
 });
 document.addEventListener("keydown", (event) => {
   const module = view && VIEWS[view.page.module];

@@ -66,6 +66,10 @@ function showKind() {
   seats.replaceChildren(...options);
   seats.disabled = kind.min_seats === kind.max_seats;
   document.getElementById("host-limit-label").textContent = kind.limit;
+  // People (who join from the LAN), or a bot at one of the game's levels in every other seat.
+  document.getElementById("host-vs").replaceChildren(
+    el("option", { value: "" }, "people"),
+    ...kind.levels.map((l) => el("option", { value: l.level }, `${l.level} bot (${l.what})`)));
 }
 
 function render(lobby) {
@@ -80,6 +84,7 @@ function render(lobby) {
     kindsShown = true;
     document.getElementById("host-button").disabled = false; // the games are known: host one
   }
+  document.getElementById("internet").hidden = !lobby.internet;
   const lan = document.querySelector("#lan tbody");
   lan.replaceChildren(...lobby.lan.map(lanRow));
   document.getElementById("lan-note").textContent = !lobby.discovery
@@ -110,7 +115,14 @@ document.getElementById("host-form").addEventListener("submit", (event) => {
     name: document.getElementById("host-name").value,
     seats: Number(document.getElementById("host-seats").value),
     limit: limit ? Number(limit) : null,
+    vs: document.getElementById("host-vs").value || null,
   });
+});
+
+document.getElementById("invite-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = document.getElementById("invite-text").value.trim();
+  if (text) run("joining", "/api/join-invite", { invite: text });
 });
 
 refresh();

@@ -1,20 +1,35 @@
-"""Racer bots behind the seat interface: an engine bot sees the seat's observation only."""
+"""Racer bots behind the seat interface: an engine bot sees the seat's view only.
+
+The heuristic and random bots read the seat's observation; the planner reads the seat's
+information state (the engine state with only its own hand known), never more.  The levels
+for people are the heuristic (easy) and the planner on the wall clock (a bot's think time is
+no part of the game's record, so reading a clock here changes nothing any peer checks).
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
 from creepnet.engine import racer
+from creepnet.engine.racer.driver import Bot
+from creepnet.engine.racer.planner import PlanBudget, PlannerBot
 from creepnet.protocol.games.racer.private import SeatView
 from creepnet.protocol.rules import SeatBot
 
 BOT_NAMES = ("heuristic", "random")
+LEVEL_SECONDS = {"medium": 0.25, "hard": 1.0}
+LEVELS = {
+    "easy": "the heuristic bot, instant",
+    "medium": "the planner, 0.25 s a decision",
+    "hard": "the planner, 1 s a decision",
+}
 
 
 class RacerSeatBot:
-    def __init__(self, name: str, seed: int) -> None:
-        self.engine_bot = racer.make_bot(name, seed)
+    def __init__(self, name: str, seed: int, engine_bot: Bot | PlannerBot | None = None) -> None:
+        self.engine_bot = engine_bot or racer.make_bot(name, seed)
 
     def choose(self, view: Any, seat: int) -> str:
         if not isinstance(view, SeatView) or view.seat != seat:
@@ -22,7 +37,14 @@ class RacerSeatBot:
         legal = view.legal
         if not legal:
             raise ValueError("this seat has nothing to decide now")
-        action = legal[0] if len(legal) == 1 else self.engine_bot.choose(view.observation, legal)
+        bot = self.engine_bot
+        action: racer.Action
+        if len(legal) == 1:
+            action = legal[0]
+        elif isinstance(bot, PlannerBot):
+            action = bot.plan(view.state, seat, legal)
+        else:
+            action = bot.choose(view.observation, legal)
         return racer.format_action(action)
 
 
@@ -30,4 +52,17 @@ def _factory(name: str) -> Callable[[int], SeatBot]:
     return lambda seed: RacerSeatBot(name, seed)
 
 
-BOTS: dict[str, Callable[[int], SeatBot]] = {name: _factory(name) for name in BOT_NAMES}
+def _level_factory(level: str) -> Callable[[int], SeatBot]:
+    def make(seed: int) -> SeatBot:
+        if level == "easy":
+            return RacerSeatBot("heuristic", seed)
+        budget = PlanBudget(seconds=LEVEL_SECONDS[level], clock=time.perf_counter)
+        return RacerSeatBot(level, seed, PlannerBot(seed, budget))
+
+    return make
+
+
+BOTS: dict[str, Callable[[int], SeatBot]] = {
+    **{name: _factory(name) for name in BOT_NAMES},
+    **{level: _level_factory(level) for level in LEVELS},
+}

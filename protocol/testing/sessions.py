@@ -40,7 +40,7 @@ def _derive(seed: int, label: str, index: int) -> bytes:
 
 
 @dataclass
-class Table:
+class SessionHarness:
     seats: int = 2
     kind: str = "creeper"
     options: dict[str, Any] = field(default_factory=dict)

@@ -20,7 +20,7 @@ from creepnet.protocol.deck.state import DeckState
 Tamper = Callable[[int, int, dict], dict]  # (seat, seq, message) -> message to publish
 
 
-class DeckTable:
+class DeckHarness:
     def __init__(
         self,
         seats: int,

@@ -1,0 +1,345 @@
+"""Bot strength league: the new bots against the old, in-process with the engines (no network).
+
+Prints a league table with Wilson 95% intervals and the think times:
+
+* Racer, 2 players: the planner against the heuristic bot, seats alternated.
+* Racer, 4 players: the planner in one seat against three heuristic bots, its seat rotated.
+* Creeper: the new search against the old one ("classic") at equal time per move, colours
+  alternated. Both get node budgets calibrated to the same seconds per move on this machine
+  (measured first and printed), so the games themselves replay exactly.
+* Creeper: the forced-connection set (tests/creeper/forced_connections.json) solved, and the
+  nodes per second and depth each level reaches from positions of a real game.
+
+    nice -n 19 python benchmarks/bots.py [--games N] [--racer-playouts P] [--creeper-seconds S]
+        [--only racer2|racer4|creeper|forced|levels]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from creepnet.engine import racer
+from creepnet.engine.creeper import (
+    Colour,
+    State,
+    apply,
+    distance,
+    initial_state,
+    outcome,
+    position,
+)
+from creepnet.engine.creeper.bots import ClassicSearchBot, SearchBot
+from creepnet.engine.creeper.search import Budget, Searcher
+from creepnet.engine.racer.planner import PlanBudget, PlannerBot
+from creepnet.protocol.games.creeper import LEVEL_DEPTH, LEVEL_SECONDS
+from creepnet.protocol.games.racer.bots import LEVEL_SECONDS as RACER_LEVEL_SECONDS
+
+FORCED = Path(__file__).parent.parent / "tests" / "creeper" / "forced_connections.json"
+
+
+def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% by default)."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def row(name: str, wins: int, draws: int, games: int, goal: str, extra: str = "") -> None:
+    low, high = wilson(wins, games)
+    rate = wins / games if games else 0.0
+    print(
+        f"{name:<34}{wins:>5}{draws:>6}{games:>6}{rate:>8.0%}   [{low:.0%}, {high:.0%}]"
+        f"   {goal:<8}{extra}",
+        flush=True,
+    )
+
+
+def header() -> None:
+    print(f"{'pairing':<34}{'wins':>5}{'draws':>6}{'games':>6}{'rate':>8}   95% interval   goal")
+
+
+# --- Creepy Racer -------------------------------------------------------------------------------
+
+
+def racer_game(
+    players: int, planner_seat: int, seed: int, budget: PlanBudget | None, times: list[float]
+) -> int | None:
+    """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
+    the reference), heuristic bots elsewhere; the winner."""
+    rng = random.Random(seed)
+    bots = [racer.make_bot("heuristic", seed * 10 + s) for s in range(players)]
+    planner = PlannerBot(seed, budget) if budget is not None else None
+    state = racer.new_game(racer.Options(players=players, turn_limit=300))
+    while not isinstance(request := racer.pending(state), racer.GameOver):
+        actor = request.actor
+        if actor == racer.CHANCE:
+            action: racer.Action = racer.chance_action(state, rng)
+        else:
+            view = racer.redact(state, actor)
+            legal = racer.legal_actions(view)
+            if len(legal) == 1:
+                action = legal[0]
+            elif actor == planner_seat and planner is not None:
+                started = time.perf_counter()
+                action = planner.plan(view, actor, legal)
+                if planner.last_playouts:
+                    times.append(time.perf_counter() - started)
+            else:
+                action = bots[actor].choose(racer.observation_of_view(view, actor), legal)
+        state = racer.apply(state, action)
+    return request.winner
+
+
+def racer_league(players: int, games: int, budget: PlanBudget) -> None:
+    reference = sum(
+        racer_game(players, game % players, 7_000 + game, None, []) == game % players
+        for game in range(games)
+    )
+    row(f"racer {players}p: heuristic v heuristic", reference, 0, games, "(same seeds)")
+    wins = draws = 0
+    times: list[float] = []
+    started = time.perf_counter()
+    for game in range(games):
+        seat = game % players
+        winner = racer_game(players, seat, 7_000 + game, budget, times)
+        wins += winner == seat
+        draws += winner is None
+    goal = "≥ 70%" if players == 2 else "≥ 40%"
+    median = statistics.median(times) if times else 0.0
+    p90 = statistics.quantiles(times, n=10)[-1] if len(times) >= 10 else max(times, default=0.0)
+    row(
+        f"racer {players}p: planner v heuristic",
+        wins,
+        draws,
+        games,
+        goal,
+        f"decision median {median:.2f} s, p90 {p90:.2f} s, "
+        f"{(time.perf_counter() - started) / games:.0f} s/game",
+    )
+
+
+# --- Creeper ------------------------------------------------------------------------------------
+
+
+def real_positions(count: int = 12) -> list[State]:
+    """Positions from one game between the search bots, every fifth ply."""
+    players = {Colour.LIGHT: SearchBot(1, nodes=1_500), Colour.DARK: SearchBot(2, nodes=1_500)}
+    state, seen = initial_state(), list[State]()
+    while outcome(state) is None and len(seen) < count and state.ply < 300:
+        if state.ply % 5 == 2:
+            seen.append(state)
+        state = apply(state, players[state.to_move].choose(state))
+    return seen
+
+
+def calibrate(make: Callable[[int], object], positions: list[State], nodes: int = 4_000) -> float:
+    """Nodes per second of a bot with a node budget over ``positions``."""
+    started = time.perf_counter()
+    for state in positions:
+        make(nodes).choose(state)  # type: ignore[attr-defined]
+    return nodes * len(positions) / (time.perf_counter() - started)
+
+
+def creeper_league(games: int, seconds: float, cap: int = 200) -> None:
+    positions = real_positions(6)
+    new_rate = calibrate(lambda n: SearchBot(0, nodes=n), positions)
+    old_rate = calibrate(lambda n: ClassicSearchBot(0, nodes=n), positions)
+    new_nodes, old_nodes = int(new_rate * seconds), int(old_rate * seconds)
+    print(
+        f"creeper at {seconds} s a move: new search {new_nodes} nodes ({new_rate:,.0f}/s), "
+        f"classic {old_nodes} nodes ({old_rate:,.0f}/s)"
+    )
+    wins = draws = 0
+    plies = []
+    for game in range(games):
+        new, old = SearchBot(game, nodes=new_nodes), ClassicSearchBot(game, nodes=old_nodes)
+        light_is_new = game % 2 == 0
+        players = {Colour.LIGHT: new, Colour.DARK: old}
+        if not light_is_new:
+            players = {Colour.LIGHT: old, Colour.DARK: new}
+        state = initial_state()
+        while outcome(state) is None and state.ply < cap:
+            state = apply(state, players[state.to_move].choose(state))
+        ended = outcome(state)
+        plies.append(state.ply)
+        if ended is None or ended.winner is None:
+            draws += 1
+        elif players[ended.winner] is new:
+            wins += 1
+    row(
+        "creeper: new search v classic",
+        wins,
+        draws,
+        games,
+        "≥ 75%",
+        f"mean {statistics.mean(plies):.0f} plies (cap {cap} counts as a draw)",
+    )
+
+
+def forced_set(nodes: int = 400_000) -> None:
+    entries = json.loads(FORCED.read_text())
+    print(f"forced connections ({FORCED.name}), budget {nodes} nodes each:")
+    solved = 0
+    for entry in entries:
+        state = position(
+            light_pins=entry["light_pins"],
+            dark_pins=entry["dark_pins"],
+            light_discs=entry["light_discs"],
+            dark_discs=entry["dark_discs"],
+            to_move=Colour(entry["to_move"]),
+        )
+        started = time.perf_counter()
+        result = Searcher(0).search(state, Budget(nodes=nodes))
+        took = time.perf_counter() - started
+        ok = result.plies_to_win == entry["plies"]
+        solved += ok
+        print(
+            f"  {entry['plies']} plies (game {entry['game']}, ply {entry['ply']}): "
+            f"{'solved' if ok else 'NOT solved'} in {result.nodes} nodes, {took:.2f} s, "
+            f"depth {result.depth}"
+        )
+    print(f"  {solved} of {len(entries)} solved at their length")
+
+
+def make_forced(games: int, per_length: int = 3, nodes: int = 200_000) -> None:
+    """Writes the forced-connection set: bot games (search v greedy), and from each won game's
+    end, the winner's positions searched backwards while it is at most 4 octagons from linking;
+    each forced win is kept at its length (the first few of each)."""
+    from creepnet.engine.creeper.bots import GreedyBot
+
+    found: dict[int, list[dict[str, object]]] = {3: [], 5: [], 7: []}
+    for game in range(games):
+        search, greedy = SearchBot(game, nodes=1_500), GreedyBot(game + 100)
+        players = {Colour.LIGHT: search, Colour.DARK: greedy}
+        if game % 2:
+            players = {Colour.LIGHT: greedy, Colour.DARK: search}
+        state, states = initial_state(), []
+        while outcome(state) is None and state.ply < 200:
+            states.append(state)
+            state = apply(state, players[state.to_move].choose(state))
+        ended = outcome(state)
+        if ended is None or ended.winner is None:
+            continue
+        winner = ended.winner
+        for earlier in states[-1::-2][1:]:  # the winner to move, from the end backwards
+            if distance(earlier, winner) > 4:
+                break  # four own moves turn at most four octagons: no 7-ply win from here
+            result = Searcher(0).search(earlier, Budget(nodes=nodes, max_depth=6))
+            length = result.plies_to_win
+            if length in found and len(found[length]) < per_length:
+                found[length].append(_entry(earlier, game, length))
+                print(f"game {game} ply {earlier.ply}: {length} plies", flush=True)
+        if all(len(v) >= per_length for v in found.values()):
+            break
+    entries = [entry for length in sorted(found) for entry in found[length]]
+    FORCED.write_text(json.dumps(entries, indent=1) + "\n")
+    print(f"wrote {len(entries)} positions to {FORCED}")
+
+
+def _entry(state: State, game: int, plies: int) -> dict[str, object]:
+    return {
+        "game": game,
+        "ply": state.ply,
+        "plies": plies,
+        "to_move": state.to_move.value,
+        "light_pins": " ".join(state.pin_holes(Colour.LIGHT)),
+        "dark_pins": " ".join(state.pin_holes(Colour.DARK)),
+        "light_discs": " ".join(state.disc_octagons(Colour.LIGHT)),
+        "dark_discs": " ".join(state.disc_octagons(Colour.DARK)),
+    }
+
+
+def levels() -> None:
+    positions = real_positions(10)
+    print(f"creeper levels over {len(positions)} positions of a real game:")
+    for level, seconds in LEVEL_SECONDS.items():
+        depths, rates = [], []
+        for state in positions:
+            bot = SearchBot(
+                0, seconds=seconds, clock=time.perf_counter, max_depth=LEVEL_DEPTH[level]
+            )
+            started = time.perf_counter()
+            bot.choose(state)
+            assert bot.last is not None
+            depths.append(bot.last.depth)
+            rates.append(bot.last.nodes / (time.perf_counter() - started))
+        print(
+            f"  {level:<7}{seconds:>5} s: depth median {statistics.median(depths):.0f} "
+            f"(min {min(depths)}, max {max(depths)}), {statistics.median(rates):,.0f} nodes/s"
+        )
+    print("racer levels (easy is the heuristic bot, instant):")
+    for level, seconds in RACER_LEVEL_SECONDS.items():
+        budget = PlanBudget(seconds=seconds, clock=time.perf_counter)
+        planner = PlannerBot(0, budget)
+        counts: list[int] = []
+        times: list[float] = []
+        rng = random.Random(5)
+        bots = [racer.make_bot("heuristic", s) for s in range(2)]
+        state = racer.new_game(racer.Options(players=2, turn_limit=40))
+        while not isinstance(request := racer.pending(state), racer.GameOver):
+            actor = request.actor
+            if actor == racer.CHANCE:
+                action = racer.chance_action(state, rng)
+            else:
+                view = racer.redact(state, actor)
+                legal = racer.legal_actions(view)
+                if len(legal) == 1:
+                    action = legal[0]
+                elif actor == 0:
+                    started = time.perf_counter()
+                    action = planner.plan(view, 0, legal)
+                    if planner.last_playouts:
+                        times.append(time.perf_counter() - started)
+                        counts.append(planner.last_playouts)
+                else:
+                    action = bots[actor].choose(racer.observation_of_view(view, actor), legal)
+            state = racer.apply(state, action)
+        print(
+            f"  {level:<7}{seconds:>5} s: playouts per decision median "
+            f"{statistics.median(counts) if counts else 0:.0f}, decision median "
+            f"{statistics.median(times):.2f} s over {len(times)} decisions"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=40, help="games per pairing (default 40)")
+    parser.add_argument(
+        "--racer-playouts", type=int, default=120, help="planner playouts per decision"
+    )
+    parser.add_argument("--creeper-seconds", type=float, default=0.2, help="think time a move")
+    parser.add_argument(
+        "--only", choices=["racer2", "racer4", "creeper", "forced", "levels", "make-forced"]
+    )
+    args = parser.parse_args()
+    parts = [args.only] if args.only else ["forced", "levels", "racer2", "racer4", "creeper"]
+    budget = PlanBudget(playouts=args.racer_playouts)
+    for part in parts:
+        if part == "make-forced":
+            make_forced(args.games)
+        elif part == "forced":
+            forced_set()
+        elif part == "levels":
+            levels()
+        else:
+            header()
+            if part == "racer2":
+                racer_league(2, args.games, budget)
+            elif part == "racer4":
+                racer_league(4, args.games, budget)
+            else:
+                creeper_league(args.games, args.creeper_seconds)
+
+
+if __name__ == "__main__":
+    main()

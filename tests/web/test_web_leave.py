@@ -1,0 +1,94 @@
+"""The page's Leave and Claim abandonment (issue 23), endpoint by endpoint over two real
+loopback nodes: the guest's page leaves, the host's page is offered the claim only then and
+claims; the retirement words the node publishes reach the page."""
+
+from __future__ import annotations
+
+import trio
+from conftest import FAST
+from web_support import call
+
+from creepnet.cli.web.app import build_app
+from creepnet.cli.web.face import WebFace
+from creepnet.node.node import Node
+from creepnet.node.retirement import RETIRED, RETIRING
+from creepnet.protocol.games import get_game
+from creepnet.protocol.verify import verify_log_bytes
+
+
+async def _until_guest_decides(node: Node, game: bytes) -> None:
+    """Play the host's moves until the game waits on the guest's own decision."""
+    session = node.session(game)
+    bot = get_game(session.kind).make_bot("random", 0)
+    while True:
+        turn = session.expected()
+        if turn is not None and turn.seat == 1 and not turn.automatic:
+            return
+        if session.my_turn() is not None:
+            await node.play(game, bot.choose(session.local_view(), 0))
+        else:
+            await node.wait_changed(game)
+
+
+async def _view_until(face: WebFace, app, path: str, predicate) -> dict:
+    while True:
+        changed = face.changed
+        status, view = await call(app, "GET", path)
+        assert status == 200, view
+        if predicate(view):
+            return view
+        await changed.wait()
+
+
+async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) -> None:
+    with trio.fail_after(120):
+        async with (
+            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
+            Node.open(tmp_path / "b", host="127.0.0.1", timeouts=FAST) as bob,
+            trio.open_nursery() as nursery,
+        ):
+            host_face, guest_face = WebFace(alice, "alice"), WebFace(bob, "bob")
+            await nursery.start(host_face.run)
+            await nursery.start(guest_face.run)
+            host_app, guest_app = build_app(host_face), build_app(guest_face)
+            _, hosted = await call(host_app, "POST", "/api/host", {"kind": "creeper"})
+            game = bytes.fromhex(hosted["game"])
+            path = f"/api/game/{game.hex()}"
+            status, view = await call(host_app, "GET", path)
+            assert not view["leave"] and not view["claim"]  # nobody to leave yet
+            await bob.join(alice.address, game, player="bob")
+            await alice.wait_for(game, lambda rt: rt.session.started, timeout=30)
+            await _until_guest_decides(alice, game)
+
+            # the node's countdown is one line that changes, shown while the log stands still
+            alice._reporter.publish(RETIRING, "waiting for bob: no word for 3 s", game)
+            view = await _view_until(host_face, host_app, path, lambda v: v["retiring"])
+            assert view["retiring"] == "waiting for bob: no word for 3 s"
+            assert view["leave"] and not view["claim"]  # bob is not gone: nothing to claim
+            status, answer = await call(host_app, "POST", path + "/leave", {"what": "claim"})
+            assert status == 400 and answer["error"].startswith("not now")
+
+            status, answer = await call(guest_app, "POST", path + "/leave", {"what": "go"})
+            assert status == 400 and answer["error"] == "ask to leave or to claim"
+            status, left = await call(guest_app, "POST", path + "/leave", {"what": "leave"})
+            assert status == 200, left
+            assert left["said"] == "you left the game; the table plays on without you"
+            assert not left["leave"] and "you left the game" in left["news"][-1]
+            status, answer = await call(guest_app, "POST", path + "/leave", {"what": "leave"})
+            assert status == 400  # once is enough
+
+            view = await _view_until(host_face, host_app, path, lambda v: v["claim"])
+            assert any("bob is gone" in line for line in view["news"])
+            status, claimed = await call(host_app, "POST", path + "/leave", {"what": "claim"})
+            assert status == 200, claimed
+            seq = len(alice.session(game).log) - 1
+            assert "abandoned" in claimed["said"] and "abandoned" in claimed["news"][-1]
+            assert not claimed["leave"] and not claimed["claim"] and claimed["retiring"] is None
+            verdict = verify_log_bytes(alice.session(game).log.to_bytes())
+            assert verdict.valid
+            claim = f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {seq}"
+            assert verdict.outcome == claim
+
+            alice._reporter.publish(RETIRED, "bob left the game; the table plays on", game)
+            await _view_until(host_face, host_app, path, lambda v: "bob left" in v["news"][-1])
+            nursery.cancel_scope.cancel()
