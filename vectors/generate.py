@@ -4,8 +4,8 @@
     python vectors/generate.py --check    # exit 1 if any file would change
 
 Everything is deterministic: identities and seat secrets come from fixed seeds
-(``protocol/testing/sessions.py``'s derivation), the proofs' hedged nonces from a counter-mode SHA-256
-stream that replaces ``secrets.token_bytes`` while the generator runs, and the deck's thread
+(``protocol/testing/sessions.py``'s derivation), the proofs' hedged nonces from a counter-mode
+SHA-256 stream that replaces ``secrets.token_bytes`` while the generator runs, and the deck's thread
 pool is held to one thread so those nonces are drawn in one order.  Running it twice gives
 byte-identical files (tests/vectors/test_vectors.py checks that the committed files are its
 output), so a deliberate protocol change shows up as a diff of these files.
@@ -894,8 +894,8 @@ def identity_key(i: int) -> str:
 
 
 class Game:
-    """One game played by the seats' own session code (protocol/testing/sessions.py), event by event, so a
-    vector can stop anywhere and append a crafted event instead of the honest one."""
+    """One game played by the seats' own session code (protocol/testing/sessions.py), event by
+    event, so a vector can stop anywhere and append a crafted event instead of the honest one."""
 
     def __init__(
         self, kind: str, seats: int = 2, options: dict[str, Any] | None = None, seed: int = 0,
