@@ -2127,9 +2127,7 @@ def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     name = "racer-escrow-retire"
     vectors = [
         honest_vector(
-            bases, name, "UNSTABLE (the result; reported: every game finished after a "
-            "retirement is voided by the engine's audit, 'slot N in box was never revealed', "
-            "since the retired seat's layer is never removed from hidden cards): 3 seats with "
+            bases, name, "3 seats with "
             "escrow, 1 Creep each, turn limit 1; seat 1 stops when it owes its first lock (in the "
             "set-up), seats 0 and 2 vote it out (`retire`), recover its keys (`recover`), seat 0 "
             "makes its shuffles, locks and releases for it, and they finish",
@@ -2172,7 +2170,7 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     assert fault is not None
     name = "racer-escrow-refresh"
     honest = honest_vector(
-        bases, name, "UNSTABLE (the result, as racer-escrow-retire): 4 seats with escrow, 1 "
+        bases, name, "4 seats with escrow, 1 "
         "Creep each, turn limit 1; seat 3 is retired when it owes its first lock; seats 0-2 "
         "recover its keys, each re-deals its escrows among the three left (`refresh`), and they "
         "finish", game.raw(),

@@ -130,12 +130,17 @@ def observation_of_view(view: State, seat: int) -> Observation:
     )
 
 
-def audit(state: State, reveal: Mapping[Slot, CardId] | None = None) -> list[str]:
+def audit(
+    state: State, reveal: Mapping[Slot, CardId] | None = None, *, partial: bool = False
+) -> list[str]:
     """Problems with where the cards are, given the identities still hidden (``reveal``).
 
     Checks that every card of the catalogue is in exactly one place, that no revealed
     identity contradicts what the game saw, and that no hand hides a Creep (a drawn Creep
     must have been placed). An empty list means the game was clean.
+
+    ``partial``: some cards can never be revealed (a retired seat's layer stays on them, so
+    its hand stays secret): those are passed over, and every revealed one is still checked.
     """
     identities = dict(state.known)
     problems = []
@@ -149,7 +154,8 @@ def audit(state: State, reveal: Mapping[Slot, CardId] | None = None) -> list[str
     for place, slot in locations(state):
         card_id = identities.get(slot)
         if card_id is None:
-            problems.append(f"slot {slot} in {place} was never revealed")
+            if not partial:
+                problems.append(f"slot {slot} in {place} was never revealed")
             continue
         if card_id in where:
             problems.append(f"card #{card_id} is both in {where[card_id]} and {place}")
@@ -160,6 +166,6 @@ def audit(state: State, reveal: Mapping[Slot, CardId] | None = None) -> list[str
         if place.startswith("line") and kind is not Kind.CREEP:
             problems.append(f"#{card_id} in {place} is not a Creep")
     missing = set(range(len(state.catalogue))) - set(where)
-    if missing:
+    if missing and not partial:
         problems.append(f"cards missing: {sorted(missing)}")
     return problems

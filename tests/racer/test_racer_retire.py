@@ -106,6 +106,9 @@ def test_a_seat_that_stops_is_retired_and_the_others_finish(seats: int, stop: st
     verdict = verify_log_bytes(_one_log(t, left))
     assert verdict.valid and verdict.finished, verdict.error
     assert any("retired by the table" in note for note in verdict.notes)
+    # A real ending, not a void: the cards under the retired seat's layer stay hidden, and the
+    # audit checks every card that was revealed.
+    assert not t.spectator.result.reason.startswith("audit"), t.spectator.result  # type: ignore[union-attr]
     game = t.spectator.game_state
     assert not game.state.players[gone].active and game.retired == (gone,)
     book = game.deck.escrow
@@ -140,6 +143,7 @@ def test_a_seat_that_stops_mid_game_is_retired_and_three_finish(stop: str) -> No
     assert not t.rejections
     verdict = verify_log_bytes(_one_log(t, [0, 1, 3]))
     assert verdict.valid and verdict.finished, verdict.error
+    assert not t.spectator.result.reason.startswith("audit"), t.spectator.result  # type: ignore[union-attr]
 
 
 def test_a_second_departure_at_four_seats_and_the_two_left_finish() -> None:

@@ -287,7 +287,8 @@ class RacerRules:
             if where in report.cards
         }
         reveal = {s: c for s, c in game.cards.items() if s not in game.state.known}
-        problems = racer.audit(game.state, reveal)
+        # A retired seat never reveals its secret: the cards under its layer stay hidden.
+        problems = racer.audit(game.state, reveal, partial=bool(game.retired))
         if problems:
             game.result = Result(None, f"audit: {problems[0]}")
         elif over.winner is None:
