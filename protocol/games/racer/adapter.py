@@ -311,7 +311,8 @@ class RacerRules:
             return "retired"
         if not player.active:
             return "out"
-        return f"{len(player.line)} Creeps in line"
+        count = len(player.line)
+        return f"{count} Creep{'' if count == 1 else 's'} in line"
 
     def private_side(self, seating: Seating, seat: int, secrets: SeatSecrets) -> RacerPrivate:
         return RacerPrivate(seating, seat, secrets.deck_secret)
