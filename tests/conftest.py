@@ -15,6 +15,7 @@ import trio
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.node.transport import Connection, Timeouts
+from creepnet.protocol.games import get_game
 from creepnet.protocol.verify import verify_log_bytes
 
 LOOPBACK = "127.0.0.1"
@@ -202,3 +203,18 @@ async def start(nursery: trio.Nursery, *words: str) -> Output:
     output = Output(process)
     nursery.start_soon(output.pump)
     return output
+
+
+async def until_guest_decides(node: Node, game: bytes) -> None:
+    """Play the host's moves until the game waits on the guest's decision (not on a step its
+    node answers by itself, such as the opening coin's reveal)."""
+    session = node.session(game)
+    bot = get_game(session.kind).make_bot("random", 0)
+    while True:
+        turn = session.expected()
+        if turn is not None and turn.seat == 1 and not turn.automatic:
+            return
+        if session.my_turn() is not None:
+            await node.play(game, bot.choose(session.local_view(), 0))
+        else:
+            await node.wait_changed(game)

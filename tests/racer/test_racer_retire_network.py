@@ -5,12 +5,11 @@ valid, finished logs that name the retirement."""
 from __future__ import annotations
 
 import trio
-from conftest import FAST
+from conftest import FAST, until_guest_decides
 
 from creepnet.engine.racer.state import HostageSwap
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
-from creepnet.protocol.games import get_game
 from creepnet.protocol.verify import verify_log_bytes
 
 OPTIONS = {"creeps_per_player": 3, "face_up_creeps": 1, "turn_limit": 10, "escrow": 1}
@@ -68,7 +67,7 @@ async def test_a_player_who_leaves_in_a_two_seat_game_lets_the_other_claim_it(tm
             await guest.join(host.address, game, player="guest")
             async with host.updates() as stream:
                 await host.wait_for(game, lambda rt: rt.session.started)
-                await _until_guest_decides(host, game)
+                await until_guest_decides(host, game)
                 guest.leave(game)
                 async for update in stream:
                     if update.kind == "claimable":
@@ -83,18 +82,3 @@ async def test_a_player_who_leaves_in_a_two_seat_game_lets_the_other_claim_it(tm
                 assert verdict.outcome == (
                     f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {seq}"
                 )
-
-
-async def _until_guest_decides(node: Node, game: bytes) -> None:
-    """Play the host's moves until the game waits on the guest's decision (not on a step its
-    node answers by itself, such as the opening coin's reveal)."""
-    session = node.session(game)
-    bot = get_game(session.kind).make_bot("random", 0)
-    while True:
-        turn = session.expected()
-        if turn is not None and turn.seat == 1 and not turn.automatic:
-            return
-        if session.my_turn() is not None:
-            await node.play(game, bot.choose(session.local_view(), 0))
-        else:
-            await node.wait_changed(game)

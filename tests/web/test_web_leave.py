@@ -5,29 +5,14 @@ claims; the retirement words the node publishes reach the page."""
 from __future__ import annotations
 
 import trio
-from conftest import FAST
+from conftest import FAST, until_guest_decides
 from web_support import call
 
 from creepnet.cli.web.app import build_app
 from creepnet.cli.web.face import WebFace
 from creepnet.node.node import Node
 from creepnet.node.retirement import RETIRED, RETIRING
-from creepnet.protocol.games import get_game
 from creepnet.protocol.verify import verify_log_bytes
-
-
-async def _until_guest_decides(node: Node, game: bytes) -> None:
-    """Play the host's moves until the game waits on the guest's own decision."""
-    session = node.session(game)
-    bot = get_game(session.kind).make_bot("random", 0)
-    while True:
-        turn = session.expected()
-        if turn is not None and turn.seat == 1 and not turn.automatic:
-            return
-        if session.my_turn() is not None:
-            await node.play(game, bot.choose(session.local_view(), 0))
-        else:
-            await node.wait_changed(game)
 
 
 async def _view_until(face: WebFace, app, path: str, predicate) -> dict:
@@ -58,7 +43,7 @@ async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) 
             assert not view["leave"] and not view["claim"]  # nobody to leave yet
             await bob.join(alice.address, game, player="bob")
             await alice.wait_for(game, lambda rt: rt.session.started, timeout=30)
-            await _until_guest_decides(alice, game)
+            await until_guest_decides(alice, game)
 
             # the node's countdown is one line that changes, shown while the log stands still
             alice._reporter.publish(RETIRING, "waiting for bob: no word for 3 s", game)
