@@ -1,5 +1,5 @@
-"""Driving a retirement through in-memory sessions (protocol/testing/sessions.py): the seats left vote, the
-deterministic author appends ``retire``, everyone else receives it."""
+"""Driving a retirement through in-memory sessions (protocol/testing/sessions.py): the seats
+left vote, the deterministic author appends ``retire``, everyone else receives it."""
 
 from __future__ import annotations
 
