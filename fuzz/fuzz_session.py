@@ -1,9 +1,10 @@
 """Coverage-guided fuzzing of bytes -> codec -> event -> Session.receive, for both games (atheris).
 
 Seeded from real logs: one seeded game of each kind is played in memory
-(protocol/testing/sessions.py) and sessions are kept at checkpoints along its log.  An input
-is a 3-byte header (game, checkpoint) and the bytes of an event; the seeds are the honest
-events at every checkpoint, so libFuzzer's mutations start from real events.  Each input is offered twice to the checkpoint's session:
+(protocol/testing/sessions.py) and sessions are kept at checkpoints along its log. An input is a
+3-byte header (game, checkpoint) and the bytes of an event; the seeds are the honest events at
+every checkpoint, so libFuzzer's mutations start from real events. Each input is offered twice
+to the checkpoint's session:
 
 1. as it is: whatever the bytes, ``receive`` must return a receipt, never raise, and must never
    accept bytes other than the honest event's (a second encoding of a signed event would be
