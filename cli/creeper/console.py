@@ -256,44 +256,19 @@ class CreeperConsole:
         except creeper.NotationError as exc:
             if " " in word or not any(char.isdigit() for char in word):
                 return Reply(f"unknown command {word!r}; commands: {', '.join(COMMANDS)}")
-            return Reply(self._notation_advice(word, exc))
+            return Reply(notation_advice(s, word, exc))
         if s.my_turn() is None:
             return Reply("not your turn: " + self.status())
         try:
             creeper.apply(s.game_state.state, move)
         except creeper.IllegalMove as exc:
-            return Reply(f"illegal: {exc}.{self._from_here(move.origin)}")
+            return Reply(illegal_advice(s, move, exc))
         action = creeper.format_move(move) + (" draw" if self.offer_armed else "")
         self.offer_armed = False
         return Reply(action=action)
 
-    def _notation_advice(self, word: str, exc: creeper.NotationError) -> str:
-        """The engine's notation error, but advice to write it otherwise only if that is legal."""
-        other = word.replace("-", "x") if "-" in word else word.replace("x", "-")
-        if "wrong separator" in str(exc) and self.session.my_turn() is not None:
-            try:
-                creeper.apply(self.session.game_state.state, other)
-            except (creeper.IllegalMove, creeper.NotationError) as illegal:
-                kind = "capture" if "x" in other else "step or jump"
-                origin = creeper.parse_move(other).origin
-                return f"illegal: that would be a {kind}, and {illegal}.{self._from_here(origin)}"
-        return f"{exc}.\nMoves look like e7-d6 or c3xc5; type 'moves' to list yours"
-
-    def _from_here(self, origin: str) -> str:
-        """The legal moves from the hole the player tried, or where to look for them."""
-        mine = [m for m in self._legal() if m.origin == origin]
-        if not mine:
-            return "\nType 'moves' to list your legal moves"
-        return f"\nFrom {origin} you can play: {' '.join(creeper.format_move(m) for m in mine)}"
-
     def _legal(self) -> list[creeper.Move]:
-        """Our legal moves; out of turn, the moves we would have if it were our turn now."""
-        s = self.session
-        state = s.game_state.state
-        mine = s.game_state.colour_of(s.local_seat)
-        if mine is not None and state.to_move is not mine:
-            state = replace(state, to_move=mine)
-        return creeper.legal_moves(state)
+        return legal_for(self.session)
 
     def _moves(self) -> str:
         moves = [creeper.format_move(m) for m in self._legal()]
@@ -306,3 +281,57 @@ class CreeperConsole:
         else:
             head = f"{len(moves)} legal moves:"
         return head + "\n" + "\n".join(rows)
+
+
+# ----- why a typed move cannot be played: one source for the terminal and the page ----------
+
+
+def move_problem(session: Session, word: str) -> str | None:
+    """Why the typed move ``word`` cannot be played now, in the words both faces use (the
+    console's and the page's, cli/web/creeper_view.py); None when it can be sent (whose turn
+    it is, the session itself says)."""
+    try:
+        move = creeper.parse_move(word)
+    except creeper.NotationError as exc:
+        return notation_advice(session, word, exc)
+    if session.my_turn() is None:
+        return None
+    try:
+        creeper.apply(session.game_state.state, move)
+    except creeper.IllegalMove as exc:
+        return illegal_advice(session, move, exc)
+    return None
+
+
+def illegal_advice(session: Session, move: creeper.Move, exc: creeper.IllegalMove) -> str:
+    return f"illegal: {exc}.{from_here(session, move.origin)}"
+
+
+def notation_advice(session: Session, word: str, exc: creeper.NotationError) -> str:
+    """The engine's notation error, but advice to write it otherwise only if that is legal."""
+    other = word.replace("-", "x") if "-" in word else word.replace("x", "-")
+    if "wrong separator" in str(exc) and session.my_turn() is not None:
+        try:
+            creeper.apply(session.game_state.state, other)
+        except (creeper.IllegalMove, creeper.NotationError) as illegal:
+            kind = "capture" if "x" in other else "step or jump"
+            origin = creeper.parse_move(other).origin
+            return f"illegal: that would be a {kind}, and {illegal}.{from_here(session, origin)}"
+    return f"{exc}.\nMoves look like e7-d6 or c3xc5; type 'moves' to list yours"
+
+
+def from_here(session: Session, origin: str) -> str:
+    """The legal moves from the hole the player tried, or where to look for them."""
+    mine = [m for m in legal_for(session) if m.origin == origin]
+    if not mine:
+        return "\nType 'moves' to list your legal moves"
+    return f"\nFrom {origin} you can play: {' '.join(creeper.format_move(m) for m in mine)}"
+
+
+def legal_for(session: Session) -> list[creeper.Move]:
+    """The local seat's legal moves; out of turn, the moves it would have if it were its turn."""
+    state = session.game_state.state
+    mine = session.game_state.colour_of(session.local_seat)
+    if mine is not None and state.to_move is not mine:
+        state = replace(state, to_move=mine)
+    return creeper.legal_moves(state)

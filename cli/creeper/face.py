@@ -7,6 +7,7 @@ called, so reading the record (as the command line does for every game) loads no
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,12 @@ def page_view(session: Session) -> dict[str, Any] | None:
     from creepnet.cli.web import creeper_view
 
     return creeper_view.view(session)
+
+
+def typed_actions(session: Session, text: str) -> Iterator[str]:
+    from creepnet.cli.web import creeper_view
+
+    return creeper_view.typed_actions(session, text)
 
 
 def position(game: Any) -> dict[str, Any]:
@@ -97,6 +104,7 @@ FACE = GameFace(
         resign=True,
         keep=position,
         position=lambda kept, final: kept,  # all of a Creeper position is public at once
+        typed_actions=typed_actions,
     ),
     cheat_demo=cheat_demo,
     perft=perft,

@@ -30,6 +30,18 @@ from creepnet.protocol.rules import GameRuleError
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 4096  # every request the page sends is a few words
+# The tab's icon, inline: an octagon with a pin (browsers ask /favicon.ico of every page).
+FAVICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">'
+    '<polygon points="10,1 22,1 31,10 31,22 22,31 10,31 1,22 1,10" fill="#5b7b4f"/>'
+    '<circle cx="16" cy="16" r="8" fill="#f2c94c" stroke="#9a7a12" stroke-width="2"/></svg>'
+)
+
+
+async def favicon(request: Request) -> Response:
+    return Response(
+        FAVICON, media_type="image/svg+xml", headers={"cache-control": "max-age=86400"}
+    )
 
 
 def page(name: str):
@@ -93,6 +105,7 @@ def build_replay_app(files: dict[str, Path]) -> Starlette:
     return Starlette(
         routes=[
             Route("/", home),  # the page's "creepnet" link: this face has only the replay
+            Route("/favicon.ico", favicon),
             Route("/replay/{which}", page("replay.html")),
             replay_route(resolve),
             game_files_route(),
@@ -115,6 +128,7 @@ class NodePages:
             Route("/", page("lobby.html")),
             Route("/game/{game}", page("game.html")),
             Route("/replay/{which}", page("replay.html")),
+            Route("/favicon.ico", favicon),
             Route("/api/lobby", self.lobby),
             Route("/api/host", self.host, methods=["POST"]),
             Route("/api/join", self.join, methods=["POST"]),

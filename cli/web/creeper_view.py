@@ -6,11 +6,13 @@ The page draws exactly what this returns; it never knows the board's size or the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
 from creepnet.engine import creeper
 from creepnet.engine.creeper.board import BoardSpec, Point, hole_name, octagon_name
+from creepnet.protocol.rules import GameRuleError
 from creepnet.protocol.session import Session
 
 
@@ -91,3 +93,16 @@ def view(session: Session) -> dict[str, Any]:
     result["legal"] = moves
     result["can_answer_draw"] = turn is not None and "accept" in turn.types
     return result
+
+
+def typed_actions(session: Session, text: str) -> Iterator[str]:
+    """A typed line as it is sent; a move that cannot be played is refused in the terminal's
+    words (``move_problem``: one source for both faces), before the session's own check."""
+    from creepnet.cli.creeper.console import move_problem
+
+    words = text.split()
+    if words and words[0] not in ("resign", "accept", "decline") and session.started:
+        problem = move_problem(session, words[0])
+        if problem is not None:
+            raise GameRuleError(problem)
+    yield text

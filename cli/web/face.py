@@ -25,6 +25,7 @@ import trio
 
 from creepnet.cli.faces import FACES, Story, page_of
 from creepnet.cli.game_options import seat_count
+from creepnet.cli.network import reachable_address
 from creepnet.cli.seat_runner import bot_player_name
 from creepnet.cli.web.views import game_summary
 from creepnet.node import updates
@@ -83,6 +84,7 @@ class WebFace:
     left: set[bytes] = field(default_factory=set)  # games we told the table we leave
     nursery: trio.Nursery | None = None  # the bots' (set by ``run``)
     carrier: Any = None  # the node's internet carrier (node/wan/carrier.py), when it has one
+    reachable: str | None = None  # our node's address for others (``address``)
 
     def page_shown(self, game: bytes, page: object, view: dict[str, Any] | None) -> None:
         """A page was sent `view` (None: the page has gone)."""
@@ -206,7 +208,7 @@ class WebFace:
         return {
             "player": self.player,
             "fingerprint": self.node.fingerprint,
-            "address": self.node.address,
+            "address": self.address(),
             "discovery": self.node.discovery is not None,
             "internet": self.carrier is not None,
             "hostable": [
@@ -228,6 +230,13 @@ class WebFace:
             "mine": [game_summary(rt) for rt in self.node.games.values()],
             "replays": sorted(self.replay_files),
         }
+
+    def address(self) -> str:
+        """Where other nodes reach ours: the bound address, or (listening on every interface)
+        this machine's LAN addresses, as the terminal says it; found once."""
+        if self.reachable is None:
+            self.reachable = reachable_address(self.node)
+        return self.reachable
 
     def games(self) -> list[str]:
         """The kinds this page may host: every game with rules and a record in the registry."""

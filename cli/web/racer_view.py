@@ -197,7 +197,41 @@ def view(session: Session) -> dict[str, Any] | None:
     legal: Sequence[Any] = mine.legal if deciding else ()
     result["actions"] = [action_json(obs, a) for a in legal]
     result["prompt"] = PROMPTS.get(obs.request.topic, "") if legal else ""  # type: ignore[union-attr]
+    if legal:
+        result["status"] = asked(obs, [seat.player for seat in session.seats], state.stage)
     return result
+
+
+def asked(obs: Observation, players: Sequence[str], stage: Any = None) -> str:
+    """The page's status line while the local seat decides, worded for what is asked: a
+    Calamity to answer or an attack to defend is not the seat's turn."""
+    request = obs.request
+    assert isinstance(request, racer.Decide)
+    attack, labels = obs.attack, creep_labels(obs)
+
+    def creep(slot: int | None) -> str:
+        names = {c.slot: obs.catalogue[c.card].name for p in obs.players for c in p.line}
+        return f"{names.get(slot, '?')} ({labels.get(slot, '?')})" if slot is not None else "?"
+
+    def who(seat: int) -> str:
+        return players[seat] if seat < len(players) else f"seat {seat}"
+
+    topic = request.topic
+    if topic == "move":
+        left = obs.moves_left
+        return f"your turn: {left} move{'s' if left != 1 else ''} left"
+    if topic == "hero" and attack is not None and attack.attacker != obs.seat:
+        return f"defend against {who(attack.attacker)}'s attack on {creep(attack.target)}"
+    if topic == "react":
+        return f"answer the Calamity on {creep(obs.calamity_hit)}"
+    if topic == "hostage" and isinstance(stage, HostageAnswer):
+        return f"answer {who(stage.asker)}'s Hostage Exchange"
+    return {
+        "attack": "your attack: enlist Creeps, then go",
+        "hero": "your attack: play a Hero, or stop",
+        "hostage": "answer the Hostage Exchange",
+        "discard": "discard down to the hand limit",
+    }.get(topic, "your decision")
 
 
 def replay_table(state: racer.State, final: Any) -> dict[str, Any] | None:

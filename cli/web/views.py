@@ -33,12 +33,15 @@ def page_labels(kind: str) -> dict[str, Any]:
 
 def seats(session: Session, runtime: GameRuntime | None) -> list[dict[str, Any]]:
     """Who plays; ``connected`` only where this node can know it: a player's node talks to
-    every other seat (guests through the host), a spectator's only to the host."""
+    every other seat (guests through the host), a spectator's only to the host.  ``presence``
+    says the same in one word for the page's dot beside the name: ``connected``, ``silent``
+    (not connected now), ``retired`` (the table plays on without them), or None (unknown)."""
     connected = set(runtime.followers) if runtime is not None else set()
     knows = runtime is not None and session.local_seat is not None
     rows = []
     for index, seat in enumerate(session.seats):
         you = index == session.local_seat
+        connected_now = you or seat.key in connected if knows else None
         rows.append(
             {
                 "seat": index,
@@ -50,10 +53,20 @@ def seats(session: Session, runtime: GameRuntime | None) -> list[dict[str, Any]]
                     else None
                 ),
                 "you": you,
-                "connected": you or seat.key in connected if knows else None,
+                "connected": connected_now,
+                "retired": index in session.retired,
+                "presence": presence(index in session.retired, connected_now),
             }
         )
     return rows
+
+
+def presence(retired: bool, connected: bool | None) -> str | None:
+    if retired:
+        return "retired"
+    if connected is None:
+        return None
+    return "connected" if connected else "silent"
 
 
 def feed(session: Session, length: int = FEED_LENGTH) -> list[str]:
@@ -73,6 +86,7 @@ def game_view(
     turn = session.my_turn()
     page: PageFace | None = page_of(session.kind)
     ready = session.started and session.game_state is not None
+    board = page.view(session) if ready and page is not None else None
     return {
         "game": session.game.hex() if session.game else None,
         "kind": session.kind,
@@ -97,9 +111,10 @@ def game_view(
             else None
         ),
         "my_turn": sorted(turn.types) if turn is not None else [],
-        "status": status(session),
+        # The game's view may word the line for what it asks now (a defence is no turn).
+        "status": (board or {}).get("status") or status(session),
         "feed": list(story())[-FEED_LENGTH:] if story is not None else feed(session),
-        "board": page.view(session) if ready and page is not None else None,
+        "board": board,
         "page": page_labels(session.kind),
         "events": len(session.log),
     }

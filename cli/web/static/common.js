@@ -47,10 +47,20 @@ function showError(text) {
   box.hidden = !text;
 }
 
+// The dot beside a name says whether the player's node is there (views.py ``presence``).
+const PRESENCE = {
+  connected: "connected",
+  silent: "silent: not connected now (the game waits; nothing played is lost)",
+  retired: "retired: the table plays on without them",
+};
+
 function seatRow(seat) {
   const side = seat.side && !seat.side.includes(" ") ? seat.side : null;
+  const presence = PRESENCE[seat.presence] ? seat.presence : null;
   return el("li", { class: "seat", "data-seat": seat.seat },
-    side ? el("span", { class: "chip " + side, title: side }) : el("span", { class: "chip" }),
+    side ? el("span", { class: "chip " + side, title: side }) : null,
+    presence ? el("span", { class: "presence " + presence, title: PRESENCE[presence],
+      "aria-label": PRESENCE[presence] }) : null,
     el("span", { class: "player" }, seat.player),
     el("code", { class: "fp", title: "key fingerprint" }, seat.fingerprint),
     side ? el("span", { class: "side" }, side) : null,

@@ -111,7 +111,9 @@ function render(next) {
   document.getElementById("controls").hidden = !playing;
   document.getElementById("offer-draw-label").hidden = !page.draw_offers;
   document.getElementById("resign").hidden = !page.resign;
-  document.getElementById("notation").placeholder = words.placeholder || "type your action…";
+  const notation = document.getElementById("notation");
+  notation.placeholder = words.placeholder || "type your action…";
+  notation.title = notation.placeholder; // all of it, where the field is too narrow
   document.getElementById("watching").hidden = !view.spectator;
   const offer = page.draw_offers && board && board.can_answer_draw && playing;
   document.getElementById("draw-offer").hidden = !offer;
@@ -127,10 +129,31 @@ function render(next) {
       el("a", { href: withToken("/replay/" + view.game), id: "replay-link" }, "replay and verify it"), ".");
   }
   document.getElementById("news-title").hidden = !view.news.length;
-  document.getElementById("news").replaceChildren(...view.news.map((line) => el("li", {}, line)));
+  const news = document.getElementById("news");
+  news.replaceChildren(...view.news.map((line) => el("li", {}, line)));
+  fitToWholeLines(news);
   const feed = document.getElementById("feed");
   feed.replaceChildren(...view.feed.map((line) => el("li", {}, line)));
-  feed.scrollTop = feed.scrollHeight;
+  fitToWholeLines(feed);
+}
+
+// A scrolled list shows its newest lines whole: the box is cut to the height of the last
+// lines that fit in its limit, so the top one is never half hidden; scroll up for older ones.
+const LIST_LIMIT = 180; // px, as style.css's .feed max-height
+function fitToWholeLines(list) {
+  list.style.maxHeight = "";
+  const items = [...list.children];
+  if (items.length) {
+    const bottom = items[items.length - 1].getBoundingClientRect().bottom;
+    let top = bottom;
+    for (let k = items.length - 1; k >= 0; k--) {
+      const itemTop = items[k].getBoundingClientRect().top;
+      if (bottom - itemTop > LIST_LIMIT) break;
+      top = itemTop;
+    }
+    list.style.maxHeight = `${Math.ceil(bottom - top)}px`;
+  }
+  list.scrollTop = list.scrollHeight;
 }
 
 function connect() {

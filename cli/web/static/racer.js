@@ -122,8 +122,7 @@ function creepCard(creep, target, send) {
     title: target ? target.text : `${creep.label}: ${creep.name}`,
     onclick: target ? () => send(target) : null,
   },
-  el("span", { class: "label" }, creep.label),
-  strength,
+  el("span", { class: "creep-head" }, el("span", { class: "label" }, creep.label), strength),
   el("span", { class: "card-name" }, creep.name),
   el("span", { class: "attached" }, ...creep.attached.map((c) => el("span", { class: `mini ${c.kind}`, "data-card": c.card }, c.name))));
 }
