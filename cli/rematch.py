@@ -76,13 +76,7 @@ async def _find_rematch(
     runtime = node.games[game]
     session = runtime.session
     if runtime.hosted:
-        new = await node.host_game(
-            session.kind,
-            session.name,
-            player=player,
-            options=dict(session.options),
-            reserved_for=frozenset(session.seat_keys) - {session.seat_keys[0]},
-        )
+        new = await open_rematch(node, game, player)
         screen.say(
             fit(
                 f"hosting the rematch {printable(session.name)!r} ({new.hex()[:8]}); "
@@ -92,32 +86,64 @@ async def _find_rematch(
         nursery.start_soon(_tell_who_leaves, node, game, new, screen)
         await node.wait_for(new, lambda rt: rt.session.started)
         return new
-    address = sorted(runtime.dial)[0] if runtime.dial else None
-    if address is None:
+    if not runtime.dial:
         return None
-    host = fingerprint(runtime.host_key) if runtime.host_key else None  # the same host again
     screen.say("waiting for the host to open the rematch… ('quit' stops waiting)")
     with trio.move_on_after(GUEST_PATIENCE):
         while True:
             try:
-                games = await node.list_games(address)
+                offered = await offered_rematch(node, game)
             except (NodeError, TransportError, OSError, trio.TooSlowError):
                 screen.say("the host has left; no rematch")
                 return None
-            for item in games:
-                if (
-                    item["name"] == session.name
-                    and item["game"] != game
-                    and item["state"] == "lobby"
-                    and item["taken"] < item["seats"]
-                    and item["game"] not in node.games
-                ):
-                    new = await node.join(address, item["game"], player=player, host=host)
-                    screen.say(f"joined the rematch ({new.hex()[:8]})")
-                    return new
+            if offered is not None:
+                new = await join_rematch(node, game, offered, player)
+                screen.say(f"joined the rematch ({new.hex()[:8]})")
+                return new
             await trio.sleep(POLL)
     screen.say("the host did not open a rematch")
     return None
+
+
+# The steps of a rematch, shared with the page (cli/web/again.py).
+
+
+async def open_rematch(node: Node, game: bytes, player: str) -> bytes:
+    """The host's side: a new game of the same kind, name and options, its free seats kept
+    for the last game's other players."""
+    session = node.session(game)
+    return await node.host_game(
+        session.kind,
+        session.name,
+        seats=session.seat_count,
+        player=player,
+        options=dict(session.options),
+        reserved_for=frozenset(session.seat_keys) - {session.seat_keys[0]},
+    )
+
+
+async def offered_rematch(node: Node, game: bytes) -> bytes | None:
+    """A guest's look (one request) at the last game's host: the rematch it has opened, if
+    any (raises NodeError, TransportError, OSError or TooSlowError when the host is gone)."""
+    runtime = node.games[game]
+    name = runtime.session.name
+    for item in await node.list_games(sorted(runtime.dial)[0]):
+        if (
+            item["name"] == name
+            and item["game"] != game
+            and item["state"] == "lobby"
+            and item["taken"] < item["seats"]
+            and item["game"] not in node.games
+        ):
+            return bytes(item["game"])
+    return None
+
+
+async def join_rematch(node: Node, game: bytes, new: bytes, player: str) -> bytes:
+    """Take our seat in the rematch, at the last game's host (the same key again)."""
+    runtime = node.games[game]
+    host = fingerprint(runtime.host_key) if runtime.host_key else None
+    return await node.join(sorted(runtime.dial)[0], new, player=player, host=host)
 
 
 async def _tell_who_leaves(node: Node, old: bytes, new: bytes, screen: Screen) -> None:

@@ -134,7 +134,11 @@ async def _play(
             if seats > 2:
                 again += f" --players {seats}"
             if args.web:
-                code = await serve_game(node, game, args)
+
+                async def next_game() -> bytes:  # "play again?" on the page
+                    return await table.new_game(player, seats, options)
+
+                code = await serve_game(node, game, args, player, next_game=next_game)
             else:
 
                 async def play_again(last: bytes, screen: Screen) -> bytes:

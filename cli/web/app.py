@@ -39,9 +39,7 @@ FAVICON = (
 
 
 async def favicon(request: Request) -> Response:
-    return Response(
-        FAVICON, media_type="image/svg+xml", headers={"cache-control": "max-age=86400"}
-    )
+    return Response(FAVICON, media_type="image/svg+xml", headers={"cache-control": "max-age=86400"})
 
 
 def page(name: str):
@@ -137,6 +135,7 @@ class NodePages:
             Route("/api/game/{game}", self.game),
             Route("/api/game/{game}/act", self.act, methods=["POST"]),
             Route("/api/game/{game}/leave", self.leave, methods=["POST"]),
+            Route("/api/game/{game}/again", self.again, methods=["POST"]),
             replay_route(self.log_file),
             WebSocketRoute("/ws/game/{game}", self.stream),
             game_files_route(),
@@ -156,6 +155,7 @@ class NodePages:
         view["invite"] = face.invite_for(game)
         view.update(face.may_leave(game))
         view["abandoned"] = self.node.session(game).abandoned is not None
+        view["again"] = face.again_for(game)
         view["version"] = face.version
         return view
 
@@ -237,6 +237,18 @@ class NodePages:
             return error(f"not sent: {exc}")
         return JSONResponse({**self.view_of(game), "said": said})
 
+    async def again(self, request: Request) -> Response:
+        """``{"answer": "yes"}`` or ``{"answer": "no"}``: play again? (the game is over)."""
+        try:
+            game = self.face.game_id(request.path_params["game"])
+            answer = str((await body_of(request)).get("answer", ""))
+            said = await self.face.play_again(game, answer)
+        except WebError as exc:
+            return error(str(exc))
+        except StorageError as exc:
+            return error(f"not sent: {exc}")
+        return JSONResponse({**self.view_of(game), "said": said})
+
     def typed(self, game: bytes, action: str) -> Iterator[str]:
         """The session's texts for a typed line, as the game's page record resolves them."""
         session = self.node.session(game)
@@ -260,7 +272,6 @@ class NodePages:
             except (WebSocketDisconnect, RuntimeError):
                 pass
             nursery.cancel_scope.cancel()
-            self.face.page_shown(game, websocket, None)
 
     async def _send_views(self, websocket: WebSocket, game: bytes) -> None:
         last = None
@@ -271,7 +282,6 @@ class NodePages:
             if text != last:
                 await websocket.send_text(text)
                 last = text
-            self.face.page_shown(game, websocket, view)
             # Every change a view shows is an update of the node (events, followers arriving
             # and leaving, halts); an unchanged view is not sent.
             await changed.wait()

@@ -27,6 +27,7 @@ from creepnet.cli.faces import FACES, Story, page_of
 from creepnet.cli.game_options import seat_count
 from creepnet.cli.network import reachable_address
 from creepnet.cli.seat_runner import bot_player_name
+from creepnet.cli.web.again import NextGame, Rematches
 from creepnet.cli.web.views import game_summary
 from creepnet.node import updates
 from creepnet.node.bot import run_bot
@@ -72,10 +73,6 @@ class WebFace:
     changed: trio.Event = field(default_factory=trio.Event)
     version: int = 0  # how many changes the face has seen: orders views the page receives
     stories: dict[bytes, tuple[object, Story]] = field(default_factory=dict)
-    # Each open game page (by game and connection): whether the last view it was sent showed
-    # the game over.  A node that ends with its game waits for these (`told_the_end`).
-    pages: dict[tuple[bytes, object], bool] = field(default_factory=dict)
-    pages_changed: trio.Event = field(default_factory=trio.Event)
     # The node's latest retirement word per game ("waiting for Cat: ... retired in 75 s"), and
     # its offer of a claim, each with the log length it was said at: both hold only until the
     # log moves on.
@@ -85,21 +82,10 @@ class WebFace:
     nursery: trio.Nursery | None = None  # the bots' (set by ``run``)
     carrier: Any = None  # the node's internet carrier (node/wan/carrier.py), when it has one
     reachable: str | None = None  # our node's address for others (``address``)
+    rematches: Rematches = field(init=False)  # each finished game's "play again?"
 
-    def page_shown(self, game: bytes, page: object, view: dict[str, Any] | None) -> None:
-        """A page was sent `view` (None: the page has gone)."""
-        if view is None:
-            self.pages.pop((game, page), None)
-        else:
-            over = bool(view.get("finished")) or view.get("state") in ("finished", "halted")
-            self.pages[(game, page)] = over
-        self.pages_changed.set()
-        self.pages_changed = trio.Event()
-
-    async def told_the_end(self, game: bytes) -> None:
-        """Until every open page of `game` has been sent a view of its end."""
-        while not all(over for (g, _), over in self.pages.items() if g == game):
-            await self.pages_changed.wait()
+    def __post_init__(self) -> None:
+        self.rematches = Rematches(self.node, self.player, self._bump)
 
     def _bump(self) -> None:
         self.version += 1
@@ -110,7 +96,7 @@ class WebFace:
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         """Follow the node's updates (and the LAN, when the node runs zeroconf)."""
         async with trio.open_nursery() as nursery, self.node.updates() as stream:
-            self.nursery = nursery
+            self.nursery = self.rematches.nursery = nursery
             if self.node.discovery is not None:
                 nursery.start_soon(self._browse)
             task_status.started()
@@ -121,6 +107,8 @@ class WebFace:
                 self._bump()
 
     def _record(self, update: Update) -> None:
+        if update.kind == updates.FOLLOWER_LEFT:
+            self.rematches.peer_left(update)  # a player saying no to a rematch, or gone
         if update.kind in (updates.FOLLOWER_ARRIVED, updates.FOLLOWER_LEFT):
             # Who follows a game, told in its words where the peer holds a seat in it.
             runtime = self.node.games.get(update.game) if update.game else None
@@ -289,7 +277,41 @@ class WebFace:
         if vs is not None:
             for k in range(1, seats):
                 await self._seat_bot(game, vs, k)
+            self.play_again_with(game, lambda: self._next_with_bots(kind, name, seats, limit, vs))
         return game
+
+    async def _next_with_bots(
+        self, kind: str, name: str, seats: int, limit: int | None, vs: str
+    ) -> bytes:
+        game = await self.host(kind, name, seats, limit, vs)
+        await self.node.wait_for(game, lambda rt: rt.session.started)
+        return game
+
+    # ----- play again ------------------------------------------------------------------------
+
+    def play_again_with(self, game: bytes, next_game: NextGame) -> None:
+        """A game against bots: "play again?" opens the next one this way, asking nobody."""
+        self.rematches.makers[game] = next_game
+
+    def again_for(self, game: bytes) -> dict[str, Any] | None:
+        return self.rematches.view(game, left=game in self.left)
+
+    async def play_again(self, game: bytes, answer: str) -> str:
+        try:
+            text = await self.rematches.answer(game, answer, left=game in self.left)
+        except ValueError as exc:
+            raise WebError(f"not now: {exc}") from None
+        except (NodeError, Rejection) as exc:
+            raise WebError(f"no rematch: {getattr(exc, 'reason', exc)}") from None
+        self._add_news(game, text)
+        self._bump()
+        return text
+
+    async def next_game_of(self, game: bytes) -> bytes:
+        """Once "play again?" has led from ``game`` to a started game, that game."""
+        while (again := self.rematches.games.get(game)) is None or again.next_game is None:
+            await self.changed.wait()
+        return again.next_game
 
     async def _seat_bot(self, game: bytes, level: str, k: int) -> None:
         if self.nursery is None:

@@ -6,14 +6,13 @@ the browser's command line, which every local user can read, works once and for 
 from __future__ import annotations
 
 import argparse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import trio
 
-from creepnet.cli.seat_runner import linger
 from creepnet.node.node import Node
 
 # The web stack (Starlette, Hypercorn, the views) is imported where a page is served: every
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
     from creepnet.cli.web.server import WebServer
 
 
-PAGE_WAIT = 5.0  # seconds a node that ends with its game waits for its pages to show the end
+STAYS_UP = "the page stays up for the replay and a rematch; press Ctrl-C to stop"
 # The printed link waits for the player to copy it; it is in their terminal only (one use too).
 PRINTED_LINK_TTL = 300.0
 
@@ -88,20 +87,29 @@ async def serve_game(
     args: argparse.Namespace,
     player: str | None = None,
     carrier: Any = None,
+    next_game: Callable[[], Awaitable[bytes]] | None = None,
 ) -> int:
-    """The game's page instead of the terminal, until the game ends (as `run_seat` does).
-    ``player`` is the name this node plays under, for games hosted from the page's lobby."""
+    """The game's page instead of the terminal.  After the game it stays up, until Ctrl-C:
+    its replay link, and "play again?" (a rematch with the same players, or with
+    ``next_game`` the next game against the same bots, for `creepnet play --web`), which the
+    page moves on to.  ``player`` is the name this node plays under."""
     player = player or getattr(args, "player", None) or "player"
     async with web_face(node, args, player, carrier) as (face, server):
         await announce(server, f"/game/{game.hex()}", args)
-        await node.wait_for(game, lambda rt: rt.session.finished or rt.session.halted is not None)
-        session = node.session(game)
-        print(f"game over: {session.outcome_text}" if session.finished else "game stopped")
-        with trio.move_on_after(PAGE_WAIT):  # the open pages show the end before we go
-            await face.told_the_end(game)
-        await linger(node, game)
-    print(f"log: {node.home.game(game).log_path}")
-    return 0
+        while True:
+            if next_game is not None:
+                face.play_again_with(game, next_game)
+            await node.wait_for(game, lambda rt: over(rt.session))
+            session = node.session(game)
+            print(f"game over: {session.outcome_text}" if session.finished else "game stopped")
+            print(f"log: {node.home.game(game).log_path}", flush=True)
+            print(STAYS_UP, flush=True)
+            game = await face.next_game_of(game)
+            print(f"playing again: {node.session(game).name} ({game.hex()[:8]})", flush=True)
+
+
+def over(session: Any) -> bool:
+    return bool(session.finished or session.halted is not None or session.abandoned is not None)
 
 
 async def serve_ui(node: Node, args: argparse.Namespace, player: str, carrier: Any = None) -> int:

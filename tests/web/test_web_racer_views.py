@@ -133,3 +133,33 @@ async def test_the_replay_of_a_finished_racer_log_shows_every_hand(tmp_path):
                 if board is not None
                 for row in board["players"]
             )
+
+
+def test_the_status_says_what_is_asked_a_defence_or_a_calamity_is_no_turn():
+    """Issue 26 item 13: the page said "your turn" to a seat answering a Calamity or
+    defending against an attack; the racer view words the status for what is asked."""
+    from dataclasses import replace
+
+    from creepnet.cli.web.racer_view import asked
+    from creepnet.engine.racer.state import HostageAnswer
+    from creepnet.engine.racer.view import AttackView, CreepView
+
+    base = racer.observation(racer.new_game(), 1)
+    creep = next(i for i, c in enumerate(base.catalogue.cards) if c.kind is racer.Kind.CREEP)
+    name = base.catalogue[creep].name
+    lines = [replace(p, line=(CreepView(10 + p.seat, creep, 3, ()),)) for p in base.players]
+    obs = replace(base, players=tuple(lines))
+    players = ["alice", "bob"]
+
+    def status(topic: str, **changes) -> str:
+        return asked(replace(obs, request=racer.Decide(1, topic), **changes), players)
+
+    attack = AttackView(0, 1, (10,), 11, (3, 3), ((), ()), ())
+    assert status("react", calamity_hit=11) == f"answer the Calamity on {name} (1a)"
+    assert status("hero", attack=attack) == f"defend against alice's attack on {name} (1a)"
+    assert status("hero", attack=replace(attack, attacker=1, defender=0)).startswith("your attack")
+    assert status("move", moves_left=2) == "your turn: 2 moves left"
+    answer = HostageAnswer(asker=0, target=1)
+    hostage = asked(replace(obs, request=racer.Decide(1, "hostage")), players, answer)
+    assert hostage == "answer alice's Hostage Exchange"
+    assert all("your turn" not in status(t) for t in ("react", "hostage", "discard"))

@@ -6,7 +6,7 @@ import trio
 
 from creepnet.cli.web.creeper_view import geometry
 from creepnet.cli.web.replay_view import replay_view
-from creepnet.cli.web.views import game_view
+from creepnet.cli.web.views import game_view, presence
 from creepnet.engine import creeper
 from creepnet.node.node import Node
 
@@ -64,6 +64,10 @@ async def test_a_players_view_lists_exactly_the_engines_legal_moves_and_a_specta
         assert watching["board"]["pins"].get(target) and origin not in watching["board"]["pins"]
         assert [s["player"] for s in watching["seats"]] == ["alice", "bob"]
         assert all(s["connected"] is None for s in watching["seats"])  # a spectator cannot know
+        assert all(s["presence"] is None for s in watching["seats"])  # so the page shows no dot
+        seated = game_view(alice.session(game), alice.games[game])["seats"]
+        assert [s["presence"] for s in seated] == ["connected", "connected"]
+        assert [presence(True, True), presence(False, False)] == ["retired", "silent"]
 
         log = await trio.Path(alice.home.game(game).log_path).read_bytes()
         replay = replay_view("views.log", log)

@@ -50,6 +50,34 @@ async function leave() {
   }
 }
 
+// "Play again?" at the end (cli/web/again.py): our answer goes to the node, which opens or
+// joins the rematch, or tells the others we said no; the page moves on once it has started.
+async function playAgain(answer) {
+  if (sending) return;
+  sending = true;
+  showError("");
+  try {
+    render(await api(`/api/game/${GAME}/again`, { answer }));
+  } catch (exc) {
+    showError(exc.message);
+  } finally {
+    sending = false;
+  }
+}
+
+function showAgain(again) {
+  const box = document.getElementById("again");
+  box.hidden = !(again && again.ask);
+  if (again && again.bots) {
+    document.getElementById("again-text").textContent = "Play again? A new game against the same bots.";
+  }
+  const news = document.getElementById("again-news");
+  const lines = again ? again.news : [];
+  news.replaceChildren(...lines.map((line) => el("li", {}, line)));
+  news.hidden = !lines.length;
+  if (again && again.next && again.next !== GAME) location.href = withToken("/game/" + again.next);
+}
+
 function rerender() {
   if (view) render(view);
 }
@@ -128,6 +156,7 @@ function render(next) {
     after.replaceChildren("The log is signed by every player: ",
       el("a", { href: withToken("/replay/" + view.game), id: "replay-link" }, "replay and verify it"), ".");
   }
+  showAgain(view.again);
   document.getElementById("news-title").hidden = !view.news.length;
   const news = document.getElementById("news");
   news.replaceChildren(...view.news.map((line) => el("li", {}, line)));
@@ -202,6 +231,8 @@ document.getElementById("invite-copy").addEventListener("click", async () => {
   }
   document.getElementById("invite-copy").textContent = "Copied";
 });
+document.getElementById("again-yes").addEventListener("click", () => playAgain("yes"));
+document.getElementById("again-no").addEventListener("click", () => playAgain("no"));
 document.getElementById("leave").addEventListener("click", () => askLeave("leave"));
 document.getElementById("claim").addEventListener("click", () => askLeave("claim"));
 document.getElementById("leave-yes").addEventListener("click", leave);

@@ -1,0 +1,140 @@
+"""The page's "play again?" (issue 26 item 11), endpoint by endpoint over two real loopback
+nodes: both pages ask at the end; the host's yes opens the rematch and the guest's page is told;
+the guest's yes joins it and both pages move on.  A no reaches the other page; a game against
+bots opens the next one asking nobody."""
+
+from __future__ import annotations
+
+import trio
+from conftest import FAST, until_guest_decides
+from web_support import call
+
+from creepnet.cli.web.again import DECLINED
+from creepnet.cli.web.app import build_app
+from creepnet.cli.web.face import WebFace
+from creepnet.node.node import Node
+
+
+async def _view_until(face: WebFace, app, path: str, predicate) -> dict:
+    while True:
+        changed = face.changed
+        status, view = await call(app, "GET", path)
+        assert status == 200, view
+        if predicate(view):
+            return view
+        await changed.wait()
+
+
+async def _finished_game(alice: Node, bob: Node, host_app) -> bytes:
+    """A Creeper game hosted on alice's page, joined by bob, ended by a resignation."""
+    _, hosted = await call(host_app, "POST", "/api/host", {"kind": "creeper", "name": "series"})
+    game = bytes.fromhex(hosted["game"])
+    await bob.join(alice.address, game, player="bob")
+    await alice.wait_for(game, lambda rt: rt.session.started, timeout=30)
+    await until_guest_decides(alice, game)  # the host's moves, if it opens: then bob's turn
+    await bob.wait_for(game, lambda rt: rt.session.my_turn() is not None, timeout=30)
+    await bob.play(game, "resign")
+    for node in (alice, bob):
+        await node.wait_for(game, lambda rt: rt.session.finished, timeout=30)
+    return game
+
+
+async def test_both_pages_ask_the_host_opens_the_guest_is_told_and_both_move_on(tmp_path):
+    with trio.fail_after(120):
+        async with (
+            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
+            Node.open(tmp_path / "b", host="127.0.0.1", timeouts=FAST) as bob,
+            trio.open_nursery() as nursery,
+        ):
+            host_face, guest_face = WebFace(alice, "alice"), WebFace(bob, "bob")
+            await nursery.start(host_face.run)
+            await nursery.start(guest_face.run)
+            host_app, guest_app = build_app(host_face), build_app(guest_face)
+            status, view = await call(host_app, "POST", "/api/host", {"kind": "creeper"})
+            assert (await call(host_app, "GET", f"/api/game/{view['game']}"))[1]["again"] is None
+            game = await _finished_game(alice, bob, host_app)
+            path = f"/api/game/{game.hex()}"
+            for app in (host_app, guest_app):
+                status, view = await call(app, "GET", path)
+                assert view["again"]["ask"] and view["again"]["next"] is None
+            status, answer = await call(host_app, "POST", path + "/again", {"answer": "maybe"})
+            assert status == 400 and "yes or no" in answer["error"]
+
+            status, said = await call(host_app, "POST", path + "/again", {"answer": "yes"})
+            assert status == 200, said
+            assert said["said"] == "you opened the rematch; waiting for bob to join"
+            assert not said["again"]["ask"]
+            status, answer = await call(host_app, "POST", path + "/again", {"answer": "no"})
+            assert status == 400 and "you said yes already" in answer["error"]
+
+            told = await _view_until(guest_face, guest_app, path, lambda v: v["again"]["news"])
+            assert told["again"]["news"] == ["alice opened a rematch: play again?"]
+            assert told["again"]["ask"]
+            status, said = await call(guest_app, "POST", path + "/again", {"answer": "yes"})
+            assert status == 200 and said["said"] == "you joined the rematch", said
+
+            views = [
+                await _view_until(face, app, path, lambda v: v["again"]["next"])
+                for face, app in ((host_face, host_app), (guest_face, guest_app))
+            ]
+            new = views[0]["again"]["next"]
+            assert views[1]["again"]["next"] == new != game.hex()
+            rematch = alice.session(bytes.fromhex(new))
+            assert rematch.started and rematch.name == "series"
+            assert {s.player for s in rematch.seats} == {"alice", "bob"}
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_no_on_one_page_is_told_on_the_other(tmp_path):
+    with trio.fail_after(120):
+        async with (
+            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
+            Node.open(tmp_path / "b", host="127.0.0.1", timeouts=FAST) as bob,
+            trio.open_nursery() as nursery,
+        ):
+            host_face, guest_face = WebFace(alice, "alice"), WebFace(bob, "bob")
+            await nursery.start(host_face.run)
+            await nursery.start(guest_face.run)
+            host_app, guest_app = build_app(host_face), build_app(guest_face)
+            game = await _finished_game(alice, bob, host_app)
+            path = f"/api/game/{game.hex()}"
+            await call(host_app, "GET", path)  # the host's page shows the end: it asks
+            status, said = await call(guest_app, "POST", path + "/again", {"answer": "no"})
+            assert status == 200 and said["said"] == "you said no to a rematch"
+            assert not said["again"]["ask"]
+            view = await _view_until(host_face, host_app, path, lambda v: not v["again"]["ask"])
+            assert view["again"]["news"] == [f"bob {DECLINED}"]
+            status, answer = await call(host_app, "POST", path + "/again", {"answer": "yes"})
+            assert status == 400 and "no rematch any more" in answer["error"]
+            nursery.cancel_scope.cancel()
+
+
+async def test_against_bots_play_again_opens_the_next_game_asking_nobody(tmp_path):
+    with trio.fail_after(120):
+        async with (
+            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
+            trio.open_nursery() as nursery,
+        ):
+            face = WebFace(alice, "alice")
+            await nursery.start(face.run)
+            app = build_app(face)
+            body = {"kind": "creeper", "vs": "easy", "limit": 2}
+            status, hosted = await call(app, "POST", "/api/host", body)
+            assert status == 200, hosted
+            game = bytes.fromhex(hosted["game"])
+            path = f"/api/game/{game.hex()}"
+            await alice.wait_for(game, lambda rt: rt.session.started, timeout=30)
+            while not alice.session(game).finished:  # our moves, the first legal one each
+                turn = alice.session(game).my_turn()
+                if turn is not None:
+                    _, view = await call(app, "GET", path)
+                    origin, targets = next(iter(view["board"]["legal"].items()))
+                    await call(app, "POST", path + "/act", {"action": targets[0][1]})
+                await alice.wait_changed(game)
+            _, view = await call(app, "GET", path)
+            assert view["again"]["ask"] and view["again"]["bots"]
+            status, said = await call(app, "POST", path + "/again", {"answer": "yes"})
+            assert status == 200 and said["again"]["next"] not in (None, game.hex()), said
+            new = bytes.fromhex(said["again"]["next"])
+            assert alice.session(new).started and len(alice.session(new).seats) == 2
+            nursery.cancel_scope.cancel()
