@@ -54,7 +54,7 @@ def test_a_dice_race_against_a_bot_by_clicks_then_its_replay(browser, tmp_path):
         expect(page.locator("#status")).to_contain_text("wins by reaching 10")
         assert rolls >= 1
         log_path = solo.wait_line(re.compile(r"^log: (.+)$")).group(1)
-        assert solo.popen.wait(30) == 0
+        assert solo.popen.poll() is None  # the page stays up after the game, until Ctrl-C
 
         viewer = Process(["replay", "--web", "--no-browser", log_path], tmp_path / "dora", CLI)
         started.append(viewer)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -216,7 +217,21 @@ def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, cree
     page.click("#resign-yes")
     expect(page.locator("#status")).to_contain_text("wins by resignation")
     log_path = solo.wait_line(re.compile(r"^log: (.+)$")).group(1)
-    assert solo.popen.wait(30) == 0
+    # The node stays up after the game (issue 26): the page's replay link works, and it
+    # offers another game against the same bot, which the page moves on to.
+    expect(page.locator("#again-text")).to_contain_text("against the same bots")
+    page.click("#replay-link")
+    expect(page.locator("#verdict.valid")).to_contain_text("wins by resignation")
+    page.go_back()
+    first = page.url
+    page.click("#again-yes")
+    expect(page).not_to_have_url(first)
+    expect(page.locator("#summary")).to_contain_text(re.compile(r"^ply [01] "))  # the bot may open
+    expect(page.locator("#again")).to_be_hidden()
+    solo.wait_line(re.compile(r"^playing again: "))
+    assert solo.popen.poll() is None
+    solo.popen.send_signal(signal.SIGINT)  # Ctrl-C: only now does it stop
+    assert solo.popen.wait(30) == 130
 
     viewer = creepnet("dora", "replay", "--web", "--no-browser", log_path)
     page = open_page(browser, viewer.url)
@@ -241,7 +256,9 @@ def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, cree
     expect(page.locator("#verdict.invalid")).to_contain_text("INVALID")
 
 
-def test_host_and_join_with_web_flag_open_the_game_page_and_end_with_it(browser, creepnet):
+def test_host_and_join_with_web_flag_open_the_game_page_stay_up_and_a_no_is_told(
+    browser, creepnet
+):
     name = f"flags {secrets.token_hex(3)}"
     hoster = creepnet("erin", "host", "creeper", "--name", name, "--player", "erin", *WEB)
     host = open_page(browser, hoster.url)
@@ -256,9 +273,18 @@ def test_host_and_join_with_web_flag_open_the_game_page_and_end_with_it(browser,
     mover.click("#resign-yes")
     for page in (host, guest):
         expect(page.locator("#status")).to_contain_text("wins by resignation")
+        expect(page.locator("#again")).to_be_visible()  # play again? on both pages
     for process in (hoster, joiner):
-        assert process.popen.wait(30) == 0
         process.wait_line(re.compile(r"^log: "))
+        process.wait_line(re.compile(r"press Ctrl-C to stop"))
+    guest.click("#again-no")
+    expect(guest.locator("#again")).to_be_hidden()
+    expect(host.locator("#again-news")).to_have_text("finn said no to a rematch")
+    expect(host.locator("#again")).to_be_hidden()
+    for process in (hoster, joiner):
+        assert process.popen.poll() is None  # still serving: only Ctrl-C stops it
+        process.popen.send_signal(signal.SIGINT)
+        assert process.popen.wait(30) == 130
     expect(other.locator("#connection")).to_contain_text("the game is over")
 
 

@@ -26,6 +26,16 @@ HAND_LIMIT = 10  # the engine's default: more at the end of a turn is discarded
 TURN_TIMEOUT = 60_000  # a turn's draws are deck work with proofs, on a shared machine
 
 
+# Every line of the feed is either scrolled out above its box or starts inside it.
+WHOLE_LINES = """() => {
+  const feed = document.getElementById("feed"), top = feed.getBoundingClientRect().top;
+  return feed.scrollTop > 0 && [...feed.children].every((li) => {
+    const box = li.getBoundingClientRect();
+    return box.bottom <= top + 0.5 || box.top >= top - 0.5;
+  });
+}"""
+
+
 def whose_turn(page: Page, number: int) -> str:
     turn = page.locator("#turn")
     expect(turn).to_contain_text(f"Turn {number}:", timeout=TURN_TIMEOUT)
@@ -65,6 +75,7 @@ def play_a_card_by_clicks(mover: Page, other: Page) -> str | None:
     mover.locator(".racer .card.creep.target").first.click()
     if calamity:  # the owner of the Creep is asked, whether or not they hold the Monster
         expect(other.locator("#prompt")).to_contain_text("A Calamity hit your Creep")
+        expect(other.locator("#status")).to_contain_text("answer the Calamity on")  # no "turn"
         expect(other.locator(".card.creep.hit")).to_have_count(1)
         other.locator('#choices [data-action="decline-monster"]').click()
     expect(other.locator("#feed")).to_contain_text(name)
@@ -158,6 +169,9 @@ def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_
 
     for page in (host, guest, spectator):
         expect(page.locator("#status")).to_contain_text("game over", timeout=TURN_TIMEOUT)
+    # The feed, scrolled to its newest line, shows its top line whole (never half cut off).
+    assert spectator.evaluate(WHOLE_LINES), spectator.locator("#feed").inner_text()
+    expect(host.locator(".seat .presence.connected")).to_have_count(2)  # both nodes are there
     bobs_hand = hand_of(guest)
     host.click("#replay-link")
     expect(host.locator("#verdict")).to_contain_text("valid,")
