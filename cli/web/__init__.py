@@ -4,6 +4,7 @@ The page is just another face of the node, like the terminal console: it reads t
 sends actions in the same notation, and the protocol does not change.  `server` serves it on
 loopback behind `guard`; `app` declares the routes; `views` turns a node's games into JSON;
 each game's board has its own view module and script, named by the game's page record in
-`creepnet.cli.faces` (the shared pages load the script a view names; they know no game); the
-shared HTML, CSS and JavaScript live in `static/`.
+`creepnet.cli.faces` (the shared pages load the script a view names; they know no game);
+`again` asks "play again?" at a game's end; the shared HTML, CSS and JavaScript live in
+`static/`.
 """

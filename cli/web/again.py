@@ -48,6 +48,7 @@ class Again:
     looking: bool = False  # a guest's node is looking at the host's games
     looked: bool = False  # it has looked since the end (it looks again after a yes)
     busy: bool = False  # opening or joining the rematch
+    joined: bool = False  # a guest holds its seat in the rematch
 
 
 class Rematches:
@@ -105,6 +106,9 @@ class Rematches:
             if word == "no":
                 return self._decline(game)
             return await self._accept(game, again)
+        except BaseException:
+            again.said = None  # nothing was opened or joined: the question stands
+            raise
         finally:
             self.bump()
 
@@ -145,7 +149,7 @@ class Rematches:
         return [seats[0].player] if host else [s.player for s in seats[1:]]
 
     async def _join(self, game: bytes, again: Again) -> None:
-        if again.busy or again.offered is None:
+        if again.busy or again.joined or again.offered is None:
             return
         again.busy = True
         try:
@@ -156,6 +160,7 @@ class Rematches:
             return
         finally:
             again.busy = False
+        again.joined = True
         self._follow(again, new)
 
     def _follow(self, again: Again, new: bytes) -> None:

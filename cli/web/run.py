@@ -1,7 +1,9 @@
 """Running the web face from the commands: `creepnet ui`, `--web` on host/join/watch/play, and
 `creepnet replay --web`.  Each serves on 127.0.0.1, prints a link and opens the browser with
 another, unless told not to.  Each link carries a one-time code (cli/web/guard.py): the one on
-the browser's command line, which every local user can read, works once and for seconds."""
+the browser's command line, which every local user can read, works once and for seconds.
+A game's page stays up after the game, until Ctrl-C: its replay link and "play again?" need
+the node that serves them."""
 
 from __future__ import annotations
 

@@ -39,6 +39,17 @@ def browser(tmp_path_factory) -> Iterator:
         yield context
 
 
+# Every line of the feed is scrolled out above its box or starts inside it (none half cut;
+# within a pixel and a half: a line's 2 px padding holds no text).
+WHOLE_LINES = """() => {
+  const feed = document.getElementById("feed"), top = feed.getBoundingClientRect().top;
+  return feed.scrollTop > 0 && [...feed.children].every((li) => {
+    const box = li.getBoundingClientRect();
+    return box.bottom <= top + 1.5 || box.top >= top - 1.5;
+  });
+}"""
+
+
 def open_page(browser, url: str, **viewport: int) -> Page:
     page = browser.new_page()
     if viewport:
@@ -187,6 +198,11 @@ def test_the_page_keeps_the_newest_view_whatever_order_views_arrive_in(browser, 
     expect(page.locator("#status")).to_have_text("newer")
     page.evaluate("v => render({...v, version: v.version + 2, status: 'newest'})", current)
     expect(page.locator("#status")).to_have_text("newest")
+    # A long feed, scrolled to its newest line, shows its top line whole (issue 26).
+    lines = [f"seq {n}: a line of the feed, long enough to wrap in the panel" for n in range(40)]
+    page.evaluate("([v, feed]) => render({...v, version: v.version + 3, feed})", [current, lines])
+    expect(page.locator("#feed li").last).to_have_text(lines[-1])
+    assert page.evaluate(WHOLE_LINES)
 
 
 def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, creepnet, tmp_path):
@@ -256,9 +272,7 @@ def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, cree
     expect(page.locator("#verdict.invalid")).to_contain_text("INVALID")
 
 
-def test_host_and_join_with_web_flag_open_the_game_page_stay_up_and_a_no_is_told(
-    browser, creepnet
-):
+def test_host_and_join_with_web_flag_open_the_game_page_stay_up_and_a_no_is_told(browser, creepnet):
     name = f"flags {secrets.token_hex(3)}"
     hoster = creepnet("erin", "host", "creeper", "--name", name, "--player", "erin", *WEB)
     host = open_page(browser, hoster.url)

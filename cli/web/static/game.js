@@ -141,7 +141,8 @@ function render(next) {
   document.getElementById("resign").hidden = !page.resign;
   const notation = document.getElementById("notation");
   notation.placeholder = words.placeholder || "type your action…";
-  notation.title = notation.placeholder; // all of it, where the field is too narrow
+  notation.title = notation.placeholder;
+  fitPlaceholder(notation);
   document.getElementById("watching").hidden = !view.spectator;
   const offer = page.draw_offers && board && board.can_answer_draw && playing;
   document.getElementById("draw-offer").hidden = !offer;
@@ -164,6 +165,19 @@ function render(next) {
   const feed = document.getElementById("feed");
   feed.replaceChildren(...view.feed.map((line) => el("li", {}, line)));
   fitToWholeLines(feed);
+}
+
+// A game's placeholder (its examples) too long for the field beside Send gives the field a
+// row of its own, Send under it: the examples are never cut off.
+function fitPlaceholder(input) {
+  if (!input.clientWidth) return; // hidden: measured when shown
+  const style = getComputedStyle(input, "::placeholder");
+  const context = (fitPlaceholder.canvas ||= document.createElement("canvas")).getContext("2d");
+  context.font = `${style.fontSize} ${style.fontFamily}`;
+  input.form.classList.remove("roomy"); // measured beside Send
+  const inner = getComputedStyle(input);
+  const room = input.clientWidth - parseFloat(inner.paddingLeft) - parseFloat(inner.paddingRight);
+  input.form.classList.toggle("roomy", context.measureText(input.placeholder).width > room);
 }
 
 // A scrolled list shows its newest lines whole: the box is cut to the height of the last
