@@ -5,9 +5,12 @@ bots opens the next one asking nobody."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import trio
 from conftest import FAST, until_guest_decides
-from web_support import call
+from web_support import call, view_until
 
 from creepnet.cli.web.again import DECLINED
 from creepnet.cli.web.app import build_app
@@ -15,14 +18,21 @@ from creepnet.cli.web.face import WebFace
 from creepnet.node.node import Node
 
 
-async def _view_until(face: WebFace, app, path: str, predicate) -> dict:
-    while True:
-        changed = face.changed
-        status, view = await call(app, "GET", path)
-        assert status == 200, view
-        if predicate(view):
-            return view
-        await changed.wait()
+@asynccontextmanager
+async def two_pages(tmp_path) -> AsyncIterator[tuple]:
+    """Alice's and bob's nodes on loopback, each with its page's face running: (nodes, faces,
+    apps)."""
+    with trio.fail_after(120):
+        async with (
+            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
+            Node.open(tmp_path / "b", host="127.0.0.1", timeouts=FAST) as bob,
+            trio.open_nursery() as nursery,
+        ):
+            faces = WebFace(alice, "alice"), WebFace(bob, "bob")
+            for face in faces:
+                await nursery.start(face.run)
+            yield (alice, bob), faces, tuple(build_app(face) for face in faces)
+            nursery.cancel_scope.cancel()
 
 
 async def _finished_game(alice: Node, bob: Node, host_app) -> bytes:
@@ -40,73 +50,74 @@ async def _finished_game(alice: Node, bob: Node, host_app) -> bytes:
 
 
 async def test_both_pages_ask_the_host_opens_the_guest_is_told_and_both_move_on(tmp_path):
-    with trio.fail_after(120):
-        async with (
-            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
-            Node.open(tmp_path / "b", host="127.0.0.1", timeouts=FAST) as bob,
-            trio.open_nursery() as nursery,
-        ):
-            host_face, guest_face = WebFace(alice, "alice"), WebFace(bob, "bob")
-            await nursery.start(host_face.run)
-            await nursery.start(guest_face.run)
-            host_app, guest_app = build_app(host_face), build_app(guest_face)
-            status, view = await call(host_app, "POST", "/api/host", {"kind": "creeper"})
-            assert (await call(host_app, "GET", f"/api/game/{view['game']}"))[1]["again"] is None
-            game = await _finished_game(alice, bob, host_app)
-            path = f"/api/game/{game.hex()}"
-            for app in (host_app, guest_app):
-                status, view = await call(app, "GET", path)
-                assert view["again"]["ask"] and view["again"]["next"] is None
-            status, answer = await call(host_app, "POST", path + "/again", {"answer": "maybe"})
-            assert status == 400 and "yes or no" in answer["error"]
+    async with two_pages(tmp_path) as ((alice, bob), (host_face, guest_face), apps):
+        host_app, guest_app = apps
+        status, view = await call(host_app, "POST", "/api/host", {"kind": "creeper"})
+        assert (await call(host_app, "GET", f"/api/game/{view['game']}"))[1]["again"] is None
+        game = await _finished_game(alice, bob, host_app)
+        path = f"/api/game/{game.hex()}"
+        for app in (host_app, guest_app):
+            status, view = await call(app, "GET", path)
+            assert view["again"]["ask"] and view["again"]["next"] is None
+        status, answer = await call(host_app, "POST", path + "/again", {"answer": "maybe"})
+        assert status == 400 and "yes or no" in answer["error"]
 
-            status, said = await call(host_app, "POST", path + "/again", {"answer": "yes"})
-            assert status == 200, said
-            assert said["said"] == "you opened the rematch; waiting for bob to join"
-            assert not said["again"]["ask"]
-            status, answer = await call(host_app, "POST", path + "/again", {"answer": "no"})
-            assert status == 400 and "you said yes already" in answer["error"]
+        status, said = await call(host_app, "POST", path + "/again", {"answer": "yes"})
+        assert status == 200, said
+        assert said["said"] == "you opened the rematch; waiting for bob to join"
+        assert not said["again"]["ask"]
+        status, answer = await call(host_app, "POST", path + "/again", {"answer": "no"})
+        assert status == 400 and "you said yes already" in answer["error"]
 
-            told = await _view_until(guest_face, guest_app, path, lambda v: v["again"]["news"])
-            assert told["again"]["news"] == ["alice opened a rematch: play again?"]
-            assert told["again"]["ask"]
-            status, said = await call(guest_app, "POST", path + "/again", {"answer": "yes"})
-            assert status == 200 and said["said"] == "you joined the rematch", said
+        told = await view_until(guest_face, guest_app, path, lambda v: v["again"]["news"])
+        assert told["again"]["news"] == ["alice opened a rematch: play again?"]
+        assert told["again"]["ask"]
+        status, said = await call(guest_app, "POST", path + "/again", {"answer": "yes"})
+        assert status == 200 and said["said"] == "you joined the rematch", said
 
-            views = [
-                await _view_until(face, app, path, lambda v: v["again"]["next"])
-                for face, app in ((host_face, host_app), (guest_face, guest_app))
-            ]
-            new = views[0]["again"]["next"]
-            assert views[1]["again"]["next"] == new != game.hex()
-            rematch = alice.session(bytes.fromhex(new))
-            assert rematch.started and rematch.name == "series"
-            assert {s.player for s in rematch.seats} == {"alice", "bob"}
-            nursery.cancel_scope.cancel()
+        views = [
+            await view_until(face, app, path, lambda v: v["again"]["next"])
+            for face, app in ((host_face, host_app), (guest_face, guest_app))
+        ]
+        new = views[0]["again"]["next"]
+        assert views[1]["again"]["next"] == new != game.hex()
+        rematch = alice.session(bytes.fromhex(new))
+        assert rematch.started and rematch.name == "series"
+        assert {s.player for s in rematch.seats} == {"alice", "bob"}
+
+
+async def test_a_guests_yes_first_waits_and_joins_once_the_host_opens(tmp_path):
+    async with two_pages(tmp_path) as ((alice, bob), (host_face, guest_face), apps):
+        host_app, guest_app = apps
+        game = await _finished_game(alice, bob, host_app)
+        path = f"/api/game/{game.hex()}"
+        status, said = await call(guest_app, "POST", path + "/again", {"answer": "yes"})
+        assert status == 200, said
+        assert said["said"] == "you said yes; you join the rematch as soon as alice opens it"
+        assert said["again"]["next"] is None and not said["again"]["ask"]
+        status, said = await call(host_app, "POST", path + "/again", {"answer": "yes"})
+        assert status == 200, said
+        views = [
+            await view_until(face, app, path, lambda v: v["again"]["next"])
+            for face, app in ((host_face, host_app), (guest_face, guest_app))
+        ]
+        assert views[0]["again"]["next"] == views[1]["again"]["next"]
+        assert bob.session(bytes.fromhex(views[1]["again"]["next"])).local_seat == 1
 
 
 async def test_a_no_on_one_page_is_told_on_the_other(tmp_path):
-    with trio.fail_after(120):
-        async with (
-            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
-            Node.open(tmp_path / "b", host="127.0.0.1", timeouts=FAST) as bob,
-            trio.open_nursery() as nursery,
-        ):
-            host_face, guest_face = WebFace(alice, "alice"), WebFace(bob, "bob")
-            await nursery.start(host_face.run)
-            await nursery.start(guest_face.run)
-            host_app, guest_app = build_app(host_face), build_app(guest_face)
-            game = await _finished_game(alice, bob, host_app)
-            path = f"/api/game/{game.hex()}"
-            await call(host_app, "GET", path)  # the host's page shows the end: it asks
-            status, said = await call(guest_app, "POST", path + "/again", {"answer": "no"})
-            assert status == 200 and said["said"] == "you said no to a rematch"
-            assert not said["again"]["ask"]
-            view = await _view_until(host_face, host_app, path, lambda v: not v["again"]["ask"])
-            assert view["again"]["news"] == [f"bob {DECLINED}"]
-            status, answer = await call(host_app, "POST", path + "/again", {"answer": "yes"})
-            assert status == 400 and "no rematch any more" in answer["error"]
-            nursery.cancel_scope.cancel()
+    async with two_pages(tmp_path) as ((alice, bob), (host_face, guest_face), apps):
+        host_app, guest_app = apps
+        game = await _finished_game(alice, bob, host_app)
+        path = f"/api/game/{game.hex()}"
+        await call(host_app, "GET", path)  # the host's page shows the end: it asks
+        status, said = await call(guest_app, "POST", path + "/again", {"answer": "no"})
+        assert status == 200 and said["said"] == "you said no to a rematch"
+        assert not said["again"]["ask"]
+        view = await view_until(host_face, host_app, path, lambda v: not v["again"]["ask"])
+        assert view["again"]["news"] == [f"bob {DECLINED}"]
+        status, answer = await call(host_app, "POST", path + "/again", {"answer": "yes"})
+        assert status == 400 and "no rematch any more" in answer["error"]
 
 
 async def test_against_bots_play_again_opens_the_next_game_asking_nobody(tmp_path):

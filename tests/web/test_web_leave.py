@@ -6,23 +6,13 @@ from __future__ import annotations
 
 import trio
 from conftest import FAST, until_guest_decides
-from web_support import call
+from web_support import call, view_until
 
 from creepnet.cli.web.app import build_app
 from creepnet.cli.web.face import WebFace
 from creepnet.node.node import Node
 from creepnet.node.retirement import RETIRED, RETIRING
 from creepnet.protocol.verify import verify_log_bytes
-
-
-async def _view_until(face: WebFace, app, path: str, predicate) -> dict:
-    while True:
-        changed = face.changed
-        status, view = await call(app, "GET", path)
-        assert status == 200, view
-        if predicate(view):
-            return view
-        await changed.wait()
 
 
 async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) -> None:
@@ -47,7 +37,7 @@ async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) 
 
             # the node's countdown is one line that changes, shown while the log stands still
             alice._reporter.publish(RETIRING, "waiting for bob: no word for 3 s", game)
-            view = await _view_until(host_face, host_app, path, lambda v: v["retiring"])
+            view = await view_until(host_face, host_app, path, lambda v: v["retiring"])
             assert view["retiring"] == "waiting for bob: no word for 3 s"
             assert view["leave"] and not view["claim"]  # bob is not gone: nothing to claim
             status, answer = await call(host_app, "POST", path + "/leave", {"what": "claim"})
@@ -62,7 +52,7 @@ async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) 
             status, answer = await call(guest_app, "POST", path + "/leave", {"what": "leave"})
             assert status == 400  # once is enough
 
-            view = await _view_until(host_face, host_app, path, lambda v: v["claim"])
+            view = await view_until(host_face, host_app, path, lambda v: v["claim"])
             assert any("bob is gone" in line for line in view["news"])
             status, claimed = await call(host_app, "POST", path + "/leave", {"what": "claim"})
             assert status == 200, claimed
@@ -75,5 +65,5 @@ async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) 
             assert verdict.outcome == claim
 
             alice._reporter.publish(RETIRED, "bob left the game; the table plays on", game)
-            await _view_until(host_face, host_app, path, lambda v: "bob left" in v["news"][-1])
+            await view_until(host_face, host_app, path, lambda v: "bob left" in v["news"][-1])
             nursery.cancel_scope.cancel()

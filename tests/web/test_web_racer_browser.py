@@ -26,6 +26,15 @@ HAND_LIMIT = 10  # the engine's default: more at the end of a turn is discarded
 TURN_TIMEOUT = 60_000  # a turn's draws are deck work with proofs, on a shared machine
 
 
+# On every Creep card drawn, the strength and the name do not overlap.
+STRENGTHS_CLEAR = """() => {
+  const cards = [...document.querySelectorAll(".card.creep")];
+  return cards.length > 0 && cards.every((card) => {
+    const a = card.querySelector(".strength").getBoundingClientRect();
+    const b = card.querySelector(".card-name").getBoundingClientRect();
+    return a.bottom <= b.top + 0.5 || a.right <= b.left || b.right <= a.left;
+  });
+}"""
 # The notation field's placeholder, measured in its own font, fits inside the field.
 PLACEHOLDER_FITS = """() => {
   const input = document.getElementById("notation"), style = getComputedStyle(input);
@@ -172,6 +181,7 @@ def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_
     for page in (host, guest, spectator):
         expect(page.locator("#status")).to_contain_text("game over", timeout=TURN_TIMEOUT)
     expect(host.locator(".seat .presence.connected")).to_have_count(2)  # both nodes are there
+    assert spectator.evaluate(STRENGTHS_CLEAR)  # a "4/5" never covers the Creep's name
     bobs_hand = hand_of(guest)
     host.click("#replay-link")
     expect(host.locator("#verdict")).to_contain_text("valid,")

@@ -165,3 +165,15 @@ async def call(app, method: str, path: str, body: object = None) -> tuple[int, o
     await app(scope, receive, send)
     text = answer["body"].decode()
     return answer["status"], json.loads(text) if b"json" in answer["type"] else text
+
+
+async def view_until(face, app, path: str, predicate) -> dict:
+    """The game view at ``path`` once ``predicate`` holds, asked again after each change the
+    face sees (no polling timer)."""
+    while True:
+        changed = face.changed
+        status, view = await call(app, "GET", path)
+        assert status == 200, view
+        if predicate(view):
+            return view
+        await changed.wait()
