@@ -225,6 +225,8 @@ class Rematches:
         again = self.games.get(update.game) if update.game is not None else None
         if again is None or again.closed or again.said == "no" or again.next_game is not None:
             return
+        if update.game in self.makers:
+            return  # a bot's node goes when its game is over: the next game has new ones
         runtime = self.node.games[update.game]  # type: ignore[index]
         seats = runtime.session.seats
         seat = next((i for i, s in enumerate(seats) if fingerprint(s.key) == update.peer), None)

@@ -235,7 +235,7 @@ def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, cree
     log_path = solo.wait_line(re.compile(r"^log: (.+)$")).group(1)
     # The node stays up after the game (issue 26): the page's replay link works, and it
     # offers another game against the same bot, which the page moves on to.
-    expect(page.locator("#again-text")).to_contain_text("against the same bots")
+    expect(page.locator("#again-text")).to_have_text("Play again? A new game against the same bot.")
     page.click("#replay-link")
     expect(page.locator("#verdict.valid")).to_contain_text("wins by resignation")
     page.go_back()

@@ -65,11 +65,12 @@ async function playAgain(answer) {
   }
 }
 
-function showAgain(again) {
+function showAgain(again, seats) {
   const box = document.getElementById("again");
   box.hidden = !(again && again.ask);
   if (again && again.bots) {
-    document.getElementById("again-text").textContent = "Play again? A new game against the same bots.";
+    const bots = seats > 2 ? "the same bots" : "the same bot";
+    document.getElementById("again-text").textContent = `Play again? A new game against ${bots}.`;
   }
   const news = document.getElementById("again-news");
   const lines = again ? again.news : [];
@@ -157,7 +158,7 @@ function render(next) {
     after.replaceChildren("The log is signed by every player: ",
       el("a", { href: withToken("/replay/" + view.game), id: "replay-link" }, "replay and verify it"), ".");
   }
-  showAgain(view.again);
+  showAgain(view.again, view.seat_count);
   document.getElementById("news-title").hidden = !view.news.length;
   const news = document.getElementById("news");
   news.replaceChildren(...view.news.map((line) => el("li", {}, line)));
