@@ -301,8 +301,10 @@ class WebFace:
             text = await self.rematches.answer(game, answer, left=game in self.left)
         except ValueError as exc:
             raise WebError(f"not now: {exc}") from None
-        except (NodeError, Rejection) as exc:
-            raise WebError(f"no rematch: {getattr(exc, 'reason', exc)}") from None
+        except NodeError as exc:
+            raise WebError(f"no rematch: {exc}") from None
+        except Rejection as exc:
+            raise WebError(f"no rematch: {exc.reason}") from None
         self._add_news(game, text)
         self._bump()
         return text
