@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from creepnet.cli.faces import FACES
+from creepnet.cli.narration import status
 from creepnet.cli.text import printable
 from creepnet.protocol.log import Rejection, split_log
 from creepnet.protocol.session import Session
@@ -63,6 +64,10 @@ class Teller(Protocol):
 
     def tell(self, before: Before, session: Session, seq: int) -> Told | None: ...
 
+    def waiting(self, what: str) -> str:
+        """The protocol's text of a step the table waits on, in the words the live page uses."""
+        ...
+
 
 @dataclass(frozen=True)
 class Work:
@@ -93,6 +98,7 @@ class Story:
     turns: list[TurnMark] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
     words: list[str] = field(default_factory=list)  # per event: who did what, in words
+    status: list[str] = field(default_factory=list)  # per event: what the game does after it
     step_of: list[int] = field(default_factory=list)  # per event: the step it is folded into
     error: Rejection | None = None  # why the log stops being valid (None: it is valid so far)
 
@@ -217,6 +223,7 @@ def tell_log(data: bytes | Sequence[bytes], watch: Watch | None = None) -> Story
         if told.news and story.steps:
             step = story.steps[-1]
             step.text = "; ".join([step.text, *told.news])
+        story.status.append(replay_status(session, teller))
         if watch is not None:
             watch(session, seq)
     if ahead:  # work under way when the log ends: the move it serves is not in the log yet
@@ -239,6 +246,14 @@ def tell_log(data: bytes | Sequence[bytes], watch: Watch | None = None) -> Story
         for seq in (step.seq, *(item.seq for item in step.work)):
             story.step_of[seq] = index
     return story
+
+
+def replay_status(session: Session, teller: Teller | None) -> str:
+    """The live status line, with the step waited on in the game's words when it has a teller."""
+    waiting = session.waiting_for()
+    if teller is None or waiting is None or session.finished or session.halted is not None:
+        return status(session)
+    return printable(f"waiting for {name(session, waiting.seat)} to {teller.waiting(waiting.what)}")
 
 
 def work_summary(work: Sequence[Work]) -> list[str]:

@@ -70,6 +70,9 @@ class RacerTeller:
         ahead = prior.turn is None or draw
         return Told(work=_work(before), ahead=ahead, news=news)
 
+    def waiting(self, what: str) -> str:
+        return waiting_words(what)
+
     def _news(self, prior: racer.State, after: racer.State) -> tuple[str, ...]:
         said = consequences(prior, after)
         die = modifier_die(after)
@@ -186,7 +189,7 @@ def table(state: racer.State, cards: Mapping[int, int], title: str) -> str | Non
         if not player.active:
             lines.append(f"  seat {player.seat} (out): line [{line}]")
             continue
-        if cards:
+        if cards and all(slot in cards for slot in player.hand):
             hand = ", ".join(card_name(state, cards, slot) for slot in player.hand) or "-"
         else:
             hand = f"{len(player.hand)} cards"

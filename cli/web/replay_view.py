@@ -16,7 +16,6 @@ from typing import Any
 
 from creepnet.cli.commands.verify import render
 from creepnet.cli.faces import page_of
-from creepnet.cli.narration import status
 from creepnet.cli.replay_story import Story, tell_log, work_summary
 from creepnet.cli.web.views import page_labels, seats
 from creepnet.protocol.session import Session
@@ -40,14 +39,15 @@ def frames(data: bytes) -> tuple[Story, list[dict[str, Any]], list[dict[str, Any
             {
                 "seq": index,
                 "type": session.log.events[index].type,
-                "status": status(session),
                 "board": board,
             }
         )
 
     story = tell_log(data, watch)
-    for frame, words, step in zip(shown, story.words, story.step_of, strict=True):
-        frame["text"], frame["step"] = words, step
+    for frame, words, step, now in zip(
+        shown, story.words, story.step_of, story.status, strict=True
+    ):
+        frame["text"], frame["step"], frame["status"] = words, step, now
     page = page_of(story.session.kind)
     if not kept or page is None or page.position is None:
         return story, shown, []
