@@ -154,7 +154,7 @@ def default_told(session: Session, seq: int, moves: int) -> Told:
         return Told(work=f"reveals randomness for draw {event.body['draw']}")
     narrate = FACES[session.kind].narrate if session.kind in FACES else None
     words = (narrate(event.type, event.body) if narrate is not None else None) or event.type
-    return Told(words, turn=TurnMark(f"Move {moves + 1}", moves + 1))
+    return Told(words, turn=TurnMark(f"Move {moves + 1}: {author(session, seq)}", moves + 1))
 
 
 def tell_log(data: bytes | Sequence[bytes], watch: Watch | None = None) -> Story:

@@ -83,7 +83,10 @@ function render(data) {
   for (const turn of data.turns) {
     if (!turn.steps.length) continue;
     const first = turn.steps[0];
-    items.push(el("li", { class: "turn-head", onclick: () => show(first) }, turn.title));
+    // A heading over a single step (a Creeper move is a turn) adds nothing: the panel names it.
+    if (turn.steps.length > 1) {
+      items.push(el("li", { class: "turn-head", onclick: () => show(first) }, turn.title));
+    }
     for (const i of turn.steps) items.push(stepItem(data.steps[i], i));
   }
   document.getElementById("events").replaceChildren(...items);
