@@ -120,6 +120,11 @@ def author(session: Session, seq: int, short: bool = False) -> str:
     return session.seats[seat].player if short else name(session, seat)
 
 
+def listed(items: Sequence[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    return " and ".join([", ".join(items[:-1]), items[-1]] if len(items) > 2 else items)
+
+
 def session_told(session: Session, seq: int) -> Told | None:
     """The session's events, the same for every game."""
     event = session.log.events[seq]
@@ -132,7 +137,7 @@ def session_told(session: Session, seq: int) -> Told | None:
         return Told("starts the game")
     if event.type == "retire":
         gone = name(session, body["seat"])
-        voters = " and ".join(name(session, vote[0]) for vote in body["votes"])
+        voters = listed([name(session, vote[0]) for vote in body["votes"]])
         return Told(  # a leave notice is no event: the log cannot tell a leave from a silence
             f"{gone} left the game or stopped answering, and was retired at seq {event.seq} "
             f"by the votes of {voters}; the table plays on without them",

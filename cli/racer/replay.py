@@ -166,7 +166,8 @@ def replay_racer(raws: list[bytes], args: argparse.Namespace) -> int:
             if step.work:
                 print(f"      with: {'; '.join(work_summary(step.work))}")
     if args.at is None:
-        result = final.outcome_text or abandonment_text(final) or "unfinished"
+        waiting = f"unfinished: {story.status[-1]}" if story.status else "unfinished"
+        result = final.outcome_text or abandonment_text(final) or waiting
         print(f"result: {printable(result)}")
     return 0
 
