@@ -97,5 +97,5 @@ def replay_view(name: str, data: bytes) -> dict[str, Any]:
         "frames": shown,
         "boards": boards,
         "outcome": session.outcome_text,
-        "verdict": {**verdict.to_json(), "text": render(name, verdict)},
+        "verdict": {**verdict.to_json(), "text": render(name, verdict, data)},
     }

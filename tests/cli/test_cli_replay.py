@@ -35,6 +35,8 @@ def test_a_retirement_is_told_with_the_tables_steps_for_the_retired_seat(tmp_pat
     assert main(["verify", str(path)]) == 0
     said = capsys.readouterr().out
     assert f"seat {GONE} (p{GONE}) retired by the table at seq {retired[1]}" in said
+    # both seats left published their shares of its keys; with two left, nobody re-deals
+    assert "escrow checked: 2 publications of shares of a retired seat's keys, 0 re-deals" in said
 
 
 def test_the_retire_event_alone_is_told_in_words(tmp_path, capsys):

@@ -79,3 +79,4 @@ async def test_a_retirement_is_a_step_with_the_tables_work_for_the_retired_seat(
     board = replay["boards"][steps[-1]["board"]]
     assert not board["players"][GONE]["active"]
     assert "retired by the table" in replay["verdict"]["text"]
+    assert "escrow checked: 2 publications" in replay["verdict"]["text"]
