@@ -62,3 +62,20 @@ def test_an_unfinished_racer_log_shows_hands_as_counts_only(tmp_path, capsys):
     assert "== Turn 1: " not in out and "== Turn 3: " not in out
     assert main(["replay", str(path), "--at", "9"]) == 2
     assert "turns 1 to 4" in capsys.readouterr().err
+
+
+def test_one_event_is_told_in_words_with_the_table_after_it(tmp_path, capsys):
+    path, table = racer_log(tmp_path)
+    events = table.sessions[0].log.events
+    draw = next(
+        e.seq
+        for e in events
+        if e.type == "act" and e.body["action"].startswith("keep-drawn") and e.seq > 60
+    )
+    release = draw - 1  # the deck work that let the drawing seat see its card
+    assert events[release].type == "deck"
+    assert main(["replay", str(path), "--event", str(release)]) == 0
+    out = capsys.readouterr().out
+    assert re.match(rf"seq {release}: p\d \(seat \d\): let seat \d see the card it draws\n", out)
+    assert f"== after event #{release} ==" in out and not JARGON.search(out)
+    assert main(["replay", str(path), "--event", str(len(events))]) == 2
