@@ -105,7 +105,9 @@ def test_the_deck_work_is_said_in_words_for_people():
         "release deck:2[7] to seat 0 for retired seat 2": (
             "let seat 0 see the card it draws, for retired seat 2"
         ),
-        "publish its shares of retired seat 2's keys": "publish its shares of retired seat 2's keys",
+        "re-deal its escrow among the seats still playing": (
+            "re-deal its escrow among the seats still playing"
+        ),
     }
     for internal, words in said.items():
         assert waiting_words(internal) == words
