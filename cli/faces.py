@@ -26,6 +26,7 @@ from creepnet.protocol.games import Registry
 
 if TYPE_CHECKING:
     from creepnet.cli.game_options import GameChoices
+    from creepnet.cli.replay_story import Teller
     from creepnet.protocol.session import Session
 
 
@@ -113,6 +114,9 @@ class GameFace:
     perft: Callable[[argparse.Namespace], int] | None = None  # `creepnet perft KIND …`
     # The game's own events in words: (type, body) -> what its author did (None: just the type).
     narrate: Callable[[str, dict[str, Any]], str | None] | None = None
+    # The replay's words for the game's events, folded into moves and turns (cli/replay_story.py;
+    # built afresh for each log).  None: each game event is a move told by ``narrate``.
+    teller: Callable[[], Teller] | None = None
 
 
 def _face_of(module: str) -> Callable[[], GameFace]:

@@ -6,10 +6,12 @@ import argparse
 import json
 import os
 import time
+from collections import Counter
 
 from creepnet.cli.options import UsageError, fail, read_file
 from creepnet.cli.signature_pool import SignaturePool
 from creepnet.cli.text import printable_lines
+from creepnet.protocol.log import Rejection, parse_or_reject, split_log
 from creepnet.protocol.verify import Verdict, verify_file_bytes
 
 
@@ -28,7 +30,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def render(name: str, verdict: Verdict) -> str:
+def escrow_note(data: bytes) -> str | None:
+    """The escrow work of a log whose table retired a seat, every piece of which a valid verdict
+    has checked (docs/ESCROW.md: each share against its commitment, each re-deal's bundle)."""
+    try:
+        events = [parse_or_reject(raw) for raw in split_log(data).items]
+    except Rejection:
+        return None
+    ops = Counter(
+        event.body.get("op")
+        for event in events
+        if event.type == "deck" and isinstance(event.body, dict)
+    )
+    if not ops["recover"] and not ops["refresh"]:
+        return None
+    return (
+        f"escrow checked: {ops['recover']} publications of shares of a retired seat's keys, "
+        f"{ops['refresh']} re-deals of escrow among the seats still playing"
+    )
+
+
+def render(name: str, verdict: Verdict, data: bytes | None = None) -> str:
     if not verdict.valid:
         assert verdict.error is not None
         return f"{name}: INVALID\n  {verdict.error.describe()}"
@@ -40,6 +62,10 @@ def render(name: str, verdict: Verdict) -> str:
     if verdict.outcome:
         lines.append(f"  outcome: {verdict.outcome}")
     lines.extend(f"  {note}" for note in verdict.notes)
+    retired = any("retired by the table" in note for note in verdict.notes)
+    escrow = escrow_note(data) if data is not None and retired else None
+    if escrow is not None:
+        lines.append(f"  {escrow}")
     return "\n".join(lines)
 
 
@@ -106,7 +132,7 @@ def _verify_all(args: argparse.Namespace, pool: SignaturePool | None) -> int:
         if args.json:
             print(json.dumps({"file": name, **verdict.to_json()}))
         else:
-            print(printable_lines(render(name, verdict)))
+            print(printable_lines(render(name, verdict, data)))
         if not verdict.valid:
             worst = max(worst, 1)
     if len(contents) > 1 and not args.json:

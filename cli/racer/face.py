@@ -36,6 +36,12 @@ def replay(raws: list[bytes], args: argparse.Namespace) -> int:
     return replay_racer(raws, args)
 
 
+def teller() -> Any:
+    from creepnet.cli.racer.replay import RacerTeller
+
+    return RacerTeller()
+
+
 def page_view(session: Session) -> dict[str, Any] | None:
     from creepnet.cli.web import racer_view
 
@@ -113,4 +119,5 @@ FACE = GameFace(
     ),
     local_demo=local_demo,
     narrate=narrate,
+    teller=teller,
 )

@@ -105,14 +105,9 @@ class Story:
 
     def _setup(self, before: State, actor: int, action: racer.Action | None, after: State) -> None:
         request = racer.pending(before)
-        if isinstance(before.stage, RevealFaceUp) and not isinstance(after.stage, RevealFaceUp):
-            self.lines.append(
-                f"Set-up: seat {before.options.dealer} deals; "
-                f"{before.options.face_up_creeps} face-up Creeps each:"
-            )
-            for p in after.players:
-                creeps = ", ".join(f"{_name(after, c.slot)} ({after.strength(c)})" for c in p.line)
-                self.lines.append(f"  seat {p.seat}: {creeps}")
+        dealt = deal_lines(before, after)
+        if dealt:
+            self.lines.extend(dealt)
         elif isinstance(action, racer.Die) and isinstance(request, racer.NeedDie):
             if request.purpose == "deck-shift":
                 shift = "odd: every deck passes left" if action.value % 2 else "even: decks stay"
@@ -132,13 +127,45 @@ class Story:
             )
 
     def _consequences(self, before: State, after: State) -> None:
-        died = [s for s in after.dead if s not in set(before.dead)]
-        if died:
-            verb = " dies" if len(died) == 1 else " die"
-            self.parts.append(" and ".join(_name(after, s) for s in died) + verb)
-        for old, new in zip(before.players, after.players, strict=True):
-            if old.active and not new.active:
-                self.parts.append(f"seat {new.seat} is out")
+        self.parts.extend(consequences(before, after))
+
+
+def deal_lines(before: State, after: State) -> list[str]:
+    """The deal, once its face-up Creeps are shown (none before or after that step)."""
+    if not isinstance(before.stage, RevealFaceUp) or isinstance(after.stage, RevealFaceUp):
+        return []
+    lines = [
+        f"Set-up: seat {before.options.dealer} deals; "
+        f"{before.options.face_up_creeps} face-up Creeps each:"
+    ]
+    for p in after.players:
+        creeps = ", ".join(f"{_name(after, c.slot)} ({after.strength(c)})" for c in p.line)
+        lines.append(f"  seat {p.seat}: {creeps}")
+    return lines
+
+
+def consequences(before: State, after: State) -> list[str]:
+    """What a step brought about that everyone sees: Creeps that died, players out."""
+    said = []
+    died = [s for s in after.dead if s not in set(before.dead)]
+    if died:
+        verb = " dies" if len(died) == 1 else " die"
+        said.append(" and ".join(_name(after, s) for s in died) + verb)
+    for old, new in zip(before.players, after.players, strict=True):
+        if old.active and not new.active:
+            said.append(f"seat {new.seat} is out")
+    return said
+
+
+def ending(state: State) -> str | None:
+    """The end of the game in words, once it is over."""
+    over = racer.pending(state)
+    return _ending(state, over.winner) if isinstance(over, racer.GameOver) else None
+
+
+def move_words(before: State, actor: int, action: racer.Action, after: State) -> str:
+    """A seat's action as the story tells it ("" for one the story leaves out)."""
+    return _describe(before, actor, action, after)
 
 
 def _ending(state: State, winner: int | None) -> str:
@@ -276,6 +303,8 @@ TOPIC_WORDS = {
 def _pool(name: str) -> str:
     if name.startswith("discard"):
         return "the discard pile"
+    if name == "faceup":
+        return "the face-up Creeps"
     if name in ("creeps", "play", "cards"):
         return {"creeps": "the Creeps", "play": "the play cards", "cards": "the cards"}[name]
     return "a draw deck"
@@ -309,6 +338,9 @@ _STEPS: tuple[tuple[str, Callable[[re.Match[str]], str]], ...] = (
 def waiting_words(what: str) -> str:
     """A protocol step text (the racer adapter's ``next()`` and the session's) for people:
     "release deck:3[12] to seat 0" -> "let seat 0 see the card it draws"."""
+    retired = re.fullmatch(r"(.+) for retired seat (\d+)", what)
+    if retired:  # a step the table takes for a seat it retired
+        return f"{waiting_words(retired[1])}, for retired seat {retired[2]}"
     for pattern, words in _STEPS:
         found = re.fullmatch(pattern, what)
         if found:

@@ -244,7 +244,8 @@ def replay_table(state: racer.State, final: Any) -> dict[str, Any] | None:
     cards = getattr(final, "cards", None)
     if cards is not None:
         for row, player in zip(result["players"], state.players, strict=True):
-            row["hand"] = [card_json(obs, cards[slot]) for slot in player.hand if slot in cards]
+            if all(slot in cards for slot in player.hand):  # not under a retired seat's layer
+                row["hand"] = [card_json(obs, cards[slot]) for slot in player.hand]
     return result
 
 

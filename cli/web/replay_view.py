@@ -1,11 +1,13 @@
-"""A log file for the replay page: one frame per event (what happened in words, the position
-after it), and the verdict of `creepnet verify` on the same bytes, rendered by the same code.
+"""A log file for the replay page: its story step by step and turn by turn (cli/replay_story.py,
+the words `creepnet replay` prints too), the position after each step, and the verdict of
+`creepnet verify` on the same bytes, rendered by the same code.
 
-Positions are kept once each (``boards``; a frame names its board by index): most events of a
-card game's log are deck work that leaves the table as it was.  A position is drawn after the
-whole log is read, because a finished log may end with an audit that names every hidden card,
-and the replay then shows every hand at every point.  What to keep and how to draw it is the
-game's page record's (``keep``, ``position``).
+Positions are kept once each (``boards``; a step or frame names its board by index): most events
+of a card game's log are deck work that leaves the table as it was.  A position is drawn after
+the whole log is read, because a finished log may end with an audit that names every hidden
+card, and the replay then shows every hand at every point.  What to keep and how to draw it is
+the game's page record's (``keep``, ``position``).  ``frames`` (one per event, in words) are the
+fine grain under the steps: each names the step it is folded into.
 """
 
 from __future__ import annotations
@@ -14,28 +16,18 @@ from typing import Any
 
 from creepnet.cli.commands.verify import render
 from creepnet.cli.faces import page_of
-from creepnet.cli.narration import describe, status
+from creepnet.cli.replay_story import Story, tell_log, work_summary
 from creepnet.cli.web.views import page_labels, seats
-from creepnet.protocol.log import Rejection, split_log
 from creepnet.protocol.session import Session
 from creepnet.protocol.verify import verify_file_bytes
 
 
-def frames(data: bytes) -> tuple[Session, list[dict[str, Any]], list[dict[str, Any] | None]]:
-    """The session after the last good event, a frame per event up to there, and the
-    positions the frames name."""
-    session = Session()
+def frames(data: bytes) -> tuple[Story, list[dict[str, Any]], list[dict[str, Any] | None]]:
+    """The log's story, a frame per good event, and the positions the frames name."""
     shown: list[dict[str, Any]] = []
     kept: list[Any] = []
-    try:
-        items = split_log(data).items
-    except Rejection:
-        return session, shown, []
-    for index, raw in enumerate(items):
-        try:
-            session.accept(raw)
-        except Rejection:
-            break
+
+    def watch(session: Session, index: int) -> None:
         page = page_of(session.kind)
         board = None
         if page is not None and page.keep is not None and session.game_state is not None:
@@ -47,29 +39,63 @@ def frames(data: bytes) -> tuple[Session, list[dict[str, Any]], list[dict[str, A
             {
                 "seq": index,
                 "type": session.log.events[index].type,
-                "text": describe(session, index),
-                "status": status(session),
                 "board": board,
             }
         )
-    page = page_of(session.kind)
+
+    story = tell_log(data, watch)
+    for frame, words, step, now in zip(
+        shown, story.words, story.step_of, story.status, strict=True
+    ):
+        frame["text"], frame["step"], frame["status"] = words, step, now
+    page = page_of(story.session.kind)
     if not kept or page is None or page.position is None:
-        return session, shown, []
+        return story, shown, []
     draw = page.position
-    return session, shown, [draw(position, session.game_state) for position in kept]
+    final = story.session.game_state
+    return story, shown, [draw(position, final) for position in kept]
+
+
+def steps(story: Story, shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each step: who did what, the work folded into it, the position and status after it."""
+    return [
+        {
+            "seq": step.seq,
+            "first": step.first,
+            "last": step.last,
+            "turn": step.turn,
+            "who": step.who,
+            "text": step.line,
+            "work": work_summary(step.work),
+            "board": shown[step.last]["board"],
+            "status": shown[step.last]["status"],
+        }
+        for step in story.steps
+    ]
 
 
 def replay_view(name: str, data: bytes) -> dict[str, Any]:
-    session, shown, boards = frames(data)
+    story, shown, boards = frames(data)
+    session = story.session
     verdict = verify_file_bytes(data)
+    told = steps(story, shown)
     return {
         "file": name,
         "kind": session.kind,
         "page": page_labels(session.kind),
         "name": session.name,
         "seats": seats(session, None),
+        "turns": [
+            {
+                "title": mark.title,
+                "number": mark.number,
+                "steps": [i for i, step in enumerate(told) if step["turn"] == index],
+            }
+            for index, mark in enumerate(story.turns)
+        ],
+        "steps": told,
         "frames": shown,
         "boards": boards,
         "outcome": session.outcome_text,
-        "verdict": {**verdict.to_json(), "text": render(name, verdict)},
+        "verdict": {**verdict.to_json(), "text": render(name, verdict, data)},
     }

@@ -96,8 +96,10 @@ def test_replay_shows_who_did_what_and_the_board(tmp_path, capsys):
     write_log(tmp_path / "game.log")
     assert main(["replay", str(tmp_path / "game.log")]) == 0
     out = capsys.readouterr().out
-    assert "seq 0: seat 0, p0" in out and "hosts creeper game" in out
-    assert "reveals randomness for draw 0" in out and "plays " in out
+    assert "seq 0: p0 (seat 0): hosts creeper game" in out
+    # the colour draw's reveals, folded under the start they serve, each told
+    assert "starts the game\n    seq 3: p0 reveals randomness for draw 0\n" in out
+    assert "plays " in out
     assert "result: draw (move limit of 4 plies)" in out
     assert out.count("ply ") == 5  # the start position and four moves
     assert main(["replay", "--event", "5", str(tmp_path / "game.log")]) == 0

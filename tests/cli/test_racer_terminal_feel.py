@@ -101,6 +101,13 @@ def test_the_deck_work_is_said_in_words_for_people():
         "reveal randomness for the die (start) of seat 0": "roll for seat 0's start roll",
         "take the hostage card deck:1[4]": "take the Hostage card",
         "seat the next player who asks to join": "seat the next player who asks to join",
+        "lock faceup": "seal the face-up Creeps",
+        "release deck:2[7] to seat 0 for retired seat 2": (
+            "let seat 0 see the card it draws, for retired seat 2"
+        ),
+        "re-deal its escrow among the seats still playing": (
+            "re-deal its escrow among the seats still playing"
+        ),
     }
     for internal, words in said.items():
         assert waiting_words(internal) == words

@@ -179,7 +179,8 @@ def test_two_pages_play_a_whole_creeper_game_with_clicks_and_a_third_watches(bro
     host.click("#last")
     expect(host.locator("#summary")).to_contain_text(f"ply {PLIES}")
     assert (
-        host.locator("#events li").count() == int(host.locator("#slider").get_attribute("max")) + 1
+        host.locator("#events li[data-index]").count()
+        == int(host.locator("#slider").get_attribute("max")) + 1
     )
 
 
@@ -253,15 +254,15 @@ def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, cree
     page = open_page(browser, viewer.url)
     expect(page.locator("#verdict.valid")).to_contain_text("wins by resignation")
     expect(page.locator("#event")).to_contain_text("resigns")
-    events = page.locator("#events li").count()
-    expect(page.locator("#position")).to_have_text(f"event {events} of {events}")
+    steps = page.locator("#events li[data-index]").count()
+    expect(page.locator("#position")).to_have_text(f"step {steps} of {steps}")
     page.keyboard.press("ArrowLeft")
-    expect(page.locator("#position")).to_have_text(f"event {events - 1} of {events}")
+    expect(page.locator("#position")).to_have_text(f"step {steps - 1} of {steps}")
     expect(page.locator("#event")).to_contain_text("plays")
     page.locator("#events li", has_text="dora").filter(has_text=f"plays {origin}-{target}").click()
     expect(page.locator(f'[data-hole="{target}"] .pin.last-target')).to_have_count(1)
     page.keyboard.press("Home")
-    expect(page.locator("#position")).to_have_text(f"event 1 of {events}")
+    expect(page.locator("#position")).to_have_text(f"step 1 of {steps}")
 
     forged = tmp_path / "forged.log"
     data = bytearray(Path(log_path).read_bytes())
