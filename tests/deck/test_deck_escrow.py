@@ -760,3 +760,31 @@ def test_the_documented_vector() -> None:
     assert [c.hex() for c in bundle.commits] == VECTOR["commits"]
     assert share_commit(escrowed, bundle, 1).hex() == VECTOR["implied S_2"]
     assert [b.hex() for b in bundle.boxes] == VECTOR["boxes"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    channel=st.binary(min_size=32, max_size=32), name=st.text(max_size=12), epoch=st.integers(0, 9)
+)
+def test_the_cached_hkdf_extract_gives_the_one_call_hkdf(
+    channel: bytes, name: str, epoch: int
+) -> None:
+    """escrow._cipher does RFC 5869 in its two steps (the extract kept per channel): the key and
+    nonce are byte for byte HKDF-SHA512(ikm = channel, salt, info, 44) in one call."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    from creepnet.protocol.deck.escrow import KEY_SALT, _cipher
+    from creepnet.protocol.deck.group import frame
+
+    t = table(3, VECTOR_GAME, VECTOR_SECRETS)
+    escrowed = Escrowed(1, ScalarId("layer", name, 2), epoch, (0, 2), mul_base(IDENTITY))
+    d = t.directory
+    info = frame(d.game_id, d.seat_keys[1], d.seat_keys[2], d.deal_keys[1], d.receive_keys[2])
+    okm = HKDF(hashes.SHA512(), 44, KEY_SALT, info + frame("layer", name, 2, epoch)).derive(channel)
+    cipher, nonce = _cipher(d, escrowed, 2, channel)
+    assert nonce == okm[32:]
+    assert cipher.encrypt(nonce, b"share", b"") == ChaCha20Poly1305(okm[:32]).encrypt(
+        okm[32:], b"share", b""
+    )
