@@ -11,7 +11,10 @@ measured in the same run:
 * a private draw end to end, and the audit;
 * with --escrow, the same Racer set-up with key escrow in the deck messages (docs/ESCROW.md)
   side by side with it without: every shuffle carries its new layer's escrow, every lock one per
-  position, the peer checks every bundle, every recipient opens its shares (goal: <= +15%).
+  position, the peer checks every bundle, every recipient opens its shares (goal: <= +15%); then
+  the escrow constructions side by side per scalar (the earlier one with every share commitment
+  published and checked by every replica, today's with the last one implied, and today's with
+  batched recipients' checks).
 
     python benchmarks/deck.py [--rounds R] [--escrow]
 """
@@ -41,7 +44,20 @@ from creepnet.protocol.deck import (
 from creepnet.protocol.deck import threads as deck_threads
 from creepnet.protocol.deck.classproof import prove_class, verify_class
 from creepnet.protocol.deck.escrowing import RetiredSeatKeys, recover_message, refresh_message
-from creepnet.protocol.deck.group import BASE, ONE, mul
+from creepnet.protocol.deck.group import (
+    BASE,
+    IDENTITY,
+    ONE,
+    add,
+    check_point,
+    combine_base,
+    frame,
+    mul,
+    mul_base,
+    scalar_add,
+    sub,
+)
+from creepnet.protocol.deck.group import combine as combine_points
 from creepnet.protocol.deck.hidden import holder_key, make_release
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.noneof import prove_none_of, verify_none_of
@@ -127,13 +143,13 @@ class Run:
     (DeckState.vouch), and the peer must check every one.
 
     With an `escrow` mode the deck escrows (DeckState(escrow=True), docs/ESCROW.md): "all" every
-    lock key, "racer" all but a seat's keys on its own Draw Deck (it leaves play with its owner);
+    lock key (what Creepy Racer does), "exempt" all but a seat's keys on its own Draw Deck;
     making the bundles is in the authors' work, their check in the peer's, and every seat's
     opening of its shares (DeckSeat.escrow_complaints after each message) is work as well."""
 
     def __init__(self, seats: int, cards: list[str], escrow_mode: str | None = None) -> None:
         game, keys = secrets.token_bytes(16), [secrets.token_bytes(32) for _ in range(seats)]
-        exempt = (lambda seat, pool: pool == f"draw{seat}") if escrow_mode == "racer" else None
+        exempt = (lambda seat, pool: pool == f"draw{seat}") if escrow_mode == "exempt" else None
         on = escrow_mode is not None
         self.state = DeckState(game, keys, cards, escrow=on, escrow_exempt=exempt)
         self.authors = DeckState(game, keys, cards, escrow=on, escrow_exempt=exempt)
@@ -169,7 +185,9 @@ class Run:
         book = self.state.escrow
         if book is None:
             return 0
-        return sum(len(t.recipients) * (32 + escrow.BOX_BYTES) for t, _ in book.bundles.values())
+        return sum(
+            len(t.recipients) * (32 + escrow.BOX_BYTES) - 32 for t, _ in book.bundles.values()
+        )
 
     def shuffle(self, pool: str, seats: list[int] | None = None) -> None:
         for p in self.players if seats is None else [self.players[s] for s in seats]:
@@ -276,9 +294,9 @@ def draw_and_audit(run: Run) -> dict[str, float]:
 
 
 def escrow_side_by_side(rounds: int) -> None:
-    """The 4 x 135 set-up without escrow, with the Racer's escrow and with every lock key
-    escrowed, alternating, best of `rounds` each (CPU)."""
-    modes: list[str | None] = [None, "racer", "all"]
+    """The 4 x 135 set-up without escrow, with every lock key escrowed (Creepy Racer's deck) and
+    with each seat's lock of its own Draw Deck exempt, alternating, best of `rounds` each (CPU)."""
+    modes: list[str | None] = [None, "all", "exempt"]
     best: dict[str | None, Run] = {}
     for _ in range(rounds):
         for mode in modes:
@@ -292,8 +310,8 @@ def escrow_side_by_side(rounds: int) -> None:
     print("  set-up                     scalars  work ms  checks ms  total ms  vs plain  escrow KB")
     for mode, label in (
         (None, "no escrow"),
-        ("racer", "Racer's escrow"),
-        ("all", "every lock key"),
+        ("all", "every lock key (Racer)"),
+        ("exempt", "own Draw Deck exempt"),
     ):
         run = best[mode]
         total = run.work + run.checks
@@ -308,8 +326,8 @@ def escrow_side_by_side(rounds: int) -> None:
                 f"opening {run.opening * 1e3:.0f} ms; {per * 1e6:.0f} us = {per / mult:.2f} "
                 "mults per scalar"
             )
-    after = retirement(best["racer"])
-    print("  after seat 3 retires (Racer's escrow, CPU, work + one peer's checks):")
+    after = retirement(best["all"])
+    print("  after seat 3 retires (every lock key escrowed, CPU, work + one peer's checks):")
     print(
         f"    3 seats publish their shares of its {after['scalars']:.0f} lock keys: "
         f"{after['recover'] * 1e3:6.1f} ms"
@@ -318,6 +336,158 @@ def escrow_side_by_side(rounds: int) -> None:
         f"    3 seats re-deal what it held shares of (refresh):   {after['refresh'] * 1e3:6.1f} ms"
     )
     print(f"    a private draw with the table releasing for it:     {after['draw'] * 1e3:6.1f} ms")
+
+
+# --- escrow constructions side by side, per scalar (docs/ESCROW.md "Benchmark") ----------------
+
+
+class Constructions:
+    """One dealer's escrows of one lock of 135 positions at a 4-seat table, three ways:
+
+    * ``before``: all m share commitments published, and every replica checks them publicly
+      (S_1 .. S_{m-1} validated, S_m == K - their sum byte for byte), the recipients then
+      s_i·G == S_i (the construction of this repository before; a reference copy here);
+    * ``now``: S_m implied (escrow.py): no public group work, the implied share's recipient
+      derives K - (S_1 + ... + S_{m-1}) for its check;
+    * ``batched``: ``now`` with each recipient's checks of one message batched (Bellare-Garay-
+      Rabin's small-exponent test: random 128-bit z_j, one check (sum z_j s_j)·G == sum z_j S_j),
+      a reference here: without a multi-scalar multiplication in libsodium the right side costs
+      one variable-base multiplication per share, four times a fixed-base one."""
+
+    def __init__(self, positions: int = 135) -> None:
+        game = secrets.token_bytes(16)
+        ids = [bytes([s]) * 32 for s in range(4)]
+        self.keys = [DeckKeys(game, ids[s], secrets.token_bytes(32)) for s in range(4)]
+        self.mine = [escrow.EscrowKeys(k, s) for s, k in enumerate(self.keys)]
+        published = [
+            escrow.check_escrow_keys(m.published(), s, game, ids[s])
+            for s, m in enumerate(self.mine)
+        ]
+        self.table = escrow.directory(game, ids, published)
+        self.dealer = 2
+        self.items = []
+        for j in range(positions):
+            value = self.keys[2].lock_key("pool", j)
+            what = escrow.ScalarId("lock", "pool", j)
+            self.items.append((escrow.Escrowed(2, what, 0, (0, 1, 3), mul_base(value)), value))
+        for r in (0, 1, 3):  # the channel points, once a game in both constructions
+            self.mine[2].channel_to(self.table, r)
+            self.mine[r].channel_from(self.table, 2)
+
+    # -- before (a reference copy of the earlier construction) ---------------------------------
+
+    def before_deal(self, escrowed: escrow.Escrowed, value: bytes) -> escrow.Bundle:
+        first = self.keys[2].escrow_shares(*escrowed.labels(), escrowed.recipients)
+        rest = bytes(32)
+        for share in first:
+            rest = scalar_add(rest, share)
+        shares = [*first, nb.crypto_core_ed25519_scalar_sub(value, rest)]
+        commits = [mul_base(x) for x in shares]
+        boxes = [
+            escrow._seal(
+                self.table, escrowed, i, self.mine[2].channel_to(self.table, r), shares[i],
+                frame(escrow.AAD_DOMAIN, escrowed.commit, commits[i]),
+            )
+            for i, r in enumerate(escrowed.recipients)
+        ]  # fmt: skip
+        return escrow.Bundle(tuple(commits), tuple(boxes))
+
+    @staticmethod
+    def before_check(escrowed: escrow.Escrowed, bundle: escrow.Bundle) -> None:
+        commits = bundle.commits
+        partial = check_point(commits[0], 2, "escrow", 0)
+        for i in range(1, len(commits) - 1):
+            partial = add(partial, check_point(commits[i], 2, "escrow", i))
+        assert commits[-1] == sub(escrowed.commit, partial) and commits[-1] != IDENTITY
+
+    def before_open(self, r: int, escrowed: escrow.Escrowed, bundle: escrow.Bundle) -> bytes:
+        i = escrowed.share_index(r)
+        cipher, nonce = escrow._cipher(
+            self.table, escrowed, r, self.mine[r].channel_from(self.table, 2)
+        )
+        aad = frame(escrow.AAD_DOMAIN, escrowed.commit, bundle.commits[i])
+        share = cipher.decrypt(nonce, bundle.boxes[i], aad)
+        assert mul_base(share) == bundle.commits[i]
+        return share
+
+    # -- batched recipients' checks (a reference: the check escrow.py does not do) -----------
+
+    def batched_open(self, r: int, bundles: list[escrow.Bundle]) -> None:
+        shares, commits = [], []
+        for (escrowed, _), bundle in zip(self.items, bundles, strict=True):
+            i = escrowed.share_index(r)
+            cipher, nonce = escrow._cipher(
+                self.table, escrowed, r, self.mine[r].channel_from(self.table, 2)
+            )
+            aad = escrow._aad(escrowed, bundle.commits)
+            shares.append(int.from_bytes(cipher.decrypt(nonce, bundle.boxes[i], aad), "little"))
+            commit = escrow.share_commit(escrowed, bundle, i)
+            assert commit is not None
+            commits.append(commit)
+        z = [secrets.randbits(128) for _ in shares]
+        left = combine_points(zip(z, commits, strict=True))
+        assert left == combine_base(sum(zj * sj for zj, sj in zip(z, shares, strict=True)))
+
+    def batched_open_all(self, recipients: tuple[int, ...], bundles: list) -> None:
+        for r in recipients:
+            self.batched_open(r, bundles)
+
+    def timed(self, rounds: int) -> dict[str, dict[str, float]]:
+        """CPU seconds per scalar, best of `rounds`: dealing, one replica's public check, and
+        the three recipients' opening, for each construction."""
+        best: dict[str, dict[str, float]] = {}
+
+        def keep(name: str, part: str, seconds: float) -> None:
+            row = best.setdefault(name, {})
+            row[part] = min(row.get(part, seconds), seconds / len(self.items))
+
+        recipients = (0, 1, 3)
+        items = self.items
+
+        def check_all(bundles: list, check: Callable) -> None:
+            for (e, _), b in zip(items, bundles, strict=True):
+                check(e, b)
+
+        def open_all(bundles: list, opener: Callable) -> None:
+            for r in recipients:
+                for (e, _), b in zip(items, bundles, strict=True):
+                    opener(r, e, b)
+
+        def now_open(r: int, e: escrow.Escrowed, b: escrow.Bundle) -> bytes:
+            return escrow.open_share(self.table, self.mine[r], e, b)
+
+        for _ in range(rounds):
+            t, old = cpu(lambda: [self.before_deal(e, v) for e, v in items])
+            keep("before", "deal", t)
+            keep("before", "check", cpu(partial(check_all, old, self.before_check))[0])
+            keep("before", "open", cpu(partial(open_all, old, self.before_open))[0])
+            t, new = cpu(
+                lambda: [escrow.make_bundle(self.table, self.mine[2], e, v) for e, v in items]
+            )
+            wire = [b.message() for b in new]
+            for name in ("now", "batched"):
+                keep(name, "deal", t)
+                keep(name, "check", cpu(partial(check_all, wire, escrow.check_bundle))[0])
+            keep("now", "open", cpu(partial(open_all, new, now_open))[0])
+            keep("batched", "open", cpu(partial(self.batched_open_all, recipients, new))[0])
+        return best
+
+
+def constructions_side_by_side(rounds: int) -> None:
+    mult = scalar_mult_cost()
+    best = Constructions().timed(rounds)
+    print(f"\nescrow constructions, per scalar, 4 seats (m = 3), one lock of 135 positions "
+          f"(best of {rounds}, CPU; one multiplication {mult * 1e6:.1f} us)")  # fmt: skip
+    print("  construction   deal us  check us  open us (3 recipients)  one peer us  3 peers us")
+    base = None
+    for name in ("before", "now", "batched"):
+        row = best[name]
+        one = row["deal"] + row["check"] + row["open"]
+        three = row["deal"] + 3 * row["check"] + row["open"]
+        base = base or one
+        print(f"  {name:12} {row['deal'] * 1e6:9.1f} {row['check'] * 1e6:9.1f} "
+              f"{row['open'] * 1e6:24.1f} {one * 1e6:12.1f} {three * 1e6:11.1f}"
+              f"   ({one / base:.2f}x)")  # fmt: skip
 
 
 def _same(message: dict, seq: int) -> dict:
@@ -384,6 +554,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.escrow:
         escrow_side_by_side(args.rounds)
+        constructions_side_by_side(args.rounds)
         return
     mult = scalar_mult_cost()
     base = cpu(lambda: [nb.crypto_scalarmult_ed25519_base_noclamp(ONE) for _ in range(3000)])[0]

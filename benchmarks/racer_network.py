@@ -40,6 +40,20 @@ the event with its answer, then when the host stored that answer).
 
 With ``CREEPNET_PROFILE=DIR`` every node process runs under cProfile and leaves
 ``DIR/<players>p-seat<k>.prof`` (a profile, not a figure: cProfile slows the run).
+
+``--retire`` measures instead a retirement (issue 23's goal: from the timeout to the next move
+after a retirement at most 2 s on loopback for 4 players): 4 real nodes in this process on
+127.0.0.1 (as tests/racer/test_racer_retire_network.py runs them: trio, TCP, a bot each), a Racer
+game with escrow and ``--retire-after`` seconds (default 1); once the set-up is done and a few
+turns are played, one guest's node is shut down for good.  Timed on the remaining nodes (their
+``--trace``, and the moment each casts its vote): the wall time from the first vote (the
+retirement timer firing) to the next move applied on every remaining seat, split into the votes
+(to the ``retire`` event), the recovery of the retired seat's keys, the refresh of the escrows
+it held shares of, the table's steps for it, and the next move; plus how late the first vote
+came after the timeout (the timer looks every ``node.retirement.TICK``).  The three remaining
+nodes share this process's cores (and its interpreter lock), as they would not on three machines.
+
+    python benchmarks/racer_network.py --retire [--rounds R] [--seed S] [--retire-after N]
 """
 
 from __future__ import annotations
@@ -58,9 +72,12 @@ from pathlib import Path
 import trio
 from cpucap import CapError, CpuCaps
 
+from creepnet.engine.racer.state import HostageSwap
+from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.node.storage import Home
 from creepnet.node.trace import read_trace
+from creepnet.protocol import retirement
 from creepnet.protocol.deck import DeckState
 from creepnet.protocol.games.racer import adapter
 from creepnet.protocol.games.racer.private import RacerPrivate
@@ -358,6 +375,204 @@ def print_kinds(gaps: dict[str, list[float]]) -> None:
         print(f"    {key:<28} {len(values):>5} {median:>9.1f} {total:>7.2f}")
 
 
+# --- a retirement, timed (--retire) ---------------------------------------------------------
+
+
+class VoteClock:
+    """When each node first voted, per position: Ballot.cast wrapped for one benchmark."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[int, int], float] = {}  # (seq, voter) -> unix time
+
+    def __enter__(self) -> VoteClock:
+        original = self.original = retirement.Ballot.cast
+        clock = self
+
+        def cast(ballot: retirement.Ballot, identity, voter: int):  # type: ignore[no-untyped-def]
+            clock.first.setdefault((ballot.position.seq, voter), time.time())
+            return original(ballot, identity, voter)
+
+        retirement.Ballot.cast = cast  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        retirement.Ballot.cast = self.original  # type: ignore[method-assign]
+
+
+def _free_to_leave(runtime, seat: int) -> bool:  # type: ignore[no-untyped-def]
+    """Not while the seat hands over a Hostage Exchange's card (that step cannot be retired)."""
+    stage = runtime.session.game_state.state.stage
+    return not isinstance(stage, HostageSwap) or seat not in (stage.asker, stage.target)
+
+
+async def retire_game(work: Path, seed: int, retire_after: int, after: int) -> dict:
+    """Four nodes play a Racer game with escrow; once `after` moves (`act` events) are played,
+    a guest's node shuts down for good; the three others retire it and play on.  Returns the
+    remaining nodes' traces, the host's log up to the next move, the first votes and who left."""
+    players = 4
+    options = {"escrow": 1, "retire_after": retire_after, "turn_limit": 30}
+    with VoteClock() as votes:
+        async with trio.open_nursery() as nursery:
+            nodes: list[Node] = []
+            scopes = [trio.CancelScope() for _ in range(players)]
+
+            async def run_node(k: int, ready: trio.Event, game: list[bytes]) -> None:
+                with scopes[k]:
+                    home = work / f"node{k}"
+                    trace = work / f"node{k}.trace"
+                    async with Node.open(home, name=f"node{k}", trace=trace) as node:
+                        nodes.append(node)
+                        if k == 0:
+                            game.append(
+                                await node.host_game(
+                                    "racer", "retire", seats=players, player="n0", options=options
+                                )
+                            )
+                        else:
+                            await node.join(nodes[0].address, game[0], player=f"n{k}")
+                        ready.set()
+                        await run_bot(node, game[0], "heuristic", seed + k)
+                        await trio.sleep_forever()
+
+            game: list[bytes] = []
+            for k in range(players):
+                ready = trio.Event()
+                nursery.start_soon(run_node, k, ready, game)
+                await ready.wait()
+                if k == 0:
+                    continue
+                await nodes[0].wait_for(game[0], lambda rt, k=k: len(rt.session.seats) > k)
+            host = nodes[0]
+            victim_node = nodes[players - 1]
+            victim = victim_node.session(game[0]).local_seat
+            assert victim is not None and victim != 0
+            await host.wait_for(
+                game[0],
+                lambda rt: _moves(rt.session) >= after and _free_to_leave(rt, victim),
+                timeout=300,
+            )
+            left_at = len(host.session(game[0]).log)
+            scopes[players - 1].cancel()  # that node is gone for good: no leave notice
+
+            await host.wait_for(game[0], lambda rt: _next_move(rt.session) is not None, timeout=120)
+            target = _next_move(host.session(game[0]))
+            assert target is not None
+            remaining = [n for n in nodes if n is not victim_node]
+            for node in remaining:
+                await node.wait_for(game[0], lambda rt: len(rt.session.log) > target, timeout=120)
+            log = host.session(game[0]).log.to_bytes()
+            nursery.cancel_scope.cancel()
+    seats = {node.session(game[0]).local_seat: k for k, node in enumerate(nodes)}
+    traces = {
+        seat: read_trace(work / f"node{k}.trace")[game[0]]
+        for seat, k in seats.items()
+        if seat != victim
+    }
+    return {"log": log, "traces": traces, "votes": votes.first, "victim": victim,
+            "left_at": left_at, "retire_after": retire_after}  # fmt: skip
+
+
+def _moves(session: Session) -> int:
+    return sum(event.type == "act" for event in session.log.events)
+
+
+def _next_move(session: Session) -> int | None:
+    """The seq of the first `act` event after a `retire`, if there is one yet (from the end of
+    the log back: cheap enough to ask after every change while the table plays on)."""
+    if not session.retired:
+        return None
+    move = None
+    for event in reversed(session.log.events):
+        if event.type == "retire":
+            return move
+        if event.type == "act":
+            move = event.seq
+    return None
+
+
+def retire_phases(result: dict) -> dict[str, float]:
+    """The phases of one retirement, in seconds.  An event is applied when every remaining node
+    has stored it (their traces); from the first vote on, each event's share of the time (from
+    the previous one applied to it applied) goes to its kind: the `retire`, a `recover`, a
+    `refresh`, a deck step the table makes for the retired seat, any other step (the remaining
+    seats' own deck steps and dice reveals the game owes first), and the next move (`act`)."""
+    session = Session()
+    kinds: dict[int, str] = {}
+    recovered = 0
+    retire_seq = None
+    for raw in iter_log(result["log"]):
+        step = next_step(session.game_state) if retire_seq is not None else None
+        event = session.accept(raw)
+        if event.type == "retire":
+            retire_seq = event.seq
+            kinds[event.seq] = "retire"
+        elif retire_seq is None:
+            continue
+        elif event.type == "act":
+            kinds[event.seq] = "next move"
+            break
+        elif event.type == "deck" and event.body.get("op") in ("recover", "refresh"):
+            kinds[event.seq] = "recovery" if event.body["op"] == "recover" else "refresh"
+            recovered += len(event.body.get("scalars", []))
+        elif isinstance(step, DeckStep) and step.by is not None:
+            kinds[event.seq] = "table"  # a deck step the table makes for the retired seat
+        else:
+            kinds[event.seq] = "other"
+    assert retire_seq is not None
+    traces = result["traces"]
+
+    def applied(seq: int) -> float:
+        return max(trace[seq] for trace in traces.values())
+
+    cast = [t for (seq, _), t in result["votes"].items() if seq == retire_seq]
+    deadline = min(trace[retire_seq - 1] for trace in traces.values()) + result["retire_after"]
+    out = dict.fromkeys(RETIRE_PHASES, 0.0)
+    out["votes"] = max(cast) - min(cast)  # the first vote to the last voter's
+    before = max(cast)
+    for seq, kind in kinds.items():
+        out[kind] += applied(seq) - before
+        before = applied(seq)
+    out["total"] = before - min(cast)
+    out["timer lag"] = min(cast) - deadline
+    out["events"] = len(kinds)
+    out["recovered"] = recovered
+    out["table steps"] = sum(k == "table" for k in kinds.values())
+    return out
+
+
+RETIRE_PHASES = (
+    "votes", "retire", "recovery", "refresh", "table", "other", "next move", "total", "timer lag"
+)  # fmt: skip
+
+
+def retire_benchmark(rounds: int, seed: int, retire_after: int) -> None:
+    print(f"retirement, 4 nodes on 127.0.0.1 in one process, Racer with escrow, retire_after "
+          f"{retire_after} s: ms from the first vote to the next move applied on every remaining "
+          "seat")  # fmt: skip
+    print("  seed  events  keys  table " + " ".join(f"{p:>9}" for p in RETIRE_PHASES))
+    rows = []
+    for round_ in range(rounds):
+        result = None
+        with tempfile.TemporaryDirectory(prefix="creepnet-retire-") as folder:
+            try:
+                result = trio.run(retire_game, Path(folder), seed + round_, retire_after, 6)
+            except* trio.TooSlowError:  # a finding, not a figure: say so and go on
+                print(f"  {seed + round_:>4}  the game stalled (no progress within the timeout)")
+        if result is None:
+            continue
+        row = retire_phases(result)
+        rows.append(row)
+        print(f"  {seed + round_:>4} {row['events']:>7.0f} {row['recovered']:>5.0f} "
+              f"{row['table steps']:>6.0f} "
+              + " ".join(f"{row[p] * 1000:>9.0f}" for p in RETIRE_PHASES))  # fmt: skip
+    if rounds > 1:
+        medians = [statistics.median(r[p] for r in rows) * 1000 for p in RETIRE_PHASES]
+        print("median " + " " * 19 + " ".join(f"{m:>9.0f}" for m in medians))
+    print(
+        "  (goal: total <= 2000 ms; timer lag: the first vote after the last event + retire_after)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4])
@@ -379,12 +594,23 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=1, help="games per player count")
     parser.add_argument(
+        "--retire",
+        action="store_true",
+        help="time a retirement instead: 4 nodes in this process, one shut down mid-game",
+    )
+    parser.add_argument(
+        "--retire-after", type=int, default=1, help="the game's retire_after (with --retire)"
+    )
+    parser.add_argument(
         "--lan",
         action="store_true",
         help="a LAN on this machine: cap each node at cores/players of CPU (a cgroup each; "
         "needs root), and time the crypto under the same cap",
     )
     args = parser.parse_args()
+    if args.retire:
+        retire_benchmark(args.rounds, args.seed, args.retire_after)
+        return
     if args.lan and args.spectator:
         parser.error("--lan times the game from the host's trace: drop --spectator")
     if args.threads:

@@ -757,8 +757,8 @@ def retire_vectors() -> dict[str, Any]:
 
 
 def escrow_vectors() -> dict[str, Any]:
-    """ESCROW.md's test vector with every intermediate value, a recovery, a complaint, and
-    bundles that must fail the public check."""
+    """ESCROW.md's test vector with every intermediate value, a recovery, complaints (one by the
+    implied share's recipient), and bundles that must fail the public check."""
     from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
@@ -801,12 +801,15 @@ def escrow_vectors() -> dict[str, Any]:
         info = escrow.frame(game, seat_keys[1], seat_keys[r], table.deal_keys[1],
                             table.receive_keys[r], *escrowed.labels())  # fmt: skip
         okm = HKDF(hashes.SHA512(), 44, escrow.KEY_SALT, info).derive(channel)
-        aad = escrow.frame(escrow.AAD_DOMAIN, escrowed.commit, bundle.commits[i])
+        aad = escrow.frame(escrow.AAD_DOMAIN, escrowed.commit, *bundle.commits)
+        commit = escrow.share_commit(escrowed, bundle, i)  # S_2 = K - S_1: implied
+        assert commit == group.mul_base(shares[i])
         per_share.append(
             {
                 "recipient": r,
                 "share": h(shares[i]),
-                "commit": h(bundle.commits[i]),
+                "commit": h(commit),
+                "commit_published": i < len(bundle.commits),
                 "channel": h(channel),
                 "hkdf_info": h(info),
                 "key": h(okm[:32]),
@@ -831,19 +834,24 @@ def escrow_vectors() -> dict[str, Any]:
     for r, s in ((0, shares[0]), (2, shares[1]), (2, off), (2, shares[0])):
         verdict = fails(functools.partial(escrow.check_recovery_share, escrowed, bundle, r, s))
         recovery.append({"recipient": r, "share": h(s), **verdict})
-    # bundles that fail the public check
-    other = group.mul_base(deck[1].lock_key("deck:0", 6))
+    # bundles that fail the public check (the shape: with S_m implied there is nothing else)
+    implied = escrow.share_commit(escrowed, bundle, 1)
     bad_bundles = []
-    for name, commits in (
-        ("S_2 replaced: the commitments do not sum to K", [bundle.commits[0], other]),
-        ("S_1 replaced: the commitments do not sum to K", [other, bundle.commits[1]]),
-    ):
-        value = {"commits": commits, "boxes": list(bundle.boxes)}
+    for name, commits, boxes in (
+        ("S_2 published too: only S_1 .. S_{m-1} are", [bundle.commits[0], implied],
+         list(bundle.boxes)),
+        ("no commitment", [], list(bundle.boxes)),
+        ("box 2 missing", list(bundle.commits), list(bundle.boxes[:1])),
+        ("S_1 of 31 bytes", [bundle.commits[0][:31]], list(bundle.boxes)),
+    ):  # fmt: skip
+        value = {"commits": commits, "boxes": boxes}
         bad_bundles.append({"name": name, "bundle": typed(value),
                             **fails(functools.partial(escrow.check_bundle, escrowed,
                                                       value))})  # fmt: skip
     assert all(not b["valid"] for b in bad_bundles)
-    # complaints by seat 0: false on the honest bundle; upheld on one whose box 0 is broken
+    # complaints by seat 0: false on the honest bundle; upheld on one whose box 0 is broken; by
+    # seat 2 (the implied share's recipient) on a bundle whose S_1 is another point
+    other = group.mul_base(deck[1].lock_key("deck:0", 6))
     complaint = escrow.make_complaint(table, mine[0], escrowed)
     ctx = escrow._complaint_context(table, escrowed, 0)
     dleq_case = _dleq_case(mine[0].receive, group.BASE, table.receive_keys[0],
@@ -854,9 +862,19 @@ def escrow_vectors() -> dict[str, Any]:
     assert conviction.dealer == 1
     false = fails(lambda: escrow.judge_complaint(table, escrowed, bundle, 0, complaint))
     assert not false["valid"]
+    aad_other = escrow.frame(escrow.AAD_DOMAIN, escrowed.commit, other)
+    resealed = []
+    for i, r in enumerate((0, 2)):
+        cipher, nonce = escrow._cipher(table, escrowed, r, mine[1].channel_to(table, r))
+        resealed.append(cipher.encrypt(nonce, shares[i], aad_other))
+    shifted = escrow.Bundle((other,), tuple(resealed))
+    assert escrow.check_bundle(escrowed, shifted.message()) == shifted  # the shape is right
+    complaint2 = escrow.make_complaint(table, mine[2], escrowed)
+    conviction2 = escrow.judge_complaint(table, escrowed, shifted, 2, complaint2)
+    assert conviction2.dealer == 1
     return {
         "about": "key escrow (docs/ESCROW.md): ESCROW.md's test vector with its intermediate "
-        "values, recovery shares, bundles failing the public check, and a complaint",
+        "values, recovery shares, bundles failing the public check, and complaints",
         "game": h(game),
         "seats": keys_out,
         "escrow": {
@@ -880,6 +898,15 @@ def escrow_vectors() -> dict[str, Any]:
             "on_honest_bundle": false,
             "broken_box_0": h(broken.boxes[0]),
             "on_broken_bundle": {"convicted": conviction.dealer, "reason": conviction.reason},
+            "other_S_1": {
+                "bundle": typed(shifted.message()),
+                "implied_S_2": h(escrow.share_commit(escrowed, shifted, 1) or b""),
+                "complainer": 2,
+                "point": h(complaint2["point"]),
+                "proof": h(complaint2["proof"]),
+                "convicted": conviction2.dealer,
+                "reason": conviction2.reason,
+            },
         },  # fmt: skip
     }
 
@@ -2074,9 +2101,9 @@ def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
             first = body["escrow"][0]
             bad = {**first, "commits": [first["commits"][0], another_point("vectors/escrow")]}
             forged = game.sign(seat, type_, {**body, "escrow": [bad, *body["escrow"][1:]]})
-            about = ("a lock whose first escrow bundle's commitments do not sum to the lock "
-                     "key's commitment (S_2 replaced by another valid point)")  # fmt: skip
-            record("racer-escrow-sum", about, forged)
+            about = ("a lock whose first escrow bundle publishes two share commitments (with "
+                     "two recipients only S_1 is published: S_2 is implied)")  # fmt: skip
+            record("racer-escrow-shape", about, forged)
             bundle_done = True
             game.push(game.sign(seat, type_, body))
             about = ("UNSTABLE (complaints are not scheduled in Racer yet, PROTOCOL.md §5.5: "
@@ -2163,7 +2190,7 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
         seat, type_, body = game.owed_or_decision(policy)
         if fault is None and type_ == "deck" and body["op"] == "refresh":
             first = body["escrow"][0]
-            bad = {**first, "commits": [*first["commits"][:-1], another_point("refresh")]}
+            bad = {**first, "commits": [*first["commits"], another_point("refresh")]}
             event = game.sign(seat, type_, {**body, "escrow": [bad, *body["escrow"][1:]]})
             fault = (len(spec.log), event.raw)
         game.push(game.sign(seat, type_, body))
@@ -2178,7 +2205,7 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     events, appended = fault
     data = game.raw()
     cut = data[: len(b"".join(events_of(data)[:events]))] + appended
-    about = "a refresh whose first bundle's last share commitment is replaced by another point"
+    about = "a refresh whose first bundle publishes its implied share commitment S_m too"
     return [honest, log_vector("racer-refresh-bad-bundle", about, cut, (name, events, appended))]
 
 

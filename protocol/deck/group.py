@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import struct
 from collections.abc import Iterable, Sequence
 
 import nacl.bindings as nb
@@ -282,14 +283,28 @@ class CardTable:
 
 
 def frame(*parts: bytes | str | int) -> bytes:
-    """Length-prefixed concatenation, so distinct field tuples never hash alike."""
-    out = bytearray()
+    """Length-prefixed concatenation, so distinct field tuples never hash alike: per part a tag
+    (b bytes, s UTF-8 text, i 8-byte signed big-endian integer), a 4-byte big-endian length and
+    the data.  Exact types are tested first: this runs for every hash input of every proof."""
+    out: list[bytes] = []
+    append = out.append
     for part in parts:
-        if isinstance(part, str):
-            data, tag = part.encode("utf-8"), b"s"
+        if type(part) is bytes:
+            append(_HEAD(b"b", len(part)))
+            append(part)
+        elif isinstance(part, str):
+            data = part.encode("utf-8")
+            append(_HEAD(b"s", len(data)))
+            append(data)
         elif isinstance(part, int):
-            data, tag = part.to_bytes(8, "big", signed=True), b"i"
+            append(_INT_HEAD)
+            append(part.to_bytes(8, "big", signed=True))
         else:
-            data, tag = bytes(part), b"b"
-        out += tag + len(data).to_bytes(4, "big") + data
-    return bytes(out)
+            data = bytes(part)
+            append(_HEAD(b"b", len(data)))
+            append(data)
+    return b"".join(out)
+
+
+_HEAD = struct.Struct(">cI").pack  # tag byte, 4-byte big-endian length
+_INT_HEAD = _HEAD(b"i", 8)

@@ -20,6 +20,7 @@ from creepnet.protocol.deck.escrow import (
     Escrowed,
     EscrowKeys,
     ScalarId,
+    _aad,
     _seal,
     _unseal,
     check_bundle,
@@ -34,6 +35,7 @@ from creepnet.protocol.deck.escrow import (
     make_complaint,
     open_share,
     recover,
+    share_commit,
 )
 from creepnet.protocol.deck.group import (
     L,
@@ -111,7 +113,7 @@ def test_every_recipient_opens_its_share_and_the_shares_recover_the_scalar(seats
         scalar = t.keys[dealer].lock_key("deck:1", 7)
         escrowed, bundle = t.deal(dealer, scalar)
         checked = check_bundle(escrowed, wire(bundle))
-        assert checked == bundle and len(bundle.commits) == seats - 1
+        assert checked == bundle and len(bundle.commits) == seats - 2  # S_m is implied
         assert all(len(box) == BOX_BYTES for box in bundle.boxes)
         shares = {
             r: open_share(t.directory, t.escrow[r], escrowed, checked) for r in t.others(dealer)
@@ -211,11 +213,13 @@ def test_many_bundles_at_once_match_one_at_a_time() -> None:
         check_bundles([(e, wire(b)) for (e, _), b in zip(items, bundles, strict=True)]) == bundles
     )
     broken = [(e, wire(b)) for (e, _), b in zip(items, bundles, strict=True)]
-    broken[5][1]["commits"].reverse()  # still sums: reordering is caught by the recipients
-    broken[9][1]["commits"][0] = broken[8][1]["commits"][0]
+    broken[5][1]["commits"].reverse()  # the right shape: the recipients catch it (below)
+    broken[9][1]["commits"].pop()
+    broken[10][1]["boxes"].pop()
     with pytest.raises(DeckError) as err:
         check_bundles(broken)
-    assert err.value.seat == 2 and "sum" in err.value.message
+    assert err.value.seat == 2  # the first bad one in order: bundle 9, one commitment short
+    assert err.value.message == "expected 2 share commitments and 3 boxes"
 
 
 @settings(max_examples=25, deadline=None)
@@ -241,41 +245,142 @@ def test_honest_round_trips(seats: int, dealer: int, value: int, epoch: int, kin
 # --- a dealer cheating -------------------------------------------------------------------------
 
 
-def test_commitments_that_do_not_sum_to_the_scalars_commitment_name_the_dealer() -> None:
-    t = table(4)
-    scalar = t.keys[1].lock_key("deck:1", 7)
-    escrowed, bundle = t.deal(1, scalar)
-    other = mul_base(t.keys[1].lock_key("deck:1", 8))
-    with pytest.raises(DeckError) as err:
-        check_bundle(escrowed, with_commit(bundle, 2, other))
-    assert err.value.seat == 1 and "sum" in err.value.message
-    # an escrow of another scalar, honestly made, does not pass for this one
+def _recipients_verdicts(t: Table, escrowed: Escrowed, bundle: Bundle) -> dict[int, str]:
+    """Every recipient opens its share; for each bad one, its complaint and everyone's verdict:
+    {recipient: the conviction's reason}, every conviction naming the dealer."""
+    verdicts = {}
+    for r in escrowed.recipients:
+        try:
+            open_share(t.directory, t.escrow[r], escrowed, bundle)
+        except DeckError as err:
+            assert err.seat == escrowed.dealer
+            complaint = make_complaint(t.directory, t.escrow[r], escrowed)
+            verdict = judge_complaint(t.directory, escrowed, bundle, r, complaint)
+            assert (verdict.dealer, verdict.complainer, verdict.error().seat) == (
+                escrowed.dealer,
+                r,
+                escrowed.dealer,
+            )
+            verdicts[r] = verdict.reason
+    return verdicts
+
+
+def _recommitted(t: Table, escrowed: Escrowed, bundle: Bundle, commits: list) -> Bundle:
+    """The dealer's own bundle with other published commitments, every box re-sealed to them
+    (the associated data binds the commitments, so a cheat must seal again)."""
+    aad = _aad(escrowed, commits)
+    dealer = t.escrow[escrowed.dealer]
+    boxes = []
+    for i, r in enumerate(escrowed.recipients):
+        share = open_share(t.directory, t.escrow[r], escrowed, bundle)
+        boxes.append(_seal(t.directory, escrowed, i, dealer.channel_to(t.directory, r), share, aad))
+    return Bundle(tuple(commits), tuple(boxes))
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_commitments_off_the_scalars_commitment_are_caught_by_the_implied_shares_recipient(
+    seats: int,
+) -> None:
+    """A dealer publishing S_1 + D·G for S_1: the bundle's shape is right (the public check has
+    nothing else to see), but the implied S_m = K - sum is off too; its recipient's share does
+    not match it, and the complaint convicts the dealer.  So does escrowing another scalar."""
+    t = table(seats)
+    escrowed, bundle = t.deal(1, t.keys[1].lock_key("deck:1", 7))
+    shifted = [nb.crypto_core_ed25519_add(bundle.commits[0], mul_base(IDENTITY))]
+    bad = _recommitted(t, escrowed, bundle, shifted + list(bundle.commits[1:]))
+    assert check_bundle(escrowed, wire(bad)) == bad
+    first, last = escrowed.recipients[0], escrowed.recipients[-1]
+    verdicts = _recipients_verdicts(t, escrowed, bad)
+    assert verdicts == {first: "share does not match its commitment"} | {
+        last: "share does not match its commitment"
+    }
+    # an escrow of another scalar, honestly made, passes the public check but not the last
+    # recipient's: its implied S_m is for the other scalar
     _, wrong = t.deal(1, t.keys[1].lock_key("deck:1", 8))
-    with pytest.raises(DeckError, match="sum"):
-        check_bundle(escrowed, wire(wrong))
+    assert _recipients_verdicts(t, escrowed, check_bundle(escrowed, wire(wrong))).keys() == {
+        *escrowed.recipients
+    }  # every box is keyed to the other position: none opens
 
 
-@pytest.mark.parametrize("bad", [IDENTITY, TORSION8, NON_CANONICAL, b"\x05" * 31, "S", None])
-def test_invalid_share_commitments_name_the_dealer_and_the_share(bad: object) -> None:
-    t = table(3)
-    escrowed, bundle = t.deal(0, t.keys[0].lock_key("deck:1", 7))
-    with pytest.raises(DeckError) as err:
-        check_bundle(escrowed, with_commit(bundle, 1, bad))
-    assert (err.value.seat, err.value.position) == (0, 1)
-
-
-def test_torsion_that_cancels_in_the_sum_is_still_rejected() -> None:
-    t = table(3)
-    escrowed, bundle = t.deal(0, t.keys[0].lock_key("deck:1", 7))
-    msg = wire(bundle)
-    negated = nb.crypto_core_ed25519_sub(IDENTITY, TORSION8)
-    msg["commits"] = [
-        nb.crypto_core_ed25519_add(msg["commits"][0], TORSION8),
-        nb.crypto_core_ed25519_add(msg["commits"][1], negated),
+def test_a_shifted_share_pair_is_caught_by_both_recipients() -> None:
+    """Moving D from one share to another keeps the sum (and the implied S_m) right; the two
+    recipients' shares no longer match their published commitments."""
+    t = table(4)
+    scalar = t.keys[0].lock_key("deck:1", 7)
+    escrowed, bundle = t.deal(0, scalar)
+    d = mul_base(t.keys[0].lock_key("shift", 0))
+    commits = [
+        nb.crypto_core_ed25519_add(bundle.commits[0], d),
+        nb.crypto_core_ed25519_sub(bundle.commits[1], d),
     ]
+    bad = _recommitted(t, escrowed, bundle, commits)
+    assert share_commit(escrowed, bad, 2) == share_commit(escrowed, bundle, 2)
+    assert _recipients_verdicts(t, escrowed, bad) == {
+        1: "share does not match its commitment",
+        2: "share does not match its commitment",
+    }
+
+
+@pytest.mark.parametrize("bad", [IDENTITY, TORSION8, NON_CANONICAL, b"\x05" * 31 + b"\x80"])
+def test_invalid_share_commitments_are_caught_by_the_recipients_and_convict_the_dealer(
+    bad: bytes,
+) -> None:
+    """No replica validates S_i: its recipient's share cannot match it (s·G is a canonical
+    prime-order point), and the implied S_m is off (or not computable), so both recipients
+    complain and the dealer is convicted."""
+    t = table(3)
+    escrowed, bundle = t.deal(0, t.keys[0].lock_key("deck:1", 7))
+    forged = _recommitted(t, escrowed, bundle, [bad])
+    assert check_bundle(escrowed, wire(forged)) == forged
+    verdicts = _recipients_verdicts(t, escrowed, forged)
+    assert verdicts.keys() == {1, 2}
+    assert verdicts[1] == "share does not match its commitment"
+    assert verdicts[2] in (
+        "share does not match its commitment",
+        "share commitments are not curve points",
+    )
+    # and at recovery nobody can pass a share for it: the recipient who kept quiet is named
+    share = open_share(t.directory, t.escrow[1], escrowed, bundle)
     with pytest.raises(DeckError) as err:
-        check_bundle(escrowed, msg)
-    assert (err.value.seat, err.value.position) == (0, 0)
+        check_recovery_share(escrowed, forged, 1, share)
+    assert (err.value.seat, err.value.operation) == (1, "recover")
+
+
+def _decodes(point: bytes) -> bool:
+    try:
+        nb.crypto_core_ed25519_add(point, mul_base(IDENTITY))
+    except Exception:
+        return False
+    return True
+
+
+def test_a_non_point_commitment_is_not_computable_and_convicts_the_dealer() -> None:
+    t = table(4)
+    escrowed, bundle = t.deal(2, t.keys[2].lock_key("deck:1", 7))
+    candidates = (bytes([y]) + bytes(31) for y in range(2, 256))  # y = 2, 3...: half are off
+    off_curve = next(p for p in candidates if not _decodes(p))
+    forged = _recommitted(t, escrowed, bundle, [off_curve, bundle.commits[1]])
+    assert share_commit(escrowed, forged, 2) is None
+    verdicts = _recipients_verdicts(t, escrowed, forged)
+    assert verdicts == {
+        0: "share does not match its commitment",
+        3: "share commitments are not curve points",
+    }
+
+
+def test_torsion_that_cancels_in_the_sum_is_caught_by_the_recipients() -> None:
+    """S_1 + T and S_2 - T (T of order 8): the implied S_3 is right, but neither S_1 + T nor
+    S_2 - T is a prime-order point: their recipients' shares match neither."""
+    t = table(4)
+    escrowed, bundle = t.deal(0, t.keys[0].lock_key("deck:1", 7))
+    negated = nb.crypto_core_ed25519_sub(IDENTITY, TORSION8)
+    commits = [
+        nb.crypto_core_ed25519_add(bundle.commits[0], TORSION8),
+        nb.crypto_core_ed25519_add(bundle.commits[1], negated),
+    ]
+    forged = _recommitted(t, escrowed, bundle, commits)
+    assert share_commit(escrowed, forged, 2) == share_commit(escrowed, bundle, 2)
+    assert _recipients_verdicts(t, escrowed, forged).keys() == {1, 2}
 
 
 @pytest.mark.parametrize(
@@ -285,6 +390,9 @@ def test_torsion_that_cancels_in_the_sum_is_still_rejected() -> None:
         lambda m: m["boxes"].__setitem__(1, m["boxes"][1] + b"\x00"),
         lambda m: m["boxes"].__setitem__(1, bytearray(m["boxes"][1])),
         lambda m: m["commits"].pop(),
+        lambda m: m["commits"].append(m["commits"][0]),
+        lambda m: m["commits"].__setitem__(0, m["commits"][0][:31]),
+        lambda m: m["commits"].__setitem__(1, None),
         lambda m: m["boxes"].append(m["boxes"][0]),
         lambda m: m.__setitem__("extra", 1),
         lambda m: m.__setitem__("commits", tuple(m["commits"])),
@@ -311,7 +419,7 @@ def _cheating_bundle(
     i = escrowed.share_index(victim)
     boxes = list(bundle.boxes)
     channel = t.escrow[dealer].channel_to(t.directory, victim)
-    boxes[i] = _seal(t.directory, escrowed, i, channel, sealed, bundle.commits[i])
+    boxes[i] = _seal(t.directory, escrowed, i, channel, sealed, _aad(escrowed, bundle.commits))
     return escrowed, Bundle(bundle.commits, tuple(boxes))
 
 
@@ -604,11 +712,10 @@ def test_a_bundle_is_exactly_what_the_written_spec_computes() -> None:
     okm = HKDF(hashes.SHA512(), 64, b"creepnet/deck/kdf/v1", info).derive(VECTOR_SECRETS[dealer])
     s1 = nb.crypto_core_ed25519_scalar_reduce(okm)
     s2 = nb.crypto_core_ed25519_scalar_sub(a, s1)
-    assert bundle.commits == (mul_base(s1), mul_base(s2))
+    assert bundle.commits == (mul_base(s1),)  # S_2 = K - S_1 is implied, not published
     K = mul_base(a)
-    for share, recipient, commit, box in zip(
-        (s1, s2), recipients, bundle.commits, bundle.boxes, strict=True
-    ):
+    aad = frame(b"creepnet/deck/escrow/aad/v1", K, mul_base(s1))
+    for share, recipient, box in zip((s1, s2), recipients, bundle.boxes, strict=True):
         channel = mul(e[dealer], t.directory.receive_keys[recipient])
         assert channel == mul(f[recipient], t.directory.deal_keys[dealer])
         info = frame(
@@ -623,7 +730,6 @@ def test_a_bundle_is_exactly_what_the_written_spec_computes() -> None:
             epoch,
         )
         okm = HKDF(hashes.SHA512(), 44, b"creepnet/deck/escrow/key/v1", info).derive(channel)
-        aad = frame(b"creepnet/deck/escrow/aad/v1", K, commit)
         assert ChaCha20Poly1305(okm[:32]).encrypt(okm[32:], share, aad) == box
 
 
@@ -633,15 +739,13 @@ VECTOR = {
     "F_0": "561002a5dd7c665b3c40ab823fe47cd216c2f60e064fe8f3d88f26f04b29ff9c",
     "F_2": "c616e0023c4d48373172b1bc365a09d1974db255e465984f83262c7c729b9e0e",
     "K": "fd2d5fd6cc174edd62cabb066a3c776b8b8cc8e1b00f5ffbc3fd1c9116a0eda9",
-    "commits": [
-        "f4dafac14b0f7162954f525b3409474c0686e5d744acbc6a53ac674331838d40",
-        "c885abcc1b6920665acd5b0b1fef8b62ff941b2f712ffdca61052eabd131d7f9",
-    ],
+    "commits": ["f4dafac14b0f7162954f525b3409474c0686e5d744acbc6a53ac674331838d40"],
+    "implied S_2": "c885abcc1b6920665acd5b0b1fef8b62ff941b2f712ffdca61052eabd131d7f9",
     "boxes": [
         "768a88cbf1cc38acbfb5364eb41bdcddf5598fbecf30282ea2c5e7473e4e3582"
         "6fc3195b7e5153aaacea4b9ffb57edb0",
         "60cca5fc8de3f1487a3b1d441b3010dd4be3dd51c2a84602db079e34b14abe14"
-        "ac7b6cec1d7649d474aaf4592dea4630",
+        "5006cfd98970846d319aa42923b910fc",
     ],
 }
 
@@ -654,4 +758,33 @@ def test_the_documented_vector() -> None:
     assert [t.directory.receive_keys[s].hex() for s in (0, 2)] == [VECTOR["F_0"], VECTOR["F_2"]]
     assert escrowed.commit.hex() == VECTOR["K"]
     assert [c.hex() for c in bundle.commits] == VECTOR["commits"]
+    assert share_commit(escrowed, bundle, 1).hex() == VECTOR["implied S_2"]
     assert [b.hex() for b in bundle.boxes] == VECTOR["boxes"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    channel=st.binary(min_size=32, max_size=32), name=st.text(max_size=12), epoch=st.integers(0, 9)
+)
+def test_the_cached_hkdf_extract_gives_the_one_call_hkdf(
+    channel: bytes, name: str, epoch: int
+) -> None:
+    """escrow._cipher does RFC 5869 in its two steps (the extract kept per channel): the key and
+    nonce are byte for byte HKDF-SHA512(ikm = channel, salt, info, 44) in one call."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    from creepnet.protocol.deck.escrow import KEY_SALT, _cipher
+    from creepnet.protocol.deck.group import frame
+
+    t = table(3, VECTOR_GAME, VECTOR_SECRETS)
+    escrowed = Escrowed(1, ScalarId("layer", name, 2), epoch, (0, 2), mul_base(IDENTITY))
+    d = t.directory
+    info = frame(d.game_id, d.seat_keys[1], d.seat_keys[2], d.deal_keys[1], d.receive_keys[2])
+    okm = HKDF(hashes.SHA512(), 44, KEY_SALT, info + frame("layer", name, 2, epoch)).derive(channel)
+    cipher, nonce = _cipher(d, escrowed, 2, channel)
+    assert nonce == okm[32:]
+    assert cipher.encrypt(nonce, b"share", b"") == ChaCha20Poly1305(okm[:32]).encrypt(
+        okm[32:], b"share", b""
+    )

@@ -148,9 +148,13 @@ def test_a_seats_own_exempt_pool_carries_no_escrow() -> None:
     own = t.players[1].lock(t.seq + 1, "deck:1")
     assert "escrow" not in own
     t.post(1, lambda q: t.players[1].lock(q, "deck:1"))
-    with_escrow = t.players[2].lock(t.seq + 1, "deck:1")
-    err = t.refused(2, with_escrow | {"escrow": lock0["escrow"]})
-    assert err.seat == 2  # another seat's bundles do not sum to this seat's keys
+    # seat 2 passing seat 0's bundles off as its own: the right shape, so every replica keeps
+    # them, but no box opens for seat 2's keys: both recipients complain, naming seat 2
+    copied = t.players[2].lock(t.seq + 1, "deck:1") | {"escrow": lock0["escrow"]}
+    t.post(2, lambda q: copied)
+    for recipient in (0, 1):
+        complaints = t.players[recipient].escrow_complaints()
+        assert {c["dealer"] for c in complaints} == {2} and len(complaints) == len(CARDS)
 
 
 # --- refused -------------------------------------------------------------------------------------
@@ -224,12 +228,14 @@ def test_a_shuffle_without_its_escrow_or_with_a_bad_one_is_refused_with_nothing_
         return honest | {"escrow": {"commits": pick(bundle["commits"]), "boxes": bundle["boxes"]}}
 
     assert t.refused(0, without_escrow).seat == 0
-    err = t.refused(0, lambda q: commits(q, lambda c: [c[0], c[0]]))
-    assert err.seat == 0 and "sum" in err.message
-    # swapped commitments still sum: the public check passes, the recipients complain (below)
-    t.post(0, lambda q: commits(q, lambda c: c[::-1]))
-    complaints = t.players[1].escrow_complaints()
-    assert len(complaints) == 1 and complaints[0]["dealer"] == 0
+    err = t.refused(0, lambda q: commits(q, lambda c: [c[0], c[0]]))  # S_m is never published
+    assert err.seat == 0 and "expected 1 share commitments" in err.message
+    # another commitment has the right shape: every replica keeps it, and both recipients
+    # complain (their shares match neither it nor the implied S_2; the AAD changed too)
+    t.post(0, lambda q: commits(q, lambda c: [mul_base(t.players[0].keys.lock_key("x", 0))]))
+    for recipient in (1, 2):
+        complaints = t.players[recipient].escrow_complaints()
+        assert [c["dealer"] for c in complaints] == [0]
 
 
 def test_re_publishing_a_layer_carries_no_second_escrow() -> None:
@@ -249,8 +255,8 @@ def test_re_publishing_a_layer_carries_no_second_escrow() -> None:
     [
         lambda e: e[:-1],
         lambda e: [*e, e[0]],
-        lambda e: [e[1], e[0], *e[2:]],
         lambda e: [{"commits": e[0]["commits"]}, *e[1:]],
+        lambda e: [{"commits": [], "boxes": e[0]["boxes"]}, *e[1:]],
         lambda e: "escrow",
     ],
 )
@@ -261,6 +267,23 @@ def test_a_lock_with_missing_or_misplaced_escrows_is_refused(mangle) -> None:
     err = t.refused(0, honest | {"escrow": mangle(honest["escrow"])})
     assert err.seat == 0
     t.post(0, lambda q: t.players[0].lock(q, "deck"))
+
+
+def test_a_lock_with_two_positions_bundles_swapped_is_complained_about_by_every_recipient() -> None:
+    """Swapped bundles have the right shape, so no replica can tell; each box is keyed to its
+    position, so neither opens for its recipients, and their complaints convict the dealer."""
+    t = Table(3)
+    t.dealt(lock=False)
+    honest = t.players[0].lock(t.seq + 1, "deck")
+    swapped = [honest["escrow"][1], honest["escrow"][0], *honest["escrow"][2:]]
+    t.post(0, lambda q: honest | {"escrow": swapped})
+    for recipient in (1, 2):
+        complaints = t.players[recipient].escrow_complaints()
+        assert [(c["dealer"], c["index"]) for c in complaints] == [(0, 0), (0, 1)]
+    t.post(2, lambda q: complaints[0])
+    for state in t.replicas:
+        assert state.escrow is not None
+        assert [(c.dealer, c.complainer) for c in state.escrow.convictions] == [(0, 2)]
 
 
 # --- complaints -----------------------------------------------------------------------------------
@@ -344,7 +367,7 @@ def test_a_table_plays_on_after_one_and_then_a_second_departure() -> None:
     assert book is not None
     assert book.recovered[(2, layer)] == t.players[2].keys.layer("deck", 1)
     shuffle3 = t.post(3, lambda q: t.players[3].shuffle(q, "deck"))
-    assert len(shuffle3["escrow"]["commits"]) == 2  # dealt to seats 0 and 1 only
+    assert len(shuffle3["escrow"]["boxes"]) == 2  # dealt to seats 0 and 1 only
     # the others re-deal what seat 2 held shares of; seat 3 has nothing to re-deal
     t.each((0, 1), lambda p, q: _refresh(t, p.seat))
     assert t.refused(3, {"op": "refresh", "escrow": []}).seat == 3
@@ -417,7 +440,7 @@ def test_a_refresh_with_a_bad_bundle_is_refused() -> None:
 def _swap_commits(bundle: dict, t: Table) -> dict:
     other = DeckKeys(t.spectator.game_id, t.spectator.seat_keys[0], secrets.token_bytes(32))
     return {
-        "commits": [bundle["commits"][0], mul_base(other.lock_key("x", 0))],
+        "commits": [*bundle["commits"], mul_base(other.lock_key("x", 0))],  # one too many
         "boxes": bundle["boxes"],
     }
 
