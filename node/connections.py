@@ -84,6 +84,7 @@ class Connections:
         # Addresses with these prefixes are dialled by another carrier (the internet one,
         # node/wan); everything else is HOST:PORT over TCP.
         self.carriers: dict[str, Dial] = {}
+        self.carrier_relays: tuple[str, ...] = ()  # the internet carrier's relays (mesh.py)
 
     # ----- listening ----------------------------------------------------------------------
 

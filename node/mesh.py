@@ -53,6 +53,13 @@ from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
 from creepnet.node.storage import write_private_file
 from creepnet.node.transport import parse_address
+from creepnet.node.wan.invite import (
+    WAN_PREFIX,
+    InviteError,
+    parse_peer_id,
+    parse_wan_address,
+    wan_address,
+)
 from creepnet.protocol.identity import fingerprint
 
 MAX_CHANGES = 8  # new addresses one sender may give per game (hosts do move, rarely)
@@ -76,8 +83,15 @@ class Scope(enum.Enum):
             return cls.LAN
 
 
-def address_refusal(address: str, heard_over: str, scope: Scope) -> str | None:
-    """Why we will not dial address, told over a connection from IP heard_over (None: we may)."""
+def address_refusal(
+    address: str, heard_over: str, scope: Scope, relays: tuple[str, ...] | None = ()
+) -> str | None:
+    """Why we will not dial address, told over a connection from IP heard_over (None: we may).
+    relays: those our internet carrier uses (None: any, for our own records of past dials)."""
+    if address.startswith(WAN_PREFIX):
+        return _wan_refusal(address, relays)
+    if heard_over.startswith(WAN_PREFIX):
+        return f"{address} is an IP address, told by a peer met over the internet"
     try:
         host, _port = parse_address(address)
         ip = ipaddress.ip_address(host)
@@ -94,6 +108,34 @@ def address_refusal(address: str, heard_over: str, scope: Scope) -> str | None:
     return None
 
 
+def _wan_refusal(address: str, relays: tuple[str, ...] | None) -> str | None:
+    """An internet address is dialled only through relays we chose ourselves: a peer says
+    ``wan:<peer id>`` (we dial it at our relays), and a peer's word never makes us connect to
+    a relay (a new IP) we did not choose; our own records (relays None) name the relays used."""
+    try:
+        if "@" in address:
+            _peer, via = parse_wan_address(address)
+        else:
+            parse_peer_id(address[len(WAN_PREFIX) :])
+            via = ()
+    except InviteError as exc:
+        return str(exc)
+    if relays is None:
+        return None
+    if not relays:
+        return f"{address} is an internet address, and this node is not on the internet"
+    if not set(via) <= set(relays):
+        return f"{address} names a relay this node does not use"
+    return None
+
+
+def dialable(address: str, relays: tuple[str, ...]) -> str:
+    """A heard ``wan:<peer id>`` as the address we dial: that peer id at our relays."""
+    if address.startswith(WAN_PREFIX) and "@" not in address and relays:
+        return wan_address(address[len(WAN_PREFIX) :], relays)
+    return address
+
+
 def _is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -102,7 +144,10 @@ def _is_loopback(host: str) -> bool:
 
 
 def peer_ip(peer: Peer) -> str:
-    """The IP address a peer's connection comes from (or goes to)."""
+    """The IP address a peer's connection comes from (or goes to); for a peer met over the
+    internet carrier, its ``wan:`` label (no IP we could dial)."""
+    if peer.conn.label.startswith(WAN_PREFIX):
+        return peer.conn.label
     stream = peer.conn.stream
     # A dialled connection is labelled with the address we dialled, which may be a name.
     if peer.dialed is not None and isinstance(stream, trio.SocketStream):
@@ -115,7 +160,12 @@ def peer_ip(peer: Peer) -> str:
 
 def first_hand(peer: Peer) -> str | None:
     """Where we would dial peer again: the address we dialled (as an IP: others resolve no
-    names), or its IP with the port it says it listens on."""
+    names), or its IP with the port it says it listens on.  A peer met over the internet
+    carrier: ``wan:<its libp2p peer id>`` (which libp2p's Noise handshake proved), to be dialled
+    at the receiver's own relays — a seat that joined by an invite keeps a reservation at
+    exactly the relays the invite names, which every invited seat uses."""
+    if peer.conn.label.startswith(WAN_PREFIX):
+        return _wan_first_hand(peer)
     port = peer.listen_port
     if peer.dialed is not None:
         try:
@@ -128,6 +178,21 @@ def first_hand(peer: Peer) -> str | None:
         return None
     ip = peer_ip(peer)
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
+
+
+def _wan_first_hand(peer: Peer) -> str | None:
+    """``wan:<peer id>``: the receiver dials it at its own relays (and the address stays
+    short: ``addresses`` items are at most 64 characters)."""
+    try:
+        peer_id = (
+            parse_wan_address(peer.dialed)[0]
+            if peer.dialed is not None
+            else peer.conn.label[len(WAN_PREFIX) :]
+        )
+    except InviteError:
+        return None
+    address = f"{WAN_PREFIX}{peer_id}"
+    return None if _wan_refusal(address, None) else address
 
 
 @dataclass
@@ -270,8 +335,9 @@ class Mesh:
                 key = bytes.fromhex(key_hex)
             except ValueError:
                 continue
+            # our own record: a wan address names relays we used (the carrier may start later)
             if key in runtime.session.seat_keys and not address_refusal(
-                address, address.rpartition(":")[0].strip("[]"), self.scope
+                address, address.rpartition(":")[0].strip("[]"), self.scope, None
             ):
                 book.believed[key] = address
 
@@ -302,7 +368,9 @@ class Mesh:
 
     def _hear(self, runtime: GameRuntime, sender: Peer, key: bytes, address: str) -> None:
         book = self.books.setdefault(runtime.game, AddressBook())
-        refusal = address_refusal(address, peer_ip(sender), self.scope)
+        refusal = address_refusal(
+            address, peer_ip(sender), self.scope, self.connections.carrier_relays
+        )
         if refusal is not None:
             if not book.first_report(sender.key, address):
                 return  # a flood of bad addresses is reported once each, and not forever
@@ -315,7 +383,7 @@ class Mesh:
                 data={"address": address, "key": key},
             )
             return
-        book.hear(sender.key, key, address)
+        book.hear(sender.key, key, dialable(address, self.connections.carrier_relays))
 
     # ----- what the dialers ask -----------------------------------------------------------
 

@@ -78,10 +78,12 @@ async def internet(
 
         nursery.start_soon(accept)
         connections.carriers[WAN_PREFIX] = dial
+        connections.carrier_relays = tuple(carrier.relay_addresses)  # the mesh dials through
         try:
             yield carrier
         finally:
             connections.carriers.pop(WAN_PREFIX, None)
+            connections.carrier_relays = ()
             nursery.cancel_scope.cancel()
 
 
