@@ -17,7 +17,14 @@ from creepnet.cli.racer.grammar import spelling
 from creepnet.engine import racer
 from creepnet.node import messages, updates
 from creepnet.node.bot import run_bot
-from creepnet.node.mesh import MAX_CHANGES, MAX_REPORTS, AddressBook, Scope, address_refusal
+from creepnet.node.mesh import (
+    MAX_CHANGES,
+    MAX_REPORTS,
+    AddressBook,
+    Scope,
+    address_refusal,
+    dialable,
+)
 from creepnet.node.node import Node
 from creepnet.node.peer import Peer, ProtocolViolation
 from creepnet.node.sync import GameSync
@@ -395,6 +402,27 @@ def test_the_address_policy_is_explicit():
     assert "unicast" in address_refusal("0.0.0.0:4100", "127.0.0.1", lan)
     assert "unicast" in address_refusal("224.0.0.251:5353", "192.168.1.9", lan)
     assert Scope.for_listener("127.0.0.1") is loop and Scope.for_listener("0.0.0.0") is lan
+
+
+RELAY = "/ip4/203.0.113.7/tcp/4001/p2p/12D3KooWRelay"
+PEER = "wan:12D3KooWPeerOfASeat"
+
+
+def test_over_the_internet_a_peer_names_only_a_peer_id_never_a_relay_or_an_ip():
+    ours, over_wan = (RELAY,), f"wan:12D3KooWHost@{RELAY}"
+    lan = Scope.LAN
+    assert address_refusal(PEER, over_wan, lan, ours) is None
+    assert dialable(PEER, ours) == f"{PEER}@{RELAY}"  # dialled at our own relays
+    assert address_refusal(f"{PEER}@{RELAY}", over_wan, lan, ours) is None
+    other = "/ip4/198.51.100.9/tcp/4001/p2p/12D3KooWOther"
+    assert "relay this node does not use" in address_refusal(f"{PEER}@{other}", over_wan, lan, ours)
+    assert "not on the internet" in address_refusal(PEER, "192.168.1.9", lan, ())
+    assert "not a peer id" in address_refusal("wan:no spaces", over_wan, lan, ours)
+    # A peer met over the internet cannot point us at an IP (our LAN, our machine).
+    for address in ("192.168.1.5:4100", "127.0.0.1:22", "8.8.8.8:53"):
+        assert "met over the internet" in address_refusal(address, over_wan, Scope.ANY, ours)
+    # Our own record (relays None): the relays we used are dialled again.
+    assert address_refusal(f"{PEER}@{other}", "wan", lan, None) is None
 
 
 def test_one_sender_cannot_flood_the_address_book():
