@@ -23,6 +23,19 @@ What it measures (all in one run, every party a separate OS process, 127.0.0.1 o
   and how many of the advertised games it saw.
 
 The whole run is bounded (a global deadline, children killed on exit).
+
+    sudo nice .venv/bin/python benchmarks/latency.py --path direct|relayed|lan [--moves N]
+
+``--path`` measures instead in the NAT test bed of tests/node/netns_nat.py (root; every party a
+process in its own namespace, homes on a tmpfs): ``direct`` — host in home a, guest in home b,
+both behind cone NATs, the game's connection hole-punched; ``relayed`` — home b behind the
+symmetric NAT, through ``creepnet relay`` in the public namespace; ``lan`` — two machines on
+home a's LAN, plain TCP.  Figures: the same one-way move latency; a ping over the game's own
+libp2p connection (a second stream on it); the bare TCP round trip of the same path (the same
+Python echo; home a's router forwards its port, so a plain connection takes the direct path's
+hops; for ``relayed`` also through a bare TCP relay, one Python loop per direction, in the
+public namespace); each Racer turn of a 2-seat random-bot game as the host sees it; and
+``creepnet join INVITE`` (a fresh process) until it prints that it is seated.
 """
 
 from __future__ import annotations

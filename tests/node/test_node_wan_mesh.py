@@ -82,7 +82,7 @@ async def test_four_racer_seats_in_three_homes_mesh_across_the_nats(three_homes,
             text = "\n".join(lines.seen) + "\n" + lines.buffer.decode(errors="replace")
             (tmp_path / f"{name}.out").write_text(text)
             tails[name] = text.splitlines()[-25:]
-        raise AssertionError(f"the game did not finish in {TIMEOUT}s; last lines: {tails}") from None
+        raise AssertionError(f"no finish in {TIMEOUT}s; last lines: {tails}") from None
     finally:
         processes.kill_all()
     for name, text in outputs.items():
@@ -93,9 +93,8 @@ async def test_four_racer_seats_in_three_homes_mesh_across_the_nats(three_homes,
     # The mesh crossed the NATs: every guest was connected to every other guest, over the
     # internet carrier (a wan: address or stream), not only through the host.
     for name in seats:
-        met = {
-            m.group(1): m.group(2) for m in CONNECTED.finditer(outputs[name]) if m.group(1) != "host"
-        }
+        found = CONNECTED.finditer(outputs[name])
+        met = {m.group(1): m.group(2) for m in found if m.group(1) != "host"}
         assert set(met) == set(seats) - {name}, (name, met)
         assert all(address.startswith("wan:") for address in met.values()), (name, met)
     logs = {only_log(home).read_bytes() for home in homes.values()}
