@@ -204,6 +204,9 @@ class AddressBook:
     refused: set[tuple[bytes, str]] = field(default_factory=set)  # (key, address) proved wrong
     believed: dict[bytes, str] = field(default_factory=dict)  # where a handshake proved the key
     reported: set[tuple[bytes, str]] = field(default_factory=set)  # (sender, address) refused
+    # Said before our copy of the log showed who is seated (a spectator hears the seats'
+    # addresses as soon as it follows, before it has the log): each follower's last message.
+    early: dict[bytes, tuple[Peer, list[dict]]] = field(default_factory=dict)
 
     def first_report(self, sender: bytes, address: str) -> bool:
         """Whether a refusal of sender's address is news (said once; at most MAX_REPORTS)."""
@@ -259,20 +262,27 @@ class Mesh:
     # ----- what we tell -------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Tell the seats of each game where the others are, and dial those we should."""
+        """Tell the seats (and spectators) of each game where the seats are, and dial those
+        we should."""
         for runtime in self.games.values():
-            if runtime.state in ACTIVE and runtime.session.local_seat is not None:
+            if runtime.state not in ACTIVE:
+                continue
+            self._hear_early(runtime)
+            if runtime.session.local_seat is not None:
                 self._share(runtime)
                 self._dial(runtime)
+            elif not runtime.hosted:
+                self._dial_as_spectator(runtime)
 
     def _share(self, runtime: GameRuntime) -> None:
         keys = runtime.session.seat_keys
         peers = self.connections.peers
         known = [(key, first_hand(peers[key])) for key in keys if key in peers]
         for follower in list(runtime.followers.values()):
-            if follower.key not in keys:
-                continue  # spectators dial no seat on our word
-            if not follower.told_port and self.port:
+            seat = follower.key in keys
+            # A spectator hears where the seats are too, to watch at another when it loses
+            # ours; it is never told where we listen (no seat dials a spectator).
+            if seat and not follower.told_port and self.port:
                 follower.told_port = True  # where we listen: it tells the seats that dial us
                 follower.send(messages.listen(self.port))
             items = [
@@ -300,6 +310,20 @@ class Mesh:
                 continue
             for address in book.candidates(key):
                 self.connections.ensure_dialer(address, expect=key)
+
+    def _dial_as_spectator(self, runtime: GameRuntime) -> None:
+        """A spectator watches at any seat it can reach: while no seat of the game is
+        connected, it dials every seat at every address the seats gave (the first handshake
+        that proves a seat's key ends the others' dialers: ``wants``)."""
+        book = self.books.get(runtime.game)
+        if book is None or self.connections.nursery is None or self._at_a_seat(runtime):
+            return
+        for key in runtime.session.seat_keys:
+            for address in book.candidates(key):
+                self.connections.ensure_dialer(address, expect=key)
+
+    def _at_a_seat(self, runtime: GameRuntime) -> bool:
+        return any(key in self.connections.peers for key in runtime.session.seat_keys)
 
     @staticmethod
     def _to_dial(runtime: GameRuntime) -> list[bytes]:
@@ -356,15 +380,35 @@ class Mesh:
         self.refresh()
 
     def on_addresses(self, runtime: GameRuntime, peer: Peer, items: list[dict]) -> None:
-        keys = runtime.session.seat_keys
-        if peer.key not in keys or runtime.state not in ACTIVE:
+        if runtime.state not in ACTIVE:
+            return
+        if peer.key not in runtime.session.seat_keys:
+            if not runtime.session.started and runtime.followers.get(peer.key) is peer:
+                # perhaps a seat our copy of the log does not show yet: kept until it does
+                # (one message per follower, replaced by its next)
+                self.books.setdefault(runtime.game, AddressBook()).early[peer.key] = (peer, items)
             return  # only a seat of an unfinished game may say where the others are
+        self._hear_items(runtime, peer, items)
+        self.refresh()
+
+    def _hear_early(self, runtime: GameRuntime) -> None:
+        book = self.books.get(runtime.game)
+        if book is None:
+            return
+        for sender, (peer, items) in list(book.early.items()):
+            if peer.key in runtime.session.seat_keys or runtime.session.started:
+                del book.early[sender]
+                if peer.key in runtime.session.seat_keys and not peer.closed.is_set():
+                    self._hear_items(runtime, peer, items)
+
+    def _hear_items(self, runtime: GameRuntime, peer: Peer, items: list[dict]) -> None:
+        """A seat's word on where the other seats are (never on us, or on itself)."""
+        keys = runtime.session.seat_keys
         ours = runtime.session.identity.public_key if runtime.session.identity else None
         for item in items:
             key, address = item["key"], item["address"]
             if key in keys and key not in (ours, peer.key):
                 self._hear(runtime, peer, key, address)
-        self.refresh()
 
     def _hear(self, runtime: GameRuntime, sender: Peer, key: bytes, address: str) -> None:
         book = self.books.setdefault(runtime.game, AddressBook())
@@ -393,9 +437,20 @@ class Mesh:
             return False  # reached another way
         return any(
             runtime.state in ACTIVE
-            and key in self._to_dial(runtime)
+            and (
+                key in self._to_dial(runtime)
+                or (self._spectating(runtime) and key in runtime.session.seat_keys)
+            )
             and address in self.books.get(runtime.game, AddressBook()).candidates(key)
             for runtime in self.games.values()
+        )
+
+    def _spectating(self, runtime: GameRuntime) -> bool:
+        """A game we watch without a seat, at no seat right now."""
+        return (
+            runtime.session.local_seat is None
+            and not runtime.hosted
+            and not self._at_a_seat(runtime)
         )
 
     def wrong_key(self, address: str, expected: bytes, found: bytes) -> None:

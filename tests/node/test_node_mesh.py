@@ -154,6 +154,45 @@ async def test_the_seats_connect_to_each_other_and_a_spectator_follows_a_guest(t
             assert set(watcher.peers) <= {key(g1)}
 
 
+async def test_a_spectator_whose_seat_is_gone_watches_at_another_seat(tmp_path):
+    """Spectators may watch at any seat (issue #23): the seat a spectator watches at tells it
+    where the other seats are; when that seat's node goes away (and comes back elsewhere, at a
+    port the spectator never heard of), the spectator dials the seats it was told of, proves
+    one's key, and follows the whole game there."""
+    with trio.fail_after(TIMEOUT):
+        async with (
+            Node.open(tmp_path / "host", name="host", timeouts=FAST, ask_after=ASK) as host,
+            Node.open(tmp_path / "g2", name="g2", timeouts=FAST, ask_after=ASK) as g2,
+            Node.open(tmp_path / "watch", timeouts=FAST) as watcher,
+        ):
+            game = await host.host_game("racer", "mesh", seats=3, player="host", options=OPTIONS)
+            async with Node.open(tmp_path / "g1", name="g1", timeouts=FAST) as g1:
+                await g1.join(host.address, game, player="g1")
+                await g2.join(host.address, game, player="g2")
+                await watcher.watch(g1.address, game)
+                old_port, g1_key = g1.port, key(g1)
+                book = watcher._mesh.books  # what g1 told it: where the other seats are
+                await watcher.wait_for(
+                    game,
+                    lambda rt: (
+                        rt.game in book
+                        and all(book[rt.game].candidates(key(n)) for n in (host, g2))
+                    ),
+                )
+                assert set(watcher.peers) == {g1_key}  # watching at g1 alone, so far
+            # g1's node is gone; it comes back at another port, which the watcher never hears
+            async with Node.open(tmp_path / "g1", name="g1", timeouts=FAST) as g1:
+                assert g1.port != old_port
+                await watcher.wait_for(
+                    game, lambda rt: any(k in rt.followers for k in (key(host), key(g2)))
+                )
+                await play_out(game, host, g1, g2)
+                final = len(host.session(game).log)
+                await watcher.wait_for(game, lambda rt: rt.stored == final)
+                assert_same_finished_logs(game, host, g1, g2, watcher)
+            assert watcher.peers.keys() & {key(host), key(g2)}
+
+
 async def test_four_seats_form_a_full_mesh_with_one_connection_per_pair(tmp_path):
     with trio.fail_after(TIMEOUT):
         async with (
