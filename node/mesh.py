@@ -285,12 +285,14 @@ class Mesh:
             if seat and not follower.told_port and self.port:
                 follower.told_port = True  # where we listen: it tells the seats that dial us
                 follower.send(messages.listen(self.port))
+            over_wan = follower.conn.label.startswith(WAN_PREFIX)  # it refuses IP addresses
             items = [
                 (key, address)
                 for key, address in known
                 if address is not None
                 and key != follower.key
                 and (runtime.game, key, address) not in follower.told
+                and (address.startswith(WAN_PREFIX) or not over_wan)
             ]
             if items:
                 follower.told.update((runtime.game, key, address) for key, address in items)
