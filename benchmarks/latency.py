@@ -911,6 +911,11 @@ def report(
         f"move latency, one way (sign+fsync, send, verify+fsync): {len(lat)} moves, median "
         f"{ms(move)}, p99 {ms(percentile(lat, 99))}"
     )
+    seg = {k: statistics.median(v) for k, v in run["segments"].items()}
+    print(
+        f"  median split: mover {ms(seg['mover'])} | queue->receiver's handler "
+        f"{ms(seg['wire'])} (the path) | receiver {ms(seg['receiver'])}"
+    )
     ping = run["ping"]
     if ping:
         libp2p = statistics.median(ping["times"])
