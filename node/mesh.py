@@ -3,8 +3,9 @@ stands between two others, and losing one seat leaves the others connected.
 
 Who dials whom: a seat dials every seat below its own except the host (seat 0), whom it
 dialled to join.  So each pair has one connection and two never cross (two crossing dials
-would each replace the other).  The host dials nobody; a spectator dials only the node it
-watches at (any seat).
+would each replace the other).  The host dials nobody; a spectator dials the seat it watches
+at, and, while it is connected to no seat of the game, every seat it was told of (until one
+answers).
 
 How addresses are learned (node layer only: the signed log and its events are untouched):
 
@@ -12,8 +13,11 @@ How addresses are learned (node layer only: the signed log and its events are un
   the TCP port it accepts connections on.  That peer's address is then the IP its connection
   came from with that port; a peer we dialled is at the address we dialled.  We share only
   these addresses of peers we are connected to, never hearsay of hearsay;
-* ``addresses {game, items: [{key, address}]}``: a seat tells the other seats of a game where
-  it reaches the seats it is connected to.
+* ``addresses {game, items: [{key, address}]}``: a seat tells the other seats (and the
+  spectators) of a game where it reaches the seats it is connected to;
+* over the internet carrier (node/wan) a seat is named ``wan:<libp2p peer id>`` alone: the
+  receiver dials it at its own relays, so no peer ever names a relay (an IP) for us to dial,
+  and IP addresses heard over a ``wan:`` connection are refused.
 
 What is believed: nothing, until a handshake at the address proves the expected key (as
 relocation.py does for a moved host); a dial that meets another key hangs up at once and the
