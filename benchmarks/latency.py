@@ -23,6 +23,19 @@ What it measures (all in one run, every party a separate OS process, 127.0.0.1 o
   and how many of the advertised games it saw.
 
 The whole run is bounded (a global deadline, children killed on exit).
+
+    sudo nice .venv/bin/python benchmarks/latency.py --path direct|relayed|lan [--moves N]
+
+``--path`` measures instead in the NAT test bed of tests/node/netns_nat.py (root; every party a
+process in its own namespace, homes on a tmpfs): ``direct`` — host in home a, guest in home b,
+both behind cone NATs, the game's connection hole-punched; ``relayed`` — home b behind the
+symmetric NAT, through ``creepnet relay`` in the public namespace; ``lan`` — two machines on
+home a's LAN, plain TCP.  Figures: the same one-way move latency; a ping over the game's own
+libp2p connection (a second stream on it); the bare TCP round trip of the same path (the same
+Python echo; home a's router forwards its port, so a plain connection takes the direct path's
+hops; for ``relayed`` also through a bare TCP relay, one Python loop per direction, in the
+public namespace); each Racer turn of a 2-seat random-bot game as the host sees it; and
+``creepnet join INVITE`` (a fresh process) until it prints that it is seated.
 """
 
 from __future__ import annotations
@@ -38,6 +51,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +61,9 @@ import trio
 
 LOOPBACK = "127.0.0.1"
 DEADLINE = 60.0  # seconds, the whole run at the default sizes (normally ~15 s)
+PATHS = ("direct", "relayed", "lan")  # --path: measured in the NAT test bed (root)
+ECHO_PROTOCOL = "/creepnet/bench-echo/1"  # the benchmark's own echo over the carrier
+BARE_PORT, PROXY_PORT, RELAY_PORT = 4010, 4011, 4001
 
 
 # ----- small helpers -----------------------------------------------------------------------
@@ -103,9 +122,13 @@ def child(role: str, *args: str) -> list[str]:
     return [sys.executable, os.path.abspath(__file__), "--role", role, *args]
 
 
-async def spawn(command: list[str]) -> tuple[trio.Process, Lines]:
+async def spawn(command: list[str], *, quiet: bool = False) -> tuple[trio.Process, Lines]:
+    """A child with piped stdin/stdout (quiet: its stderr, libp2p's chatter, discarded)."""
     process = await trio.lowlevel.open_process(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL if quiet else None,
     )
     assert process.stdout is not None
     return process, Lines(process.stdout)
@@ -187,12 +210,36 @@ def move_frame_sizes(node: Any) -> list[int]:
     return sizes
 
 
-async def role_host(home: str, games: int, plies: int) -> None:
+@asynccontextmanager
+async def node_on_path(home: str, bind: str, relay: str) -> AsyncIterator[tuple[Any, Any]]:
+    """A node listening on bind; with relay, on the internet too (node/wan): (node, carrier)."""
     from creepnet.node import Node
 
+    async with Node.open(Path(home), host=bind, port=0, discovery=False) as node:
+        if not relay:
+            yield node, None
+            return
+        from creepnet.node.wan.attach import internet
+
+        async with internet(node, relays=[relay], listen=f"/ip4/{bind}/tcp/0") as carrier:
+            yield node, carrier
+
+
+def address_on_path(node: Any, carrier: Any) -> str:
+    if carrier is None:
+        return node.address
+    from creepnet.node.wan.invite import wan_address
+
+    return wan_address(carrier.peer_id, carrier.relay_addresses)
+
+
+async def role_host(home: str, games: int, plies: int, bind: str, relay: str) -> None:
     stamps: Stamps = {k: {} for k in ("signed", "played", "arrived", "applied")}
     appends: list[int] = []
-    async with Node.open(Path(home), host=LOOPBACK, port=0, discovery=False) as node:
+    async with node_on_path(home, bind, relay) as (node, carrier):
+        if carrier is not None:
+            await serve_echo(carrier)
+            assert await carrier.wait_reserved(30), "no reservation at the relay"
         instrument(node, stamps, appends)
         ids = [
             await node.host_game(
@@ -201,7 +248,7 @@ async def role_host(home: str, games: int, plies: int) -> None:
             for i in range(games)
         ]
         appends.clear()  # only moves' appends from here on (genesis etc. excluded)
-        say(f"listening {node.address}")
+        say(f"listening {address_on_path(node, carrier)}")
         say("games " + " ".join(game.hex() for game in ids))
         async with trio.open_nursery() as nursery:
             for i, game in enumerate(ids):
@@ -213,13 +260,13 @@ async def role_host(home: str, games: int, plies: int) -> None:
         )
 
 
-async def role_guest(home: str, address: str, moves: int, ids: list[str]) -> None:
-    from creepnet.node import Node
-
+async def role_guest(
+    home: str, address: str, moves: int, ids: list[str], bind: str, relay: str, size: int
+) -> None:
     stamps: Stamps = {k: {} for k in ("signed", "played", "arrived", "applied")}
     appends: list[int] = []
     played = 0
-    async with Node.open(Path(home), host=LOOPBACK, port=0, discovery=False) as node:
+    async with node_on_path(home, bind, relay) as (node, carrier):
         instrument(node, stamps, appends)
         for i, game_hex in enumerate(ids):
             game = await node.join(address, game_hex, player="guest")
@@ -233,13 +280,19 @@ async def role_guest(home: str, address: str, moves: int, ids: list[str]) -> Non
         if node.session(game).log.events[-1].author == node.identity.public_key:
             with trio.fail_after(10):
                 await node.wait_synced(game)
-        say("result " + json.dumps({**stamps, "appends": appends, "games": i + 1}))
+        extra: dict[str, Any] = {}
+        if carrier is not None:  # the same libp2p connection the games ran over, bare
+            from creepnet.node.wan.attach import path_of
+
+            (peer,) = [p for p in node.peers.values() if p.dialed == address]
+            extra = {"path": path_of(peer.conn), "ping": await ping_peer(carrier, address, size)}
+        say("result " + json.dumps({**stamps, "appends": appends, "games": i + 1, **extra}))
 
 
 # ----- child: bare TCP echo and ping --------------------------------------------------------
 
 
-async def read_exact(stream: trio.SocketStream, count: int, buffer: bytearray) -> bytes:
+async def read_exact(stream: trio.abc.ReceiveStream, count: int, buffer: bytearray) -> bytes:
     while len(buffer) < count:
         chunk = await stream.receive_some(65536)
         if not chunk:
@@ -250,7 +303,7 @@ async def read_exact(stream: trio.SocketStream, count: int, buffer: bytearray) -
     return data
 
 
-async def role_echo() -> None:
+async def role_echo(bind: str = LOOPBACK) -> None:
     async def serve(stream: trio.SocketStream) -> None:
         buffer = bytearray()
         try:
@@ -262,14 +315,20 @@ async def role_echo() -> None:
             return
 
     async with trio.open_nursery() as nursery:
-        listeners = await nursery.start(functools.partial(trio.serve_tcp, serve, 0, host=LOOPBACK))
+        port = 0 if bind == LOOPBACK else BARE_PORT  # in the bed: the port the router forwards
+        listeners = await nursery.start(functools.partial(trio.serve_tcp, serve, port, host=bind))
         say(f"listening {listeners[0].socket.getsockname()[1]}")
         await trio.to_thread.run_sync(sys.stdin.readline)
         nursery.cancel_scope.cancel()
 
 
-async def role_ping(port: int, size: int, count: int) -> None:
-    stream = await trio.open_tcp_stream(LOOPBACK, port)  # trio sets TCP_NODELAY, as the node
+async def role_ping(port: int, size: int, count: int, host: str = LOOPBACK) -> None:
+    stream = await trio.open_tcp_stream(host, port)  # trio sets TCP_NODELAY, as the node
+    say("result " + json.dumps(await ping_stream(stream, size, count)))
+
+
+async def ping_stream(stream: trio.abc.Stream, size: int, count: int) -> list[int]:
+    """Round trips of size-byte frames (length-prefixed) over stream, after 100 warm-ups."""
     frame = (size - 4).to_bytes(4, "big") + os.urandom(size - 4)
     buffer = bytearray()
     times = []
@@ -281,7 +340,7 @@ async def role_ping(port: int, size: int, count: int) -> None:
         if i >= 100:
             times.append(time.perf_counter_ns() - started)
     await stream.aclose()
-    say("result " + json.dumps(times))
+    return times
 
 
 # ----- child: a node advertising games on demand -----------------------------------------------
@@ -305,16 +364,42 @@ async def role_advertiser(home: str) -> None:
 # ----- the parent: run the phases, report -------------------------------------------------------
 
 
-async def measure_moves(root: Path, moves: int, plies: int) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Place:
+    """Where the two nodes run: namespaces (none: here), addresses, the relay (none: TCP)."""
+
+    host_ns: str = ""
+    host_bind: str = LOOPBACK
+    guest_ns: str = ""
+    guest_bind: str = LOOPBACK
+    relay: str = ""
+    size: int = 0  # the libp2p ping's frame size (a move's `events` frame)
+
+    def inside(self, ns: str, command: list[str]) -> list[str]:
+        return ["ip", "netns", "exec", ns, *command] if ns else command
+
+    def options(self, bind: str) -> list[str]:
+        return ["--bind", bind, "--relay", self.relay, "--size", str(self.size)]
+
+
+async def measure_moves(
+    root: Path, moves: int, plies: int, place: Place = Place()
+) -> dict[str, Any]:
     games = max(2, math.ceil(moves / 12) + 1)  # random games are rarely shorter than 12 plies
-    host, host_out = await spawn(child("host", str(root / "host"), str(games), str(plies)))
+    host_command = child("host", str(root / "host"), str(games), str(plies))
+    host_command += place.options(place.host_bind)
+    host, host_out = await spawn(
+        place.inside(place.host_ns, host_command), quiet=bool(place.host_ns)
+    )
     guest = None
     try:
         address = await host_out.expect("listening ")
         ids = (await host_out.expect("games ")).split()
         started = time.perf_counter()
+        guest_command = child("guest", str(root / "guest"), address, str(moves), *ids)
+        guest_command += place.options(place.guest_bind)
         guest, guest_out = await spawn(
-            child("guest", str(root / "guest"), address, str(moves), *ids)
+            place.inside(place.guest_ns, guest_command), quiet=bool(place.guest_ns)
         )
         guest_result = json.loads(await guest_out.expect("result "))
         elapsed = time.perf_counter() - started
@@ -344,6 +429,8 @@ async def measure_moves(root: Path, moves: int, plies: int) -> dict[str, Any]:
         "games": guest_result["games"],
         "elapsed": elapsed,
         "fs": fs_type(root),
+        "path": guest_result.get("path", "lan"),
+        "ping": guest_result.get("ping", []),
     }
 
 
@@ -513,13 +600,378 @@ async def main(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----- --path: the NAT test bed (tests/node/netns_nat.py), every party in a namespace ----------
+
+WAN_PINGS = 300  # round trips over the game's libp2p connection (Python's Noise and yamux)
+
+
+async def serve_echo(carrier: Any) -> None:
+    """Echo on our own protocol over the carrier: a bare ping over the game's connection."""
+    from libp2p.custom_types import TProtocol
+
+    from creepnet.node.wan.carrier import CarrierStream
+
+    async def handler(raw: Any) -> None:
+        stream = CarrierStream(raw, str(raw.muxed_conn.peer_id))
+        while data := await stream.receive_some(65536):
+            await stream.send_all(data)
+
+    carrier.host.set_stream_handler(TProtocol(ECHO_PROTOCOL), handler)
+
+
+async def ping_peer(carrier: Any, address: str, size: int) -> dict[str, Any]:
+    """Round trips on a new stream over the libp2p connection the game used (libp2p opens
+    streams on the connection it has: direct after a punch, else the relay circuit)."""
+    from libp2p.custom_types import TProtocol
+
+    from creepnet.node.wan.carrier import CarrierStream, peer_id_of
+    from creepnet.node.wan.invite import parse_wan_address
+
+    peer, _ = parse_wan_address(address)
+    raw = await carrier.host.new_stream(peer_id_of(peer), [TProtocol(ECHO_PROTOCOL)])
+    stream = CarrierStream(raw, peer)
+    relayed = stream.relayed
+    return {"times": await ping_stream(stream, size, WAN_PINGS), "relayed": relayed}
+
+
+async def role_proxy(bind: str, target: str, port: int) -> None:
+    """A bare TCP relay (one Python loop per direction): the relayed path without libp2p."""
+
+    async def pump(source: trio.abc.Stream, sink: trio.abc.Stream) -> None:
+        try:
+            while data := await source.receive_some(65536):
+                await sink.send_all(data)
+        except trio.BrokenResourceError:
+            pass
+
+    async def serve(stream: trio.SocketStream) -> None:
+        async with await trio.open_tcp_stream(target, port) as onward, trio.open_nursery() as n:
+            n.start_soon(pump, stream, onward)
+            await pump(onward, stream)
+            n.cancel_scope.cancel()
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(functools.partial(trio.serve_tcp, serve, PROXY_PORT, host=bind))
+        say("listening")
+        await trio.sleep_forever()
+
+
+async def role_relay(home: str, public: str) -> None:
+    from creepnet.node.wan.carrier import Limits
+    from creepnet.node.wan.relay import run_relay
+
+    await run_relay(
+        Path(home),
+        f"0.0.0.0:{RELAY_PORT}",
+        Limits(),
+        announce=[public],
+        ready=lambda addresses: say(f"relay {addresses[0]}"),
+    )
+
+
+def racer_turn(runtime: Any) -> int | None:
+    played = runtime.session.game_state  # None until the game starts
+    turn = None if played is None else played.state.turn
+    return None if turn is None else turn.number
+
+
+async def role_racer_host(home: str, turns: int, bind: str, relay: str) -> None:
+    """A 2-seat Racer game (random bots); stamps each new turn number as this node sees it."""
+    from creepnet.node.bot import run_bot
+
+    async with node_on_path(home, bind, relay) as (node, carrier):
+        if carrier is not None:
+            assert await carrier.wait_reserved(30), "no reservation at the relay"
+        options = {"turn_limit": turns}
+        game = await node.host_game("racer", "bench racer", player="host", options=options)
+        say(f"listening {address_on_path(node, carrier)}")
+        say(f"games {game.hex()}")
+        stamps: list[tuple[int, int]] = []
+
+        async def watch() -> None:
+            last = None
+            while not node.session(game).finished:
+                await node.wait_for(
+                    game, lambda rt, seen=last: rt.session.finished or racer_turn(rt) != seen
+                )
+                last = racer_turn(node.games[game])
+                if last is not None:
+                    stamps.append((last, time.monotonic_ns()))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch)
+            await node.wait_for(game, lambda rt: len(rt.session.seats) == 2)
+            await run_bot(node, game, "random", 1)
+            with trio.fail_after(30):
+                await node.wait_synced(game)
+            nursery.cancel_scope.cancel()
+        say("result " + json.dumps(stamps))
+
+
+async def role_racer_guest(home: str, address: str, bind: str, relay: str) -> None:
+    from creepnet.node.bot import run_bot
+
+    async with node_on_path(home, bind, relay) as (node, _carrier):
+        game = await node.join(address, None, player="guest")
+        await run_bot(node, game, "random", 2)
+        with trio.fail_after(30):
+            await node.wait_synced(game)
+        say("done")
+
+
+@dataclass
+class PathBed:
+    """The bed of one --path: its namespaces, the relay, a bare echo at the host's end."""
+
+    path: str
+    net: Any = None
+    relay: str = ""
+    children: list[trio.Process] = field(default_factory=list)
+
+    async def start(self, ns: str, command: list[str]) -> Lines:
+        process, out = await spawn(["ip", "netns", "exec", ns, *command], quiet=True)
+        self.children.append(process)
+        return out
+
+    def close(self) -> None:
+        for process in self.children:
+            if process.returncode is None:
+                process.kill()
+        if self.net is not None:
+            self.net.destroy()  # kills what is left in its namespaces, deletes them
+
+
+def bed_module() -> Any:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "node"))
+    import netns_nat
+
+    return netns_nat
+
+
+def forward_bare_port(net: Any, home: Any) -> None:
+    """Home a's router forwards BARE_PORT to home a (dnat): the bare echo is then reachable
+    along the very path a direct (hole-punched) connection takes."""
+    rules = (
+        "table ip bench {\n  chain pre { type nat hook prerouting priority dstnat;\n"
+        f'    iifname "wan" tcp dport {BARE_PORT} dnat to {home.address}:{BARE_PORT}\n  }}\n}}\n'
+        f'add rule ip filter guard iifname "wan" tcp dport {BARE_PORT} ct status dnat accept\n'
+    )
+    subprocess.run(
+        ["ip", "netns", "exec", home.router, "nft", "-f", "-"],
+        input=rules, text=True, check=True, capture_output=True, timeout=30,
+    )  # fmt: skip
+
+
+async def bare_round_trips(bed: PathBed, size: int, count: int) -> dict[str, list[int]]:
+    """TCP echo round trips along the path, the same Python loop at both ends."""
+    net, found = bed.net, {}
+    a = net.homes["a"]
+    await (await bed.start(a.name, child("echo", "--bind", a.address))).expect("listening ")
+    ping = ["ping", str(BARE_PORT), str(size), str(count)]
+    if bed.path == "lan":
+        out = await bed.start(a.machines[1][0], child(*ping, "--bind", a.address))
+        found["lan"] = json.loads(await out.expect("result "))
+        return found
+    forward_bare_port(net, a)
+    b = net.homes["b"]
+    out = await bed.start(b.name, child(*ping, "--bind", a.public))
+    found["through both NATs"] = json.loads(await out.expect("result "))
+    if bed.path == "relayed":
+        relay_ip = net.relay_addresses[0]
+        proxy = child("proxy", a.public, str(BARE_PORT), "--bind", relay_ip)
+        await (await bed.start(net.public, proxy)).expect("listening")
+        ping = ["ping", str(PROXY_PORT), str(size), str(count), "--bind", relay_ip]
+        out = await bed.start(b.name, child(*ping))
+        found["through a bare TCP relay"] = json.loads(await out.expect("result "))
+    return found
+
+
+async def time_joins(bed: PathBed, root: Path, samples: int) -> list[float]:
+    """From starting `creepnet join INVITE` (a fresh process) to its "joined at" line (seated;
+    the board follows at once), each against a freshly hosted game."""
+    cli = [sys.executable, "-m", "creepnet.cli"]
+    a = bed.net.homes["a"]
+    guest_ns, guest_ip = (
+        a.machines[1]
+        if bed.path == "lan"
+        else (bed.net.homes["b"].name, bed.net.homes["b"].address)
+    )
+    times = []
+    for k in range(samples):
+        host = [*cli, "host", "creeper", "--bot", "greedy", "--max-plies", "6", "--no-discovery"]
+        host += ["--iface", a.address, "--player", "host", "--home", str(root / f"jh{k}")]
+        if bed.path != "lan":
+            host += ["--internet", "--relay", bed.relay]
+        out = await bed.start(a.name, host)
+        if bed.path == "lan":
+            line = await out.expect("  (or without zeroconf:  creepnet join ")
+            target = line.rstrip(")").split()
+        else:
+            target = [(await out.expect("invite ")).split("creepnet join ", 1)[1].strip()]
+        join = [*cli, "join", *target, "--bot", "random", "--iface", guest_ip]
+        join += ["--player", "guest", "--home", str(root / f"jg{k}")]
+        started = time.perf_counter()
+        joined = await bed.start(guest_ns, join)
+        await joined.expect("joined at ")
+        times.append(time.perf_counter() - started)
+    return times
+
+
+async def path_main(args: argparse.Namespace) -> int:
+    netns_nat = bed_module()
+    why = netns_nat.unavailable()
+    if why:
+        print(f"--path needs the NAT test bed, which cannot be built here: {why}")
+        return 1
+    nats = {"lan": {"a": "cone"}, "direct": {"a": "cone", "b": "cone"}}
+    nats["relayed"] = {"a": "cone", "b": "symmetric"}
+    bed = PathBed(args.path)
+    # Homes on a tmpfs where there is one: the path's cost, not the disk's (the loopback run
+    # measures fsync's share).
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+    root = Path(tempfile.mkdtemp(prefix="creepnet-lat-path-", dir=shm))
+    try:
+        bed.net = netns_nat.build(
+            nats[args.path], machines={"a": 2} if args.path == "lan" else None
+        )
+        net, a = bed.net, bed.net.homes["a"]
+        with trio.fail_after(DEADLINE * 5 + args.moves * 0.1):
+            if args.path != "lan":
+                relay_ip = net.relay_addresses[0]
+                out = await bed.start(
+                    net.public, child("relay", str(root / "relay"), "--bind", relay_ip)
+                )
+                bed.relay = await out.expect("relay ")
+            guest_ns, guest_ip = (
+                a.machines[1]
+                if args.path == "lan"
+                else (net.homes["b"].name, net.homes["b"].address)
+            )
+            size = 120  # about one move's sealed `events` frame (the loopback run measures it)
+            place = Place(a.name, a.address, guest_ns, guest_ip, bed.relay, size)
+            print(
+                f"creepnet latency over the {args.path} path, NAT test bed (namespaces, "
+                f"nftables masquerade; {os.cpu_count()} CPUs): "
+                + " | ".join(f"home {k}: {v} NAT" for k, v in nats[args.path].items())
+            )
+            bare = await bare_round_trips(bed, size, min(args.pings, 2000))
+            run = await measure_moves(root, args.moves, args.plies, place)
+            racer = await measure_racer(root, args.turns, place)
+            joins = await time_joins(bed, root, args.joins)
+        report(args.path, bare, run, racer, joins, size)
+    finally:
+        bed.close()
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+async def measure_racer(root: Path, turns: int, place: Place) -> list[float]:
+    """Seconds of each Racer turn after the first (2 seats, random bots), the host's view."""
+    extra = ["--bind", place.host_bind, "--relay", place.relay]
+    host_out = await spawn(
+        place.inside(place.host_ns, child("racer-host", str(root / "rh"), str(turns), *extra)),
+        quiet=True,
+    )
+    processes = [host_out[0]]
+    try:
+        address = await host_out[1].expect("listening ")
+        await host_out[1].expect("games ")
+        extra = ["--bind", place.guest_bind, "--relay", place.relay]
+        guest = await spawn(
+            place.inside(place.guest_ns, child("racer-guest", str(root / "rg"), address, *extra)),
+            quiet=True,
+        )
+        processes.append(guest[0])
+        stamps = json.loads(await host_out[1].expect("result "))
+    finally:
+        for process in processes:
+            if process.returncode is None:
+                process.kill()
+    times = [b[1] - a[1] for a, b in zip(stamps, stamps[1:], strict=False)]
+    return [t / 1e9 for t in times]
+
+
+def report(
+    path: str,
+    bare: dict[str, list[int]],
+    run: dict[str, Any],
+    racer: list[float],
+    joins: list[float],
+    size: int,
+) -> None:
+    print(f"\nthe game's connection: {run['path']}")
+    for label, times in bare.items():
+        print(
+            f"bare TCP round trip {label} ({size}-byte frames, {len(times)}): "
+            f"median {us(statistics.median(times))}, p99 {us(percentile(times, 99))}"
+        )
+    lat = run["latencies"]
+    move = statistics.median(lat)
+    print(
+        f"move latency, one way (sign+fsync, send, verify+fsync): {len(lat)} moves, median "
+        f"{ms(move)}, p99 {ms(percentile(lat, 99))}"
+    )
+    seg = {k: statistics.median(v) for k, v in run["segments"].items()}
+    print(
+        f"  median split: mover {ms(seg['mover'])} | queue->receiver's handler "
+        f"{ms(seg['wire'])} (the path) | receiver {ms(seg['receiver'])}"
+    )
+    ping = run["ping"]
+    if ping:
+        libp2p = statistics.median(ping["times"])
+        print(
+            "libp2p round trip on the game's connection "
+            f"({'relayed' if ping['relayed'] else 'direct'}), "
+            f"{len(ping['times'])}: median {ms(libp2p)}; move latency / it = {move / libp2p:.1f}x"
+        )
+    if path == "relayed":
+        base_label, goal = "through a bare TCP relay", 2
+    else:
+        base_label, goal = ("lan" if path == "lan" else "through both NATs"), 5
+    base = statistics.median(bare[base_label])
+    ratio = move / base
+    print(
+        f"  move latency / bare round trip {base_label} = {ratio:.1f}x "
+        f"({'meets' if ratio <= goal else 'MISSES'} the goal of <= {goal}x)"
+    )
+    if racer:
+        turn = statistics.median(racer)
+        print(
+            f"Racer turn (2 seats, random bots, the host's clock), {len(racer)} turns: median "
+            f"{turn * 1000:.0f} ms, max {max(racer) * 1000:.0f} ms "
+            f"({turn * 1e9 / base:.0f}x the bare round trip)"
+        )
+    if joins:
+        median = statistics.median(joins)
+        goal_note = (
+            f" ({'meets' if median <= 3 else 'MISSES'} the goal of <= 3 s)"
+            if path == "direct"
+            else ""
+        )
+        print(
+            f"`creepnet join` (fresh process) to seated, {len(joins)}: median {median:.2f} s, "
+            f"max {max(joins):.2f} s{goal_note}"
+        )
+
+
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=300, help="moves to time (default 300)")
     parser.add_argument("--plies", type=int, default=120, help="ply cap per game (default 120)")
     parser.add_argument("--pings", type=int, default=5000, help="bare round trips (default 5000)")
     parser.add_argument("--adverts", type=int, default=5, help="discovery samples (default 5)")
+    parser.add_argument(
+        "--path",
+        choices=PATHS,
+        help="instead: move latency, a Racer turn and the join time over this path in the NAT "
+        "test bed of tests/node/netns_nat.py (root), against the path's bare round trips",
+    )
+    parser.add_argument("--joins", type=int, default=3, help="--path: joins timed (default 3)")
+    parser.add_argument("--turns", type=int, default=6, help="--path: Racer turn limit (default 6)")
     parser.add_argument("--role", help=argparse.SUPPRESS)
+    parser.add_argument("--bind", default=LOOPBACK, help=argparse.SUPPRESS)
+    parser.add_argument("--relay", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--size", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     return parser.parse_args()
 
@@ -527,14 +979,25 @@ def parse() -> argparse.Namespace:
 if __name__ == "__main__":
     options = parse()
     role, rest = options.role, options.rest
+    bind, relay = options.bind, options.relay
     if role == "host":
-        trio.run(role_host, rest[0], int(rest[1]), int(rest[2]))
+        trio.run(role_host, rest[0], int(rest[1]), int(rest[2]), bind, relay)
     elif role == "guest":
-        trio.run(role_guest, rest[0], rest[1], int(rest[2]), rest[3:])
+        trio.run(role_guest, rest[0], rest[1], int(rest[2]), rest[3:], bind, relay, options.size)
     elif role == "echo":
-        trio.run(role_echo)
+        trio.run(role_echo, bind)
     elif role == "ping":
-        trio.run(role_ping, int(rest[0]), int(rest[1]), int(rest[2]))
+        trio.run(role_ping, int(rest[0]), int(rest[1]), int(rest[2]), bind)
+    elif role == "proxy":
+        trio.run(role_proxy, bind, rest[0], int(rest[1]))
+    elif role == "relay":
+        trio.run(role_relay, rest[0], bind)
+    elif role == "racer-host":
+        trio.run(role_racer_host, rest[0], int(rest[1]), bind, relay)
+    elif role == "racer-guest":
+        trio.run(role_racer_guest, rest[0], rest[1], bind, relay)
+    elif options.path:
+        sys.exit(trio.run(path_main, options))
     elif role == "advertiser":
         trio.run(role_advertiser, rest[0])
     else:

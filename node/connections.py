@@ -84,6 +84,8 @@ class Connections:
         # Addresses with these prefixes are dialled by another carrier (the internet one,
         # node/wan); everything else is HOST:PORT over TCP.
         self.carriers: dict[str, Dial] = {}
+        self.carrier_relays: tuple[str, ...] = ()  # the internet carrier's relays (mesh.py)
+        self.carrier_slack = 0.0  # seconds a carrier's dial may take beyond a TCP connect
 
     # ----- listening ----------------------------------------------------------------------
 
@@ -176,7 +178,9 @@ class Connections:
     async def connect(self, address: str) -> Peer:
         """A live, authenticated peer at address (dialling it if needed)."""
         dialer = self.ensure_dialer(address)
-        with trio.fail_after(self.timeouts.connect + self.timeouts.handshake + 1):
+        carried = any(address.startswith(prefix) for prefix in self.carriers)
+        slack = self.carrier_slack if carried else 0.0  # e.g. a hole punch before the stream
+        with trio.fail_after(self.timeouts.connect + self.timeouts.handshake + 1 + slack):
             while dialer.peer is None or dialer.peer.closed.is_set():
                 if dialer.error is not None:
                     raise NodeError(dialer.error)

@@ -3,8 +3,9 @@ stands between two others, and losing one seat leaves the others connected.
 
 Who dials whom: a seat dials every seat below its own except the host (seat 0), whom it
 dialled to join.  So each pair has one connection and two never cross (two crossing dials
-would each replace the other).  The host dials nobody; a spectator dials only the node it
-watches at (any seat).
+would each replace the other).  The host dials nobody; a spectator dials the seat it watches
+at, and, while it is connected to no seat of the game, every seat it was told of (until one
+answers).
 
 How addresses are learned (node layer only: the signed log and its events are untouched):
 
@@ -12,8 +13,11 @@ How addresses are learned (node layer only: the signed log and its events are un
   the TCP port it accepts connections on.  That peer's address is then the IP its connection
   came from with that port; a peer we dialled is at the address we dialled.  We share only
   these addresses of peers we are connected to, never hearsay of hearsay;
-* ``addresses {game, items: [{key, address}]}``: a seat tells the other seats of a game where
-  it reaches the seats it is connected to.
+* ``addresses {game, items: [{key, address}]}``: a seat tells the other seats (and the
+  spectators) of a game where it reaches the seats it is connected to;
+* over the internet carrier (node/wan) a seat is named ``wan:<libp2p peer id>`` alone: the
+  receiver dials it at its own relays, so no peer ever names a relay (an IP) for us to dial,
+  and IP addresses heard over a ``wan:`` connection are refused.
 
 What is believed: nothing, until a handshake at the address proves the expected key (as
 relocation.py does for a moved host); a dial that meets another key hangs up at once and the
@@ -53,6 +57,13 @@ from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
 from creepnet.node.storage import write_private_file
 from creepnet.node.transport import parse_address
+from creepnet.node.wan.invite import (
+    WAN_PREFIX,
+    InviteError,
+    parse_peer_id,
+    parse_wan_address,
+    wan_address,
+)
 from creepnet.protocol.identity import fingerprint
 
 MAX_CHANGES = 8  # new addresses one sender may give per game (hosts do move, rarely)
@@ -76,8 +87,15 @@ class Scope(enum.Enum):
             return cls.LAN
 
 
-def address_refusal(address: str, heard_over: str, scope: Scope) -> str | None:
-    """Why we will not dial address, told over a connection from IP heard_over (None: we may)."""
+def address_refusal(
+    address: str, heard_over: str, scope: Scope, relays: tuple[str, ...] | None = ()
+) -> str | None:
+    """Why we will not dial address, told over a connection from IP heard_over (None: we may).
+    relays: those our internet carrier uses (None: any, for our own records of past dials)."""
+    if address.startswith(WAN_PREFIX):
+        return _wan_refusal(address, relays)
+    if heard_over.startswith(WAN_PREFIX):
+        return f"{address} is an IP address, told by a peer met over the internet"
     try:
         host, _port = parse_address(address)
         ip = ipaddress.ip_address(host)
@@ -94,6 +112,34 @@ def address_refusal(address: str, heard_over: str, scope: Scope) -> str | None:
     return None
 
 
+def _wan_refusal(address: str, relays: tuple[str, ...] | None) -> str | None:
+    """An internet address is dialled only through relays we chose ourselves: a peer says
+    ``wan:<peer id>`` (we dial it at our relays), and a peer's word never makes us connect to
+    a relay (a new IP) we did not choose; our own records (relays None) name the relays used."""
+    try:
+        if "@" in address:
+            _peer, via = parse_wan_address(address)
+        else:
+            parse_peer_id(address[len(WAN_PREFIX) :])
+            via = ()
+    except InviteError as exc:
+        return str(exc)
+    if relays is None:
+        return None
+    if not relays:
+        return f"{address} is an internet address, and this node is not on the internet"
+    if not set(via) <= set(relays):
+        return f"{address} names a relay this node does not use"
+    return None
+
+
+def dialable(address: str, relays: tuple[str, ...]) -> str:
+    """A heard ``wan:<peer id>`` as the address we dial: that peer id at our relays."""
+    if address.startswith(WAN_PREFIX) and "@" not in address and relays:
+        return wan_address(address[len(WAN_PREFIX) :], relays)
+    return address
+
+
 def _is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -102,7 +148,10 @@ def _is_loopback(host: str) -> bool:
 
 
 def peer_ip(peer: Peer) -> str:
-    """The IP address a peer's connection comes from (or goes to)."""
+    """The IP address a peer's connection comes from (or goes to); for a peer met over the
+    internet carrier, its ``wan:`` label (no IP we could dial)."""
+    if peer.conn.label.startswith(WAN_PREFIX):
+        return peer.conn.label
     stream = peer.conn.stream
     # A dialled connection is labelled with the address we dialled, which may be a name.
     if peer.dialed is not None and isinstance(stream, trio.SocketStream):
@@ -115,7 +164,12 @@ def peer_ip(peer: Peer) -> str:
 
 def first_hand(peer: Peer) -> str | None:
     """Where we would dial peer again: the address we dialled (as an IP: others resolve no
-    names), or its IP with the port it says it listens on."""
+    names), or its IP with the port it says it listens on.  A peer met over the internet
+    carrier: ``wan:<its libp2p peer id>`` (which libp2p's Noise handshake proved), to be dialled
+    at the receiver's own relays — a seat that joined by an invite keeps a reservation at
+    exactly the relays the invite names, which every invited seat uses."""
+    if peer.conn.label.startswith(WAN_PREFIX):
+        return _wan_first_hand(peer)
     port = peer.listen_port
     if peer.dialed is not None:
         try:
@@ -130,6 +184,21 @@ def first_hand(peer: Peer) -> str | None:
     return f"[{ip}]:{port}" if ":" in ip else f"{ip}:{port}"
 
 
+def _wan_first_hand(peer: Peer) -> str | None:
+    """``wan:<peer id>``: the receiver dials it at its own relays (and the address stays
+    short: ``addresses`` items are at most 64 characters)."""
+    try:
+        peer_id = (
+            parse_wan_address(peer.dialed)[0]
+            if peer.dialed is not None
+            else peer.conn.label[len(WAN_PREFIX) :]
+        )
+    except InviteError:
+        return None
+    address = f"{WAN_PREFIX}{peer_id}"
+    return None if _wan_refusal(address, None) else address
+
+
 @dataclass
 class AddressBook:
     """One game's candidate addresses of its seats, by who told us."""
@@ -139,6 +208,9 @@ class AddressBook:
     refused: set[tuple[bytes, str]] = field(default_factory=set)  # (key, address) proved wrong
     believed: dict[bytes, str] = field(default_factory=dict)  # where a handshake proved the key
     reported: set[tuple[bytes, str]] = field(default_factory=set)  # (sender, address) refused
+    # Said before our copy of the log showed who is seated (a spectator hears the seats'
+    # addresses as soon as it follows, before it has the log): each follower's last message.
+    early: dict[bytes, tuple[Peer, list[dict]]] = field(default_factory=dict)
 
     def first_report(self, sender: bytes, address: str) -> bool:
         """Whether a refusal of sender's address is news (said once; at most MAX_REPORTS)."""
@@ -194,28 +266,37 @@ class Mesh:
     # ----- what we tell -------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Tell the seats of each game where the others are, and dial those we should."""
+        """Tell the seats (and spectators) of each game where the seats are, and dial those
+        we should."""
         for runtime in self.games.values():
-            if runtime.state in ACTIVE and runtime.session.local_seat is not None:
+            if runtime.state not in ACTIVE:
+                continue
+            self._hear_early(runtime)
+            if runtime.session.local_seat is not None:
                 self._share(runtime)
                 self._dial(runtime)
+            elif not runtime.hosted:
+                self._dial_as_spectator(runtime)
 
     def _share(self, runtime: GameRuntime) -> None:
         keys = runtime.session.seat_keys
         peers = self.connections.peers
         known = [(key, first_hand(peers[key])) for key in keys if key in peers]
         for follower in list(runtime.followers.values()):
-            if follower.key not in keys:
-                continue  # spectators dial no seat on our word
-            if not follower.told_port and self.port:
+            seat = follower.key in keys
+            # A spectator hears where the seats are too, to watch at another when it loses
+            # ours; it is never told where we listen (no seat dials a spectator).
+            if seat and not follower.told_port and self.port:
                 follower.told_port = True  # where we listen: it tells the seats that dial us
                 follower.send(messages.listen(self.port))
+            over_wan = follower.conn.label.startswith(WAN_PREFIX)  # it refuses IP addresses
             items = [
                 (key, address)
                 for key, address in known
                 if address is not None
                 and key != follower.key
                 and (runtime.game, key, address) not in follower.told
+                and (address.startswith(WAN_PREFIX) or not over_wan)
             ]
             if items:
                 follower.told.update((runtime.game, key, address) for key, address in items)
@@ -235,6 +316,20 @@ class Mesh:
                 continue
             for address in book.candidates(key):
                 self.connections.ensure_dialer(address, expect=key)
+
+    def _dial_as_spectator(self, runtime: GameRuntime) -> None:
+        """A spectator watches at any seat it can reach: while no seat of the game is
+        connected, it dials every seat at every address the seats gave (the first handshake
+        that proves a seat's key ends the others' dialers: ``wants``)."""
+        book = self.books.get(runtime.game)
+        if book is None or self.connections.nursery is None or self._at_a_seat(runtime):
+            return
+        for key in runtime.session.seat_keys:
+            for address in book.candidates(key):
+                self.connections.ensure_dialer(address, expect=key)
+
+    def _at_a_seat(self, runtime: GameRuntime) -> bool:
+        return any(key in self.connections.peers for key in runtime.session.seat_keys)
 
     @staticmethod
     def _to_dial(runtime: GameRuntime) -> list[bytes]:
@@ -270,8 +365,9 @@ class Mesh:
                 key = bytes.fromhex(key_hex)
             except ValueError:
                 continue
+            # our own record: a wan address names relays we used (the carrier may start later)
             if key in runtime.session.seat_keys and not address_refusal(
-                address, address.rpartition(":")[0].strip("[]"), self.scope
+                address, address.rpartition(":")[0].strip("[]"), self.scope, None
             ):
                 book.believed[key] = address
 
@@ -290,19 +386,41 @@ class Mesh:
         self.refresh()
 
     def on_addresses(self, runtime: GameRuntime, peer: Peer, items: list[dict]) -> None:
-        keys = runtime.session.seat_keys
-        if peer.key not in keys or runtime.state not in ACTIVE:
+        if runtime.state not in ACTIVE:
+            return
+        if peer.key not in runtime.session.seat_keys:
+            if not runtime.session.started and runtime.followers.get(peer.key) is peer:
+                # perhaps a seat our copy of the log does not show yet: kept until it does
+                # (one message per follower, replaced by its next)
+                self.books.setdefault(runtime.game, AddressBook()).early[peer.key] = (peer, items)
             return  # only a seat of an unfinished game may say where the others are
+        self._hear_items(runtime, peer, items)
+        self.refresh()
+
+    def _hear_early(self, runtime: GameRuntime) -> None:
+        book = self.books.get(runtime.game)
+        if book is None:
+            return
+        for sender, (peer, items) in list(book.early.items()):
+            if peer.key in runtime.session.seat_keys or runtime.session.started:
+                del book.early[sender]
+                if peer.key in runtime.session.seat_keys and not peer.closed.is_set():
+                    self._hear_items(runtime, peer, items)
+
+    def _hear_items(self, runtime: GameRuntime, peer: Peer, items: list[dict]) -> None:
+        """A seat's word on where the other seats are (never on us, or on itself)."""
+        keys = runtime.session.seat_keys
         ours = runtime.session.identity.public_key if runtime.session.identity else None
         for item in items:
             key, address = item["key"], item["address"]
             if key in keys and key not in (ours, peer.key):
                 self._hear(runtime, peer, key, address)
-        self.refresh()
 
     def _hear(self, runtime: GameRuntime, sender: Peer, key: bytes, address: str) -> None:
         book = self.books.setdefault(runtime.game, AddressBook())
-        refusal = address_refusal(address, peer_ip(sender), self.scope)
+        refusal = address_refusal(
+            address, peer_ip(sender), self.scope, self.connections.carrier_relays
+        )
         if refusal is not None:
             if not book.first_report(sender.key, address):
                 return  # a flood of bad addresses is reported once each, and not forever
@@ -315,7 +433,7 @@ class Mesh:
                 data={"address": address, "key": key},
             )
             return
-        book.hear(sender.key, key, address)
+        book.hear(sender.key, key, dialable(address, self.connections.carrier_relays))
 
     # ----- what the dialers ask -----------------------------------------------------------
 
@@ -325,9 +443,20 @@ class Mesh:
             return False  # reached another way
         return any(
             runtime.state in ACTIVE
-            and key in self._to_dial(runtime)
+            and (
+                key in self._to_dial(runtime)
+                or (self._spectating(runtime) and key in runtime.session.seat_keys)
+            )
             and address in self.books.get(runtime.game, AddressBook()).candidates(key)
             for runtime in self.games.values()
+        )
+
+    def _spectating(self, runtime: GameRuntime) -> bool:
+        """A game we watch without a seat, at no seat right now."""
+        return (
+            runtime.session.local_seat is None
+            and not runtime.hosted
+            and not self._at_a_seat(runtime)
         )
 
     def wrong_key(self, address: str, expected: bytes, found: bytes) -> None:

@@ -55,12 +55,14 @@ async def internet(
     carrier = Carrier(carrier_seed(node.home.path), listen=[listen], relays=relays)
     connections = node.connections
 
+    slack = HOLE_PUNCH_WAIT + 5  # a relay circuit, then a hole punch, before the stream
+
     async def dial(address: str, timeouts: Timeouts) -> Connection:
         try:
             peer, via = parse_wan_address(address)
         except ValueError as exc:
             raise TransportError(str(exc)) from None
-        with trio.move_on_after(timeouts.connect + HOLE_PUNCH_WAIT + 5) as scope:
+        with trio.move_on_after(timeouts.connect + slack) as scope:
             try:
                 stream = await carrier.open_stream(peer, via)
             except CarrierError as exc:
@@ -78,10 +80,14 @@ async def internet(
 
         nursery.start_soon(accept)
         connections.carriers[WAN_PREFIX] = dial
+        connections.carrier_relays = tuple(carrier.relay_addresses)  # the mesh dials through
+        connections.carrier_slack = slack  # node.connect waits for the dial's whole budget
         try:
             yield carrier
         finally:
             connections.carriers.pop(WAN_PREFIX, None)
+            connections.carrier_relays = ()
+            connections.carrier_slack = 0.0
             nursery.cancel_scope.cancel()
 
 

@@ -82,13 +82,19 @@ def parse_wan_address(address: str) -> tuple[str, tuple[str, ...]]:
     return _peer_and_relays(peer, relays)
 
 
+def parse_peer_id(text: str) -> str:
+    """A libp2p peer id as we accept one (plain characters, bounded), or InviteError."""
+    if not text or not _plain(text) or len(text) > 128:
+        raise InviteError(f"not a peer id: {text!r}")
+    return text
+
+
 def _plain(text: str) -> bool:
     return text.isascii() and all(c.isalnum() or c in "-_" for c in text)
 
 
 def _peer_and_relays(peer: str, relays: str) -> tuple[str, tuple[str, ...]]:
-    if not peer or not _plain(peer) or len(peer) > 128:
-        raise InviteError(f"not a peer id: {peer!r}")
+    parse_peer_id(peer)
     found = tuple(r for r in relays.split(",") if r)
     if not found:
         raise InviteError("no relay given: the host's invite must name at least one relay")

@@ -8,6 +8,10 @@ addresses (10.213.x.y) exist only inside the namespaces::
                                                               public 10.213.A.1 / 10.213.B.1
     home-B 10.213.1B.2 ── 10.213.1B.1 router-B 10.213.B.2 ──┘   (the relay listens here)
 
+A home may have more machines on its LAN (``build(nats, machines={"a": 2})``): the router's
+``lan`` is then a bridge, and machine k (from 0) is 10.213.1A.(2+k) in ``home-A`` (k = 0) or
+``home-A<k>``; the first is ``Home.name``/``Home.address``, all are ``Home.machines``.
+
 Each router forwards and masquerades its home behind its public address with nftables:
 
 * ``"cone"`` (endpoint-independent mapping): plain ``masquerade``; Linux keeps the home's source
@@ -27,11 +31,17 @@ import contextlib
 import os
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import pytest
+import trio
+
 NAT_KINDS = ("cone", "symmetric")
+RELAY_PORT = 4001
 
 
 def unavailable() -> str | None:
@@ -62,6 +72,7 @@ class Home:
     address: str  # inside the home
     public: str  # the router's address on the public network
     nat: str
+    machines: list[tuple[str, str]] = field(default_factory=list)  # (namespace, address)
 
 
 @dataclass
@@ -87,8 +98,9 @@ class Internet:
             _run(["ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev])
             _run(["ip", "-n", ns, "link", "set", dev, "up"])
 
-    def build(self, nats: dict[str, str]) -> Internet:
-        """Homes named by their NAT kind, e.g. {"a": "cone", "b": "symmetric"}."""
+    def build(self, nats: dict[str, str], machines: dict[str, int] | None = None) -> Internet:
+        """Homes named by their NAT kind, e.g. {"a": "cone", "b": "symmetric"}; machines:
+        how many a home's LAN has (default 1)."""
         self.public = self.ns("public")
         self._add_ns(self.public)
         _run(["ip", "netns", "exec", self.public, "sysctl", "-qw", "net.ipv4.ip_forward=1"])
@@ -97,12 +109,28 @@ class Internet:
                 raise ValueError(f"NAT kind must be one of {NAT_KINDS}, not {nat!r}")
             home, router = self.ns(f"home-{label}"), self.ns(f"router-{label}")
             self._add_ns(router)
-            self._add_ns(home)
             wan_pub, wan_rtr = f"10.213.{index}.1", f"10.213.{index}.2"
-            lan_rtr, lan_home = f"10.213.{10 + index}.1", f"10.213.{10 + index}.2"
+            lan_rtr = f"10.213.{10 + index}.1"
             self._veth(self.public, f"p{index}", wan_pub, router, "wan", wan_rtr)
-            self._veth(router, "lan", lan_rtr, home, "eth0", lan_home)
-            _run(["ip", "-n", home, "route", "add", "default", "via", lan_rtr])
+            count = (machines or {}).get(label, 1)
+            if count > 1:  # a LAN: the router's side is a bridge, every machine a port of it
+                _run(["ip", "-n", router, "link", "add", "lan", "type", "bridge"])
+                _run(["ip", "-n", router, "addr", "add", f"{lan_rtr}/24", "dev", "lan"])
+                _run(["ip", "-n", router, "link", "set", "lan", "up"])
+            members = []
+            for k in range(count):
+                machine, address = home + (str(k) if k else ""), f"10.213.{10 + index}.{2 + k}"
+                self._add_ns(machine)
+                if count == 1:
+                    self._veth(router, "lan", lan_rtr, machine, "eth0", address)
+                else:
+                    _run(["ip", "-n", router, "link", "add", f"lan{k}", "type", "veth", "peer",
+                          "name", "eth0", "netns", machine])  # fmt: skip
+                    _run(["ip", "-n", router, "link", "set", f"lan{k}", "master", "lan", "up"])
+                    _run(["ip", "-n", machine, "addr", "add", f"{address}/24", "dev", "eth0"])
+                    _run(["ip", "-n", machine, "link", "set", "eth0", "up"])
+                _run(["ip", "-n", machine, "route", "add", "default", "via", lan_rtr])
+                members.append((machine, address))
             _run(["ip", "-n", router, "route", "add", "default", "via", wan_pub])
             _run(["ip", "netns", "exec", router, "sysctl", "-qw", "net.ipv4.ip_forward=1"])
             masquerade = "masquerade fully-random" if nat == "symmetric" else "masquerade"
@@ -113,7 +141,7 @@ class Internet:
                 "}\n"
                 "table ip filter {\n"
                 "  chain guard { type filter hook forward priority filter; policy drop;\n"
-                '    iifname "lan" accept\n'
+                '    iifname "lan*" accept\n'
                 "    ct state established,related accept\n"
                 "  }\n"
                 # Like most home routers, drop (never refuse) what nobody asked for: a
@@ -124,7 +152,7 @@ class Internet:
                 "}\n"
             )
             _run(["ip", "netns", "exec", router, "nft", "-f", "-"], stdin=rules)
-            self.homes[label] = Home(home, router, lan_home, wan_rtr, nat)
+            self.homes[label] = Home(home, router, members[0][1], wan_rtr, nat, members)
             self.relay_addresses.append(wan_pub)
         return self
 
@@ -147,11 +175,94 @@ class Internet:
         self._namespaces.clear()
 
 
-def build(nats: dict[str, str]) -> Internet:
+def build(nats: dict[str, str], machines: dict[str, int] | None = None) -> Internet:
     """An Internet with those homes; destroyed again if building fails half-way."""
     bed = Internet()
     try:
-        return bed.build(nats)
+        return bed.build(nats, machines)
     except BaseException:
         bed.destroy()
         raise
+
+
+# ----- running the CLI in the bed (the WAN tests share these) ----------------------------
+
+
+def bed_or_skip(nats: dict[str, str], machines: dict[str, int] | None = None) -> Iterator[Internet]:
+    """A built bed for a fixture (skipped, with the reason, where none can be built); deleted
+    afterwards, whatever happened."""
+    why = unavailable()
+    if why:
+        pytest.skip(why)
+    try:
+        bed = build(nats, machines)
+    except BedError as exc:
+        pytest.skip(f"cannot build the NAT test bed here: {exc}")
+    try:
+        yield bed
+    finally:
+        bed.destroy()
+
+
+class Lines:
+    """Lines of a child's stdout, kept for the failure message."""
+
+    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
+        self.stream, self.buffer, self.seen = stream, b"", []
+
+    async def until(self, prefix: str, *, anywhere: bool = False) -> str:
+        while True:
+            while b"\n" in self.buffer:
+                raw, self.buffer = self.buffer.split(b"\n", 1)
+                line = raw.decode(errors="replace")
+                self.seen.append(line)
+                if line.startswith(prefix) or (anywhere and prefix in line):
+                    return line
+            chunk = await self.stream.receive_some(4096)
+            if not chunk:
+                raise AssertionError(f"no {prefix!r} line; output: {self.seen[-40:]}")
+            self.buffer += chunk
+
+    async def rest(self) -> str:
+        while chunk := await self.stream.receive_some(4096):
+            self.buffer += chunk
+        return "\n".join(self.seen) + "\n" + self.buffer.decode(errors="replace")
+
+
+class Processes:
+    def __init__(self, bed: Internet) -> None:
+        self.bed, self.started = bed, []
+
+    async def start(self, ns: str, *words: str) -> tuple[trio.Process, Lines]:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env.pop("CREEPNET_IFACE", None)
+        env.pop("CREEPNET_RELAYS", None)
+        process = await trio.lowlevel.open_process(
+            self.bed.python(ns, "-m", "creepnet.cli", *words),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        self.started.append(process)
+        assert process.stdout is not None
+        return process, Lines(process.stdout)
+
+    def kill_all(self) -> None:
+        for process in self.started:
+            if process.returncode is None:
+                process.send_signal(signal.SIGKILL)
+
+
+async def relay_in_public(processes: Processes, tmp_path) -> tuple[trio.Process, str]:
+    bed = processes.bed
+    relay, out = await processes.start(
+        bed.public,
+        "relay",
+        "--listen",
+        f"0.0.0.0:{RELAY_PORT}",
+        "--announce",
+        bed.relay_addresses[0],
+        "--home",
+        str(tmp_path / "relay"),
+    )
+    return relay, (await out.until("relay ")).split()[1]

@@ -17,7 +17,14 @@ from creepnet.cli.racer.grammar import spelling
 from creepnet.engine import racer
 from creepnet.node import messages, updates
 from creepnet.node.bot import run_bot
-from creepnet.node.mesh import MAX_CHANGES, MAX_REPORTS, AddressBook, Scope, address_refusal
+from creepnet.node.mesh import (
+    MAX_CHANGES,
+    MAX_REPORTS,
+    AddressBook,
+    Scope,
+    address_refusal,
+    dialable,
+)
 from creepnet.node.node import Node
 from creepnet.node.peer import Peer, ProtocolViolation
 from creepnet.node.sync import GameSync
@@ -145,6 +152,45 @@ async def test_the_seats_connect_to_each_other_and_a_spectator_follows_a_guest(t
                 await watcher.wait_for(game, lambda rt: rt.stored == final)
                 assert_same_finished_logs(game, host, g1, g2, watcher)
             assert set(watcher.peers) <= {key(g1)}
+
+
+async def test_a_spectator_whose_seat_is_gone_watches_at_another_seat(tmp_path):
+    """Spectators may watch at any seat (issue #23): the seat a spectator watches at tells it
+    where the other seats are; when that seat's node goes away (and comes back elsewhere, at a
+    port the spectator never heard of), the spectator dials the seats it was told of, proves
+    one's key, and follows the whole game there."""
+    with trio.fail_after(TIMEOUT):
+        async with (
+            Node.open(tmp_path / "host", name="host", timeouts=FAST, ask_after=ASK) as host,
+            Node.open(tmp_path / "g2", name="g2", timeouts=FAST, ask_after=ASK) as g2,
+            Node.open(tmp_path / "watch", timeouts=FAST) as watcher,
+        ):
+            game = await host.host_game("racer", "mesh", seats=3, player="host", options=OPTIONS)
+            async with Node.open(tmp_path / "g1", name="g1", timeouts=FAST) as g1:
+                await g1.join(host.address, game, player="g1")
+                await g2.join(host.address, game, player="g2")
+                await watcher.watch(g1.address, game)
+                old_port, g1_key = g1.port, key(g1)
+                book = watcher._mesh.books  # what g1 told it: where the other seats are
+                await watcher.wait_for(
+                    game,
+                    lambda rt: (
+                        rt.game in book
+                        and all(book[rt.game].candidates(key(n)) for n in (host, g2))
+                    ),
+                )
+                assert set(watcher.peers) == {g1_key}  # watching at g1 alone, so far
+            # g1's node is gone; it comes back at another port, which the watcher never hears
+            async with Node.open(tmp_path / "g1", name="g1", timeouts=FAST) as g1:
+                assert g1.port != old_port
+                await watcher.wait_for(
+                    game, lambda rt: any(k in rt.followers for k in (key(host), key(g2)))
+                )
+                await play_out(game, host, g1, g2)
+                final = len(host.session(game).log)
+                await watcher.wait_for(game, lambda rt: rt.stored == final)
+                assert_same_finished_logs(game, host, g1, g2, watcher)
+            assert watcher.peers.keys() & {key(host), key(g2)}
 
 
 async def test_four_seats_form_a_full_mesh_with_one_connection_per_pair(tmp_path):
@@ -395,6 +441,27 @@ def test_the_address_policy_is_explicit():
     assert "unicast" in address_refusal("0.0.0.0:4100", "127.0.0.1", lan)
     assert "unicast" in address_refusal("224.0.0.251:5353", "192.168.1.9", lan)
     assert Scope.for_listener("127.0.0.1") is loop and Scope.for_listener("0.0.0.0") is lan
+
+
+RELAY = "/ip4/203.0.113.7/tcp/4001/p2p/12D3KooWRelay"
+PEER = "wan:12D3KooWPeerOfASeat"
+
+
+def test_over_the_internet_a_peer_names_only_a_peer_id_never_a_relay_or_an_ip():
+    ours, over_wan = (RELAY,), f"wan:12D3KooWHost@{RELAY}"
+    lan = Scope.LAN
+    assert address_refusal(PEER, over_wan, lan, ours) is None
+    assert dialable(PEER, ours) == f"{PEER}@{RELAY}"  # dialled at our own relays
+    assert address_refusal(f"{PEER}@{RELAY}", over_wan, lan, ours) is None
+    other = "/ip4/198.51.100.9/tcp/4001/p2p/12D3KooWOther"
+    assert "relay this node does not use" in address_refusal(f"{PEER}@{other}", over_wan, lan, ours)
+    assert "not on the internet" in address_refusal(PEER, "192.168.1.9", lan, ())
+    assert "not a peer id" in address_refusal("wan:no spaces", over_wan, lan, ours)
+    # A peer met over the internet cannot point us at an IP (our LAN, our machine).
+    for address in ("192.168.1.5:4100", "127.0.0.1:22", "8.8.8.8:53"):
+        assert "met over the internet" in address_refusal(address, over_wan, Scope.ANY, ours)
+    # Our own record (relays None): the relays we used are dialled again.
+    assert address_refusal(f"{PEER}@{other}", "wan", lan, None) is None
 
 
 def test_one_sender_cannot_flood_the_address_book():

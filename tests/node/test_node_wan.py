@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 
@@ -29,25 +28,11 @@ from conftest import same_finished_log
 
 sys.path.insert(0, os.path.dirname(__file__))
 import netns_nat  # noqa: E402
+from netns_nat import Lines, Processes, bed_or_skip, relay_in_public  # noqa: E402
 
 TIMEOUT = 240  # generous: these machines are slow and shared
-RELAY_PORT = 4001
 
 pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
-
-
-def bed_or_skip(nats: dict[str, str]) -> Iterator[netns_nat.Internet]:
-    why = netns_nat.unavailable()
-    if why:
-        pytest.skip(why)
-    try:
-        bed = netns_nat.build(nats)
-    except netns_nat.BedError as exc:
-        pytest.skip(f"cannot build the NAT test bed here: {exc}")
-    try:
-        yield bed
-    finally:
-        bed.destroy()
 
 
 @pytest.fixture
@@ -58,70 +43,6 @@ def cone_homes() -> Iterator[netns_nat.Internet]:
 @pytest.fixture
 def symmetric_home() -> Iterator[netns_nat.Internet]:
     yield from bed_or_skip({"a": "cone", "b": "symmetric"})
-
-
-class Lines:
-    """Lines of a child's stdout, kept for the failure message."""
-
-    def __init__(self, stream: trio.abc.ReceiveStream) -> None:
-        self.stream, self.buffer, self.seen = stream, b"", []
-
-    async def until(self, prefix: str, *, anywhere: bool = False) -> str:
-        while True:
-            while b"\n" in self.buffer:
-                raw, self.buffer = self.buffer.split(b"\n", 1)
-                line = raw.decode(errors="replace")
-                self.seen.append(line)
-                if line.startswith(prefix) or (anywhere and prefix in line):
-                    return line
-            chunk = await self.stream.receive_some(4096)
-            if not chunk:
-                raise AssertionError(f"no {prefix!r} line; output: {self.seen[-40:]}")
-            self.buffer += chunk
-
-    async def rest(self) -> str:
-        while chunk := await self.stream.receive_some(4096):
-            self.buffer += chunk
-        return "\n".join(self.seen) + "\n" + self.buffer.decode(errors="replace")
-
-
-class Processes:
-    def __init__(self, bed: netns_nat.Internet) -> None:
-        self.bed, self.started = bed, []
-
-    async def start(self, ns: str, *words: str) -> tuple[trio.Process, Lines]:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        env.pop("CREEPNET_IFACE", None)
-        env.pop("CREEPNET_RELAYS", None)
-        process = await trio.lowlevel.open_process(
-            self.bed.python(ns, "-m", "creepnet.cli", *words),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
-        self.started.append(process)
-        assert process.stdout is not None
-        return process, Lines(process.stdout)
-
-    def kill_all(self) -> None:
-        for process in self.started:
-            if process.returncode is None:
-                process.send_signal(signal.SIGKILL)
-
-
-async def relay_in_public(processes: Processes, tmp_path) -> tuple[trio.Process, str]:
-    bed = processes.bed
-    relay, out = await processes.start(
-        bed.public,
-        "relay",
-        "--listen",
-        f"0.0.0.0:{RELAY_PORT}",
-        "--announce",
-        bed.relay_addresses[0],
-        "--home",
-        str(tmp_path / "relay"),
-    )
-    return relay, (await out.until("relay ")).split()[1]
 
 
 async def play_over_the_internet(

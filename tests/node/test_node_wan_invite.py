@@ -113,3 +113,49 @@ async def test_a_joiner_with_an_invite_joins_and_a_forged_invite_is_refused(tmp_
                 assert joined == game
                 assert bob.session(game).local_seat == 1
             nursery.cancel_scope.cancel()
+
+
+async def test_an_invite_pasted_in_the_page_starts_the_game_over_real_libp2p(tmp_path):
+    """The page's join-invite endpoint with the real carrier: a relay, a host and a guest, each
+    a libp2p host on loopback; the invite the host's page shows, pasted in the guest's page,
+    seats the guest and the game starts (the endpoint's own checks: tests/web/)."""
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    import secrets
+    from pathlib import Path
+
+    from creepnet.cli.web.app import build_app
+    from creepnet.cli.web.face import WebFace
+    from creepnet.node.wan.attach import internet
+    from creepnet.node.wan.carrier import Carrier, Limits
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
+    from web_support import call
+
+    loopback = "/ip4/127.0.0.1/tcp/0"
+    relay = Carrier(secrets.token_bytes(32), listen=[loopback], relay_limits=Limits())
+    with trio.fail_after(90):
+        async with trio.open_nursery() as nursery:
+            await nursery.start(relay.run)
+            relays = [f"{relay.listen_addresses()[0]}/p2p/{relay.peer_id}"]
+            async with (
+                Node.open(tmp_path / "a", host="127.0.0.1") as alice,
+                Node.open(tmp_path / "b", host="127.0.0.1") as bob,
+                internet(alice, relays=relays, listen=loopback) as alice_carrier,
+                internet(bob, relays=relays, listen=loopback) as bob_carrier,
+            ):
+                assert await alice_carrier.wait_reserved(30), "the host got no reservation"
+                host_app = build_app(WebFace(alice, "alice", carrier=alice_carrier))
+                guest_app = build_app(WebFace(bob, "bob", carrier=bob_carrier))
+                _, hosted = await call(host_app, "POST", "/api/host", {"kind": "creeper"})
+                _, view = await call(host_app, "GET", f"/api/game/{hosted['game']}")
+                invite = Invite.parse(view["invite"])
+                assert invite.peer == alice_carrier.peer_id and list(invite.relays) == relays
+                body = {"invite": view["invite"]}
+                status, joined = await call(guest_app, "POST", "/api/join-invite", body)
+                assert status == 200, joined
+                assert joined["game"] == hosted["game"]
+                await alice.wait_for(invite.game, lambda rt: rt.session.started, timeout=30)
+                assert alice.session(invite.game).seats[1].player == "bob"
+                (peer,) = [p for p in bob.peers.values() if p.key == alice.identity.public_key]
+                assert peer.dialed == invite.address  # over the carrier, not TCP
+            nursery.cancel_scope.cancel()
