@@ -14,9 +14,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
 from retirement_support import retire, run_without  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).parent))
+from racer_retire_support import play_until  # noqa: E402
+
 from creepnet.engine.racer.state import HostageSwap  # noqa: E402
-from creepnet.protocol.authoring import own_reveal  # noqa: E402
-from creepnet.protocol.event import Event  # noqa: E402
 from creepnet.protocol.games.racer.table import DeckStep, RacerGame, next_step  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot  # noqa: E402
@@ -34,43 +35,8 @@ def _at_hand_over(game: RacerGame, role: str, op: str) -> int | None:
     return seat if step.seat == seat else None
 
 
-def _one_owed(session: Session) -> Event | None:
-    """The next automatic event the seat owes, one at a time (``owed`` signs them all)."""
-    turn = session.expected()
-    if turn is None or turn.seat != session.local_seat:
-        return None
-    if "start" in turn.types:
-        return session.write("start", {})
-    if not turn.automatic:
-        return None
-    if "reveal" in turn.types:
-        assert session.secrets is not None and session.game is not None
-        body = own_reveal(
-            session.game, session.secrets.onion_seed, session.onion_length, session.draws
-        )
-        return session.write("reveal", body)
-    assert session.private is not None
-    return session.write(*session.private.owed(session.game_state, len(session.log)))
-
-
-def _play_to_hand_over(t: SessionHarness, players: list, role: str, op: str) -> int | None:
-    """Play until some seat owes ``op`` as the exchange's ``role``: that seat then stops."""
-    for _ in range(5_000):
-        for seat, session in enumerate(t.sessions):
-            while True:
-                if session.started and _at_hand_over(session.game_state, role, op) == seat:
-                    t.pump()
-                    return seat
-                event = _one_owed(session)
-                if event is None:
-                    break
-                t.broadcast(seat, [event])
-            if session.my_turn() is not None:
-                t.broadcast(seat, [session.play(players[seat](session))])
-            t.pump()
-        if t.spectator.finished:
-            return None
-    raise AssertionError("the game neither ended nor reached the hand-over")
+def _owes_hand_over(session: Session, seat: int, role: str, op: str) -> bool:
+    return session.started and _at_hand_over(session.game_state, role, op) == seat
 
 
 def _one_log(t: SessionHarness, seats: list[int]) -> bytes:
@@ -97,7 +63,7 @@ def test_a_seat_retired_at_a_hostage_hand_over_and_the_others_finish(
     for seed in range(20):
         t = SessionHarness(seats=seats, kind="racer", options=OPTIONS, seed=seed)
         players = [seat_bot("racer", "random", s) for s in range(seats)]
-        gone = _play_to_hand_over(t, players, role, op)
+        gone = play_until(t, players, lambda s, seat: _owes_hand_over(s, seat, role, op))
         if gone is not None:
             break
     else:

@@ -58,6 +58,7 @@ DECK_FIELDS: dict[str, set[str]] = {
     "lock": {"op", "pool", "points", "commits", "proofs"},
     "recover": {"op", "dealer", "scalars", "shares"},
     "refresh": {"op", "escrow"},
+    "complain": {"op", "dealer", "kind", "name", "index", "epoch", "point", "proof"},
     "release": {"op", "pool", "positions", "to", "keys"},
     "blind": {"op", "pool", "position", "commit", "point", "proof"},
     "unblind": {"op", "pool", "position", "point", "proof"},
@@ -135,7 +136,12 @@ class RacerRules:
         if type == "deck":
             if not isinstance(step, DeckStep) or step.author != seat:
                 raise GameRuleError("no deck step of this seat is due")
+            if body.get("op") == "complain":
+                self._complain(game, seat, body, seq)
+                return game
             self._deck(game, step, body, seq)
+            if game.deck.escrow is not None:  # its complaint window closes with this step
+                game.complain_from[seat] = len(game.deck.escrow.kept)
         elif type == "act":
             if not isinstance(step, ShowDrawn | Decide) or step.seat != seat:
                 raise GameRuleError("no decision of this seat is due")
@@ -171,6 +177,36 @@ class RacerRules:
             game.deck.apply(step.seat, seq, body)
         except DeckError as exc:
             raise GameRuleError(f"deck {step.op}: {exc}") from None
+
+    @staticmethod
+    def _complain(game: RacerGame, seat: int, body: dict[str, Any], seq: int) -> None:
+        """A recipient's complaint, in place of its owed deck step (docs/ESCROW.md, step 2):
+        about a bundle kept since its last deck step, judged by the deck at once.  Upheld, the
+        game ends void naming the dealer; false or unproven, it is refused naming its author."""
+        book = game.deck.escrow
+        if book is None:
+            raise GameRuleError("this table has no escrow: there is nothing to complain about")
+        expect_keys(body, DECK_FIELDS["complain"])
+        wanted = (body["dealer"], body["kind"], body["name"], body["index"], body["epoch"])
+        window = book.kept[game.complaint_window(seat) :]
+        if not any(
+            (t.dealer, t.scalar.kind, t.scalar.name, t.scalar.index, t.epoch) == wanted
+            and seat in t.recipients
+            for t, _ in window
+        ):
+            raise GameRuleError(
+                "a complaint is about an escrow sent to its author since the author's last "
+                "deck step (the window closes at that step)"
+            )
+        try:
+            game.deck.apply(seat, seq, body)
+        except DeckError as exc:
+            raise GameRuleError(f"deck complain: {exc}") from None
+        assert book.convictions  # apply either convicts or raises
+        c = book.convictions[0]
+        scalar = f"{c.scalar.kind} {c.scalar.name}/{c.scalar.index}"
+        reason = f"escrow: seat {c.dealer} dealt a bad share of its {scalar} to seat {c.complainer}"
+        game.result = Result(None, f"{reason} ({c.reason})", c.dealer)
 
     @staticmethod
     def _act(

@@ -114,6 +114,9 @@ class RacerGame:
     retired: tuple[int, ...] = ()  # seats the table retired, in log order
     to_recover: dict[int, tuple[ScalarId, ...]] = field(default_factory=dict)
     deferred: tuple[int, ...] = ()  # retired during the set-up: out of the engine at the roll
+    # seat -> index into deck.escrow.kept from which it may still complain: every bundle kept
+    # since its last deck step (its window closes at its next one: docs/ESCROW.md step 2)
+    complain_from: dict[int, int] = field(default_factory=dict)
 
     @property
     def remaining(self) -> tuple[int, ...]:
@@ -131,7 +134,12 @@ class RacerGame:
             where=dict(self.where),
             draw_pools=dict(self.draw_pools),
             to_recover=dict(self.to_recover),
+            complain_from=dict(self.complain_from),
         )
+
+    def complaint_window(self, seat: int) -> int:
+        """The index into ``deck.escrow.kept`` of the first bundle ``seat`` may complain about."""
+        return self.complain_from.get(seat, 0)
 
 
 def card_ids(state: racer.State) -> list[str]:
