@@ -98,3 +98,6 @@ def test_a_seat_retired_at_a_hostage_hand_over_and_the_others_finish(
     assert verdict.valid and verdict.finished, verdict.error
     assert any("retired by the table" in note for note in verdict.notes)
     assert not t.spectator.result.reason.startswith("audit"), t.spectator.result  # type: ignore[union-attr]
+    # The full audit decodes every card, the cancelled exchange's included: each in one place.
+    end = t.spectator.game_state
+    assert all(end.cards.get(slot) is not None or slot in end.state.known for slot in stage.picked)

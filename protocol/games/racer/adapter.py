@@ -323,8 +323,14 @@ class RacerRules:
             if where in report.cards
         }
         reveal = {s: c for s, c in game.cards.items() if s not in game.state.known}
-        # A retired seat never reveals its secret: the cards under its layer stay hidden.
-        problems = racer.audit(game.state, reveal, partial=bool(game.retired))
+        # A retired seat's cards decode from its escrow (docs/ESCROW.md step 4): only those under
+        # a scalar whose escrow is lost (a recipient retired after it) stay hidden.
+        hidden = any(
+            slot not in game.state.known and slot not in game.cards
+            for _, slot in racer.locations(game.state)
+        )
+        left = frozenset(game.retired)
+        problems = racer.audit(game.state, reveal, partial=hidden, left=left)
         if problems:
             game.result = Result(None, f"audit: {problems[0]}")
         elif over.winner is None:
