@@ -143,8 +143,8 @@ def audit(
     identity contradicts what the game saw, and that no hand hides a Creep (a drawn Creep
     must have been placed). An empty list means the game was clean.
 
-    ``partial``: some cards can never be revealed (a retired seat's layer stays on them, so
-    its hand stays secret): those are passed over, and every revealed one is still checked.
+    ``partial``: some cards can never be revealed (a retired seat's scalar whose escrow was
+    lost stays on them): those are passed over, and every revealed one is still checked.
     ``left``: seats retired from the game; a hand of theirs may hold the Creep they were
     drawing when they left (they never got to place it).
     """
