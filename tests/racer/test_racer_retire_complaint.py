@@ -116,3 +116,17 @@ def test_a_false_or_late_complaint_is_refused_naming_its_author() -> None:
     assert err.value.author == t.identities[other].public_key and err.value.kind == "entitlement"
     # The honest step is still what the seat owes, and the game goes on.
     assert one_owed(session) is not None
+
+
+def test_no_complaint_once_the_game_is_over_the_audit_rederives_every_escrow() -> None:
+    t, players = _table(seed=2)
+    seat = play_until(t, players, lambda s, seat: _owes(s, seat, "reveal"), rounds=20_000)
+    assert seat is not None
+    session = t.sessions[seat]
+    game = session.game_state
+    assert session.private.complaint(game) is None  # type: ignore[union-attr]
+    sent = _sent_to(game, seat, 0)[-1]
+    keys = session.private._me(game).keys  # type: ignore[union-attr]
+    with pytest.raises(Rejection) as err:
+        session.write("deck", complaint_message(game.deck, keys, seat, sent.dealer, sent.scalar))
+    assert err.value.author == t.identities[seat].public_key and "over" in err.value.reason

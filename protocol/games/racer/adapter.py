@@ -187,6 +187,8 @@ class RacerRules:
         if book is None:
             raise GameRuleError("this table has no escrow: there is nothing to complain about")
         expect_keys(body, DECK_FIELDS["complain"])
+        if isinstance(racer.pending(game.state), racer.GameOver):
+            raise GameRuleError("the game is over: the audit re-derives every escrow instead")
         wanted = (body["dealer"], body["kind"], body["name"], body["index"], body["epoch"])
         window = book.kept[game.complaint_window(seat) :]
         if not any(

@@ -86,7 +86,7 @@ class RacerPrivate:
         """A ``complain`` about the first share sent to this seat since its last deck step that
         does not open (docs/ESCROW.md, step 2): filed in place of the deck step it owes, the one
         moment the table lets it; None if every share opens and matches."""
-        if game.deck.escrow is None:
+        if game.deck.escrow is None or isinstance(racer.pending(game.state), racer.GameOver):
             return None
         found, _ = bad_shares(
             game.deck, self._me(game).keys, self.seat, game.complaint_window(self.seat)
