@@ -2,6 +2,8 @@
 
 * ``deck`` — body is exactly one deck message (docs/DECKS.md), the one ``table.next_step`` names:
   its op, pool, positions and recipient must match, then ``DeckState.apply`` checks its proofs.
+  In a table with escrow it may instead be a ``complain`` (docs/ESCROW.md "How Creepy Racer uses
+  it", step 2): upheld, the game ends void naming the dealer; false or late, it is refused.
 * ``act`` — ``{"action": TEXT}`` in ``racer.format_action`` notation, plus ``"key"`` (the deck
   play proof: the holder's key for the slot) when the action shows a card from the hand, or
   ``"proof"`` (a deck none-of proof that the card is not a Creep) when it keeps a drawn card.  The

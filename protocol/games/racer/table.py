@@ -32,7 +32,10 @@ pool positions as the deck work settles them:
   each remaining seat with a due ``refresh`` re-deals; the retired seat's later deck steps are
   authored by the lowest remaining seat (``DeckStep.by``) with ``RetiredSeatKeys`` and applied
   under the retired seat's number; the engine takes the seat out (``racer.retire``, deferred to
-  the roll to start if the set-up is under way); it owes no end-of-game reveal.
+  the roll to start if the set-up is under way); it owes no end-of-game reveal.  A retirement
+  during a Hostage hand-over cancels the exchange (the engine's rule, docs/spec-racer.md §5.9).
+* **Complaints** (escrow): in place of a deck step it owes, a seat may complain about an escrow
+  sent to it since its last deck step (``RacerGame.complain_from``); the adapter judges it.
 
 ``next_step`` says what the table waits for; ``settle`` performs every step that needs no event.
 Both are pure functions of this state, so every peer schedules the same seat for the same step.
