@@ -2106,12 +2106,11 @@ def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
             record("racer-escrow-shape", about, forged)
             bundle_done = True
             game.push(game.sign(seat, type_, body))
-            about = ("UNSTABLE (complaints are not scheduled in Racer yet, PROTOCOL.md §5.5: "
-                     f"any `complain` is refused today): seat {(seat + 1) % 3}'s complaint about "
-                     f"seat {seat}'s honest share of its lock key of position 0")  # fmt: skip
-            record(
-                "racer-complain-false", about, complaint(game, (seat + 1) % 3, seat, body["pool"])
-            )
+            victim = (seat + 1) % 3  # the next to lock, and the first recipient of seat's escrow
+            about = (f"seat {victim}'s complaint, in place of its lock, about seat {seat}'s "
+                     "honest share of its lock key of position 0: false, refused")  # fmt: skip
+            record("racer-complain-false", about, complaint(game, victim, seat, body["pool"]))
+            record_upheld(game, seat, victim, body, recorded)
             continue
         game.push(game.sign(seat, type_, body))
     where = retirement.Position(spec.game, len(spec.log), spec.log.head, 1)
@@ -2226,6 +2225,35 @@ def complaint(game: Game, seat: int, dealer: int, pool: str) -> Any:
     keys = session.private._me(state).keys
     body = complaint_message(state.deck, keys, seat, dealer, ScalarId("lock", pool, 0))
     return game.sign(seat, "deck", body)
+
+
+def record_upheld(
+    game: Game, seat: int, victim: int, body: dict, recorded: list[tuple[str, str, int, bytes]]
+) -> None:
+    """``seat``'s lock with its escrow of position 0 to ``victim`` broken (the box's first byte
+    flipped: the bundle passes the public check), then ``victim``'s complaint, made by its own
+    private side in place of its lock: upheld, the game ends void naming ``seat``."""
+    from creepnet.protocol.session import Session
+
+    first = body["escrow"][0]
+    box = first["boxes"][0]
+    broken = {**first, "boxes": [bytes([box[0] ^ 1]) + box[1:], *first["boxes"][1:]]}
+    spec = game.spectator
+    before = spec.log.events[:-1]  # the honest lock is already in: the broken one replaces it
+    lock = game.sign(
+        seat, "deck", {**body, "escrow": [broken, *body["escrow"][1:]]},
+        seq=len(before), prev=before[-1].id,
+    )  # fmt: skip
+    raws = [e.raw for e in before] + [lock.raw]
+    table = game.table
+    mine = Session.from_log(raws, table.identities[victim], table.secrets[victim])
+    type_, filed = mine.private.owed(mine.game_state, len(mine.log))
+    assert type_ == "deck" and filed["op"] == "complain", filed["op"]
+    complained = game.sign(victim, type_, filed, seq=len(raws), prev=lock.id)
+    about = (f"seat {seat}'s lock whose escrow of position 0 to seat {victim} does not open (the "
+             f"box's first byte flipped), then seat {victim}'s complaint in place of its lock: "
+             f"upheld, the game ends void naming seat {seat}")  # fmt: skip
+    recorded.append(("racer-complain-upheld", about, len(before), lock.raw + complained.raw))
 
 
 def replace_position(position: Any, **changes: Any) -> Any:

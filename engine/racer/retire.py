@@ -6,10 +6,14 @@ nobody ever learns them); its line goes to the Dead Creep pile and what was atta
 discard pile (all public).  What it was part of is cancelled: its turn passes (an attack it
 launched ends, the Heroes played go to the discard pile); an attack on it ends as a move of the
 attacker; a Calamity waiting for its Monster reaction ends the Calamity's move; a Hostage
-Exchange with it is cancelled before any card has changed hands (the move is not spent); its
-draws leave the draw queue.  Retiring during the set-up before the roll to start, or during the
-hand-over of a Hostage Exchange whose cards have already been picked, is refused
-(``IllegalAction``): the protocol layer then waits, or retires the seat once it may.
+Exchange with it is cancelled: before any card has changed hands the move is not spent; during
+the hand-over of the two picked cards (``HostageSwap.to_learn``, one card at a time, each taken
+through the deck's blind/unblind transfer) the card already handed over stays with its taker (its
+transfer is done: only the taker holds it), the one not yet handed over goes back to the end of
+its giver's hand (its transfer, if begun, is void), and the move counts as made when a card did
+change hands (docs/spec-racer.md §5.9).  Its draws leave the draw queue.  Retiring during the
+set-up before the roll to start is refused (``IllegalAction``): the protocol layer then retires
+the seat once it may.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from creepnet.engine.racer.state import (
     State,
     with_player,
 )
+from creepnet.engine.racer.table import without
 from creepnet.engine.racer.turns import end_turn, finish_move
 
 SET_UP = (SetupShuffle, RevealFaceUp, DeckShift)
@@ -48,8 +53,6 @@ def can_retire(state: State, seat: int) -> str | None:
         return "the game is over"
     if isinstance(st, SET_UP):
         return "the set-up is under way (a seat may be retired from the roll to start on)"
-    if isinstance(st, HostageSwap) and seat in (st.asker, st.target) and len(st.picked) == 2:
-        return "the Hostage Exchange's cards are being handed over"
     return None
 
 
@@ -71,6 +74,9 @@ def retire(state: State, seat: int) -> State:
 
 
 def _cancel(state: State, seat: int) -> State:
+    handed_over = False
+    if isinstance(state.stage, HostageSwap) and seat in (state.stage.asker, state.stage.target):
+        state, handed_over = _cancel_hand_over(state, state.stage)
     st = state.stage
     if isinstance(st, StartRoll):
         rolled = dict(zip(st.contenders, st.rolls, strict=False))
@@ -91,10 +97,21 @@ def _cancel(state: State, seat: int) -> State:
     if isinstance(st, React) and st.seat == seat:
         return finish_move(replace(state, stage=Moves()))
     if isinstance(st, HostageAnswer | HostageSwap) and st.target == seat:
-        return replace(state, stage=Moves())
+        return finish_move(state) if handed_over else replace(state, stage=Moves())
     if isinstance(st, Declaring) and state.find_creep(st.target) is None:
         return replace(state, stage=Moves())  # its target went to the Dead Creep pile
     return state
+
+
+def _cancel_hand_over(state: State, st: HostageSwap) -> tuple[State, bool]:
+    """Undo the picked cards' hand-overs not yet done: each goes from its taker's hand back to
+    the end of its giver's.  True if one card had already changed hands (it stays)."""
+    for slot, taker in st.to_learn:
+        giver = st.target if taker == st.asker else st.asker
+        took, gave = state.players[taker], state.players[giver]
+        state = with_player(state, replace(took, hand=without(took.hand, slot)))
+        state = with_player(state, replace(gave, hand=gave.hand + (slot,)))
+    return state, len(st.picked) == 2 and len(st.to_learn) < 2
 
 
 def _start_roll(state: State, contenders: tuple[int, ...], rolls: tuple[int, ...]) -> StartRoll:

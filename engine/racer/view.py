@@ -131,7 +131,11 @@ def observation_of_view(view: State, seat: int) -> Observation:
 
 
 def audit(
-    state: State, reveal: Mapping[Slot, CardId] | None = None, *, partial: bool = False
+    state: State,
+    reveal: Mapping[Slot, CardId] | None = None,
+    *,
+    partial: bool = False,
+    left: frozenset[int] = frozenset(),
 ) -> list[str]:
     """Problems with where the cards are, given the identities still hidden (``reveal``).
 
@@ -139,9 +143,12 @@ def audit(
     identity contradicts what the game saw, and that no hand hides a Creep (a drawn Creep
     must have been placed). An empty list means the game was clean.
 
-    ``partial``: some cards can never be revealed (a retired seat's layer stays on them, so
-    its hand stays secret): those are passed over, and every revealed one is still checked.
+    ``partial``: some cards can never be revealed (a retired seat's scalar whose escrow was
+    lost stays on them): those are passed over, and every revealed one is still checked.
+    ``left``: seats retired from the game; a hand of theirs may hold the Creep they were
+    drawing when they left (they never got to place it).
     """
+    out_hands = {f"out:hand:{seat}" for seat in left}
     identities = dict(state.known)
     problems = []
     for slot, revealed in (reveal or {}).items():
@@ -161,7 +168,7 @@ def audit(
             problems.append(f"card #{card_id} is both in {where[card_id]} and {place}")
         where[card_id] = place
         kind = state.catalogue[card_id].kind
-        if "hand" in place and kind is Kind.CREEP and slot != drawing:
+        if "hand" in place and kind is Kind.CREEP and slot != drawing and place not in out_hands:
             problems.append(f"Creep #{card_id} was kept hidden in {place}")
         if place.startswith("line") and kind is not Kind.CREEP:
             problems.append(f"#{card_id} in {place} is not a Creep")

@@ -11,16 +11,19 @@ never waits for the audit.  What it is still for:
     decodes to a card once per family, should a proof ever be broken.
 It runs on the secrets that *were* revealed: a fault in a revealed seat's steps
 is attributed to it even if others never reveal; then the seats that did not
-reveal are named for everything that stays unchecked.
+reveal are named for everything that stays unchecked.  A retired seat (escrow)
+is not named: its scalars are rebuilt from the escrow shares it sent to the
+seats that revealed, each checked against its commitment (RetiredScalars), so
+its cards decode too; a card whose escrow is lost stays hidden and unchecked.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from creepnet.protocol.deck.errors import DeckError
-from creepnet.protocol.deck.escrowing import audit_escrows
+from creepnet.protocol.deck.escrowing import RetiredScalars, audit_escrows
 from creepnet.protocol.deck.group import mul, mul_base, scalar_invert, scalar_product
 from creepnet.protocol.deck.keys import SECRET_BYTES, DeckKeys, commit_secret
 from creepnet.protocol.deck.model import BlindRecord, LockRecord, Pool, ShuffleRecord, get
@@ -78,7 +81,6 @@ def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
         if seat_keys is not None:
             _check_record(record, seat_keys)
     audit_escrows(state)  # a deck with escrow: every revealed seat's bundles re-derived
-    keys = [k for k in revealed if k is not None]
     retired = state.escrow.retired if state.escrow is not None else set()
     missing = [s for s, k in enumerate(revealed) if k is None and s not in retired]
     if missing:
@@ -88,15 +90,19 @@ def audit(state: DeckState, claims: list[dict] | None = None) -> AuditReport:
             f"deck secrets of seats {missing} not revealed (stalling): their steps, "
             "the hidden cards and the claims stay unchecked",
         )
+    # A retired seat never reveals: its scalars come from the escrow the remaining seats' secrets
+    # open, or are the table's public ones (docs/ESCROW.md "Audit after a retirement").
+    sources: list[Scalars] = [
+        RetiredScalars(state, s, revealed) if k is None else k for s, k in enumerate(revealed)
+    ]
     cards: dict[tuple[str, int], str] = {}
-    if retired:  # a retired seat's keys are gone: no hidden card decodes (docs/ESCROW.md)
-        return AuditReport(cards)
     for pool in state.pools.values():
-        for j, card in enumerate(_decode_pool(state, pool, keys)):
-            cards[(pool.name, j)] = card
+        for j, card in enumerate(_decode_pool(state, pool, sources)):
+            if card is not None:
+                cards[(pool.name, j)] = card
     _check_families(state, cards)
     for claim in claims or []:
-        _check_claim(claim, cards)
+        _check_claim(claim, cards, state)
     return AuditReport(cards)
 
 
@@ -127,24 +133,35 @@ def _check_record(record: object, keys: DeckKeys) -> None:
         )
 
 
-def _decode_pool(state: DeckState, pool: Pool, keys: list[DeckKeys]) -> list[str]:
+class Scalars(Protocol):
+    """A seat's scalars for decoding: its DeckKeys, or a retired seat's RetiredScalars (None
+    where a scalar is unknown)."""
+
+    def layer(self, family: str, depth: int) -> bytes | None: ...
+
+    def lock_key(self, pool: str, position: int) -> bytes | None: ...
+
+
+def _decode_pool(state: DeckState, pool: Pool, keys: list[Scalars]) -> list[str | None]:
     """Strip every seat's layer from every point: global layers for seats that have
-    not locked yet, per-position keys for those that have."""
-    global_part = scalar_product(
-        keys[s].layer(pool.family, pool.depth[s]) for s in range(pool.locks, state.seats)
-    )
+    not locked yet, per-position keys for those that have.  None where a scalar is unknown
+    (a retired seat's, whose escrow is lost)."""
+    layers = [keys[s].layer(pool.family, pool.depth[s]) for s in range(pool.locks, state.seats)]
+    if None in layers:
+        return [None] * len(pool.points)
+    global_part = scalar_product(layers)  # type: ignore[arg-type]
 
     def decode(j: int) -> str | None:
-        total = scalar_product(
-            [global_part] + [keys[s].lock_key(pool.name, j) for s in range(pool.locks)]
-        )
-        return state.table.decode(mul(scalar_invert(total), pool.points[j]))
-
-    out = spread(decode, range(len(pool.points)))
-    for j, card in enumerate(out):
+        locks = [keys[s].lock_key(pool.name, j) for s in range(pool.locks)]
+        if None in locks:
+            return None
+        total = scalar_product([global_part, *locks])  # type: ignore[list-item]
+        card = state.table.decode(mul(scalar_invert(total), pool.points[j]))
         if card is None:  # cannot happen once every record checked out
             raise DeckError(None, "audit", f"{pool.name}[{j}] decodes to no card", j)
-    return out  # type: ignore[return-value]
+        return card
+
+    return spread(decode, range(len(pool.points)))
 
 
 def _check_families(state: DeckState, cards: dict[tuple[str, int], str]) -> None:
@@ -156,12 +173,15 @@ def _check_families(state: DeckState, cards: dict[tuple[str, int], str]) -> None
         seen[key] = (name, j)
 
 
-def _check_claim(claim: dict, cards: dict[tuple[str, int], str]) -> None:
+def _check_claim(claim: dict, cards: dict[tuple[str, int], str], state: DeckState) -> None:
     """A claim: {"seat", "pool", "position"} and one of "card" (it was that card),
     "one_of" (it was among these) or "none_of" (it was none of these)."""
     seat, pool, position = claim.get("seat"), claim.get("pool"), claim.get("position")
     actual = cards.get((pool, position))  # type: ignore[arg-type]
     if actual is None:
+        known = state.pools.get(pool) if isinstance(pool, str) else None
+        if known is not None and isinstance(position, int) and 0 <= position < len(known.points):
+            return  # under a retired seat's lost scalar: it stays unchecked
         raise DeckError(seat, "claim", f"no such position {pool}[{position}]", position)
     if "card" in claim:
         ok = actual == claim["card"]

@@ -48,7 +48,7 @@ from creepnet.protocol.deck.escrow import (
     open_share,
     read_bundle,
 )
-from creepnet.protocol.deck.group import as_scalar, hash_scalar
+from creepnet.protocol.deck.group import ONE, as_scalar, hash_scalar, mul_base
 from creepnet.protocol.deck.keys import DeckKeys
 from creepnet.protocol.deck.model import get_int, get_str
 
@@ -499,6 +499,69 @@ def public_scalar(game_id: bytes, seat_key: bytes, *label: str | int) -> bytes:
 
 
 # --- audit ----------------------------------------------------------------------------------------
+
+
+class RetiredScalars:
+    """At the end, a retired seat's scalars for decoding its cards (docs/ESCROW.md "Audit after a
+    retirement"): the recovered one; else the one its escrow shares add up to, each opened with
+    the revealed secret of its recipient (a remaining seat's secret opens the shares sent *to*
+    it; nothing the retired seat held is ever opened); else the public one the table used for it.
+    Whatever is found must match the seat's published commitment, or it is unknown (None)."""
+
+    def __init__(self, state: DeckState, seat: int, revealed: list[DeckKeys | None]) -> None:
+        self.state = state
+        self.seat = seat
+        self.revealed = revealed
+        self.bundles: dict[ScalarId, list[tuple[Escrowed, Bundle]]] = {}
+        book = state.escrow
+        for target, bundle in book.kept if book is not None else ():
+            if target.dealer == seat:
+                self.bundles.setdefault(target.scalar, []).append((target, bundle))
+
+    def layer(self, family: str, depth: int) -> bytes | None:
+        if depth == 0:
+            return ONE
+        commit = self.state.layer_commits.get((self.seat, family, depth))
+        return self._scalar(ScalarId("layer", family, depth), commit)
+
+    def lock_key(self, pool: str, position: int) -> bytes | None:
+        slots = self.state.pools[pool].slots
+        commit = slots[position].commits[self.seat] if position < len(slots) else None
+        return self._scalar(ScalarId("lock", pool, position), commit)
+
+    def _scalar(self, scalar: ScalarId, commit: bytes | None) -> bytes | None:
+        book = self.state.escrow
+        value = book.recovered.get((self.seat, scalar)) if book is not None else None
+        if value is None:
+            newest_first = reversed(self.bundles.get(scalar, []))
+            value = next(filter(None, map(self._from_shares, newest_first)), None)
+        if value is None:
+            label = (scalar.kind, scalar.name, scalar.index)
+            value = public_scalar(self.state.game_id, self.state.seat_keys[self.seat], *label)
+        return value if commit is not None and mul_base(value) == commit else None
+
+    def _from_shares(self, escrowed: tuple[Escrowed, Bundle]) -> bytes | None:
+        target, bundle = escrowed
+        book = self.state.escrow
+        assert book is not None and book.directory is not None
+        published = book.recovery.get((self.seat, target.scalar), {})
+        newest = self.bundles[target.scalar][-1][0] == target
+        shares: dict[int, bytes] = {}
+        for r in target.recipients:
+            keys = self.revealed[r]
+            if keys is not None:
+                try:
+                    shares[r] = open_share(book.directory, escrow_keys(keys, r), target, bundle)
+                except DeckError:  # a bad share nobody complained about: this escrow is lost
+                    return None
+            elif newest and r in published:  # checked against the newest bundle at recovery
+                shares[r] = published[r]
+            else:
+                return None
+        try:
+            return combine(target, shares)
+        except (DeckError, ValueError):
+            return None
 
 
 def audit_escrows(state: DeckState) -> None:

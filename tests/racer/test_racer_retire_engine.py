@@ -10,7 +10,7 @@ import pytest
 from creepnet.engine import racer
 from creepnet.engine.racer.driver import chance_action
 from creepnet.engine.racer.retire import SET_UP
-from creepnet.engine.racer.state import HostageAnswer, Moves, Over, StartRoll
+from creepnet.engine.racer.state import HostageAnswer, HostageSwap, Moves, Over, StartRoll
 
 OPTIONS = racer.Options(players=4, creeps_per_player=3, face_up_creeps=1, turn_limit=20)
 
@@ -99,3 +99,52 @@ def test_a_hostage_ask_to_the_retired_seat_is_cancelled_and_the_roll_to_start_fo
     assert isinstance(state.stage, HostageAnswer) and state.stage.target == 1
     state = racer.retire(state, 1)
     assert isinstance(state.stage, Moves) and state.turn.seat == mover  # type: ignore[union-attr]
+
+
+def _hand_over(seed: int, learned: int) -> racer.State | None:
+    """A 4-seat game at the hand-over of a Hostage Exchange, ``learned`` cards already taken."""
+    rng = random.Random(seed)
+    bots = [racer.RandomBot(seed + s) for s in range(4)]
+    state = racer.new_game(OPTIONS)
+    for _ in range(5_000):
+        st = state.stage
+        if isinstance(st, HostageSwap) and len(st.picked) == 2 and len(st.to_learn) == 2 - learned:
+            return state
+        if isinstance(racer.pending(state), racer.GameOver):
+            return None
+        state = _step(state, rng, bots)
+    return None
+
+
+@pytest.mark.parametrize("learned", [0, 1])
+@pytest.mark.parametrize("role", ["asker", "target"])
+def test_a_retirement_during_the_hostage_hand_over_cancels_what_is_not_handed_over(
+    learned: int, role: str
+) -> None:
+    state = next(s for seed in range(200) if (s := _hand_over(seed, learned)) is not None)
+    st = state.stage
+    assert isinstance(st, HostageSwap)
+    gone = st.asker if role == "asker" else st.target
+    other = st.target if role == "asker" else st.asker
+    assert racer.can_retire(state, gone) is None
+    (taken_by_asker, taken_by_target), mover = st.picked, st.asker
+    moves, number = state.turn.moves_left, state.turn.number  # type: ignore[union-attr]
+    after = racer.retire(state, gone)
+    hand = after.players[other].hand
+    # Not yet handed over: back with its giver.  Handed over (the first, the asker's take): stays.
+    if role == "asker":  # other is the target: it gave taken_by_asker, was to get taken_by_target
+        assert taken_by_target not in hand
+        assert (taken_by_asker in hand) == (learned == 0)
+        assert after.turn.seat != gone  # type: ignore[union-attr]
+    else:  # other is the asker: it took taken_by_asker first, was to give taken_by_target
+        assert taken_by_target in hand and (taken_by_asker in hand) == (learned == 1)
+        # the move is spent only if a card did change hands (the last move: the turn passes)
+        turn = after.turn
+        assert turn is not None
+        if learned == 0:
+            assert (turn.seat, turn.moves_left) == (mover, moves)
+        else:
+            assert (turn.seat, turn.moves_left) == (mover, moves - 1) or turn.number > number
+    assert len(set(hand)) == len(hand)
+    assert not isinstance(after.stage, HostageSwap) and not after.players[gone].active
+    _finish(after, random.Random(1), [racer.RandomBot(s) for s in range(4)], {gone})

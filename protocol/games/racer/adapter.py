@@ -2,6 +2,8 @@
 
 * ``deck`` — body is exactly one deck message (docs/DECKS.md), the one ``table.next_step`` names:
   its op, pool, positions and recipient must match, then ``DeckState.apply`` checks its proofs.
+  In a table with escrow it may instead be a ``complain`` (docs/ESCROW.md "How Creepy Racer uses
+  it", step 2): upheld, the game ends void naming the dealer; false or late, it is refused.
 * ``act`` — ``{"action": TEXT}`` in ``racer.format_action`` notation, plus ``"key"`` (the deck
   play proof: the holder's key for the slot) when the action shows a card from the hand, or
   ``"proof"`` (a deck none-of proof that the card is not a Creep) when it keeps a drawn card.  The
@@ -58,6 +60,7 @@ DECK_FIELDS: dict[str, set[str]] = {
     "lock": {"op", "pool", "points", "commits", "proofs"},
     "recover": {"op", "dealer", "scalars", "shares"},
     "refresh": {"op", "escrow"},
+    "complain": {"op", "dealer", "kind", "name", "index", "epoch", "point", "proof"},
     "release": {"op", "pool", "positions", "to", "keys"},
     "blind": {"op", "pool", "position", "commit", "point", "proof"},
     "unblind": {"op", "pool", "position", "point", "proof"},
@@ -135,7 +138,12 @@ class RacerRules:
         if type == "deck":
             if not isinstance(step, DeckStep) or step.author != seat:
                 raise GameRuleError("no deck step of this seat is due")
+            if body.get("op") == "complain":
+                self._complain(game, seat, body, seq)
+                return game
             self._deck(game, step, body, seq)
+            if game.deck.escrow is not None:  # its complaint window closes with this step
+                game.complain_from[seat] = len(game.deck.escrow.kept)
         elif type == "act":
             if not isinstance(step, ShowDrawn | Decide) or step.seat != seat:
                 raise GameRuleError("no decision of this seat is due")
@@ -171,6 +179,38 @@ class RacerRules:
             game.deck.apply(step.seat, seq, body)
         except DeckError as exc:
             raise GameRuleError(f"deck {step.op}: {exc}") from None
+
+    @staticmethod
+    def _complain(game: RacerGame, seat: int, body: dict[str, Any], seq: int) -> None:
+        """A recipient's complaint, in place of its owed deck step (docs/ESCROW.md, step 2):
+        about a bundle kept since its last deck step, judged by the deck at once.  Upheld, the
+        game ends void naming the dealer; false or unproven, it is refused naming its author."""
+        book = game.deck.escrow
+        if book is None:
+            raise GameRuleError("this table has no escrow: there is nothing to complain about")
+        expect_keys(body, DECK_FIELDS["complain"])
+        if isinstance(racer.pending(game.state), racer.GameOver):
+            raise GameRuleError("the game is over: the audit re-derives every escrow instead")
+        wanted = (body["dealer"], body["kind"], body["name"], body["index"], body["epoch"])
+        window = book.kept[game.complaint_window(seat) :]
+        if not any(
+            (t.dealer, t.scalar.kind, t.scalar.name, t.scalar.index, t.epoch) == wanted
+            and seat in t.recipients
+            for t, _ in window
+        ):
+            raise GameRuleError(
+                "a complaint is about an escrow sent to its author since the author's last "
+                "deck step (the window closes at that step)"
+            )
+        try:
+            game.deck.apply(seat, seq, body)
+        except DeckError as exc:
+            raise GameRuleError(f"deck complain: {exc}") from None
+        assert book.convictions  # apply either convicts or raises
+        c = book.convictions[0]
+        scalar = f"{c.scalar.kind} {c.scalar.name}/{c.scalar.index}"
+        reason = f"escrow: seat {c.dealer} dealt a bad share of its {scalar} to seat {c.complainer}"
+        game.result = Result(None, f"{reason} ({c.reason})", c.dealer)
 
     @staticmethod
     def _act(
@@ -287,8 +327,14 @@ class RacerRules:
             if where in report.cards
         }
         reveal = {s: c for s, c in game.cards.items() if s not in game.state.known}
-        # A retired seat never reveals its secret: the cards under its layer stay hidden.
-        problems = racer.audit(game.state, reveal, partial=bool(game.retired))
+        # A retired seat's cards decode from its escrow (docs/ESCROW.md step 4): only those under
+        # a scalar whose escrow is lost (a recipient retired after it) stay hidden.
+        hidden = any(
+            slot not in game.state.known and slot not in game.cards
+            for _, slot in racer.locations(game.state)
+        )
+        left = frozenset(game.retired)
+        problems = racer.audit(game.state, reveal, partial=hidden, left=left)
         if problems:
             game.result = Result(None, f"audit: {problems[0]}")
         elif over.winner is None:

@@ -15,7 +15,12 @@ from typing import Any
 from creepnet.engine import racer
 from creepnet.engine.racer import KeepDrawn, Observation, PlaceCreep, SeatAction, Slot
 from creepnet.protocol.deck import DeckSeat
-from creepnet.protocol.deck.escrowing import RetiredSeatKeys, recover_message, refresh_message
+from creepnet.protocol.deck.escrowing import (
+    RetiredSeatKeys,
+    bad_shares,
+    recover_message,
+    refresh_message,
+)
 from creepnet.protocol.deck.hidden import make_release
 from creepnet.protocol.deck.ops import make_lock, make_shuffle
 from creepnet.protocol.games.racer.table import (
@@ -70,9 +75,23 @@ class RacerPrivate:
                 body["proof"] = self._me(game).prove_none_of(seq, *needed)["proof"]
             return "act", body
         assert isinstance(step, DeckStep) and step.author == self.seat
+        complaint = self.complaint(game)
+        if complaint is not None:
+            return "deck", complaint
         if step.seat != self.seat:
             return "deck", self._for_retired(game, step, seq)
         return "deck", self._deck_message(game, step, seq)
+
+    def complaint(self, game: RacerGame) -> dict[str, Any] | None:
+        """A ``complain`` about the first share sent to this seat since its last deck step that
+        does not open (docs/ESCROW.md, step 2): filed in place of the deck step it owes, the one
+        moment the table lets it; None if every share opens and matches."""
+        if game.deck.escrow is None or isinstance(racer.pending(game.state), racer.GameOver):
+            return None
+        found, _ = bad_shares(
+            game.deck, self._me(game).keys, self.seat, game.complaint_window(self.seat)
+        )
+        return found[0] if found else None
 
     @staticmethod
     def _for_retired(game: RacerGame, step: DeckStep, seq: int) -> dict[str, Any]:

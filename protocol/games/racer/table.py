@@ -32,7 +32,10 @@ pool positions as the deck work settles them:
   each remaining seat with a due ``refresh`` re-deals; the retired seat's later deck steps are
   authored by the lowest remaining seat (``DeckStep.by``) with ``RetiredSeatKeys`` and applied
   under the retired seat's number; the engine takes the seat out (``racer.retire``, deferred to
-  the roll to start if the set-up is under way); it owes no end-of-game reveal.
+  the roll to start if the set-up is under way); it owes no end-of-game reveal.  A retirement
+  during a Hostage hand-over cancels the exchange (the engine's rule, docs/spec-racer.md §5.9).
+* **Complaints** (escrow): in place of a deck step it owes, a seat may complain about an escrow
+  sent to it since its last deck step (``RacerGame.complain_from``); the adapter judges it.
 
 ``next_step`` says what the table waits for; ``settle`` performs every step that needs no event.
 Both are pure functions of this state, so every peer schedules the same seat for the same step.
@@ -114,6 +117,9 @@ class RacerGame:
     retired: tuple[int, ...] = ()  # seats the table retired, in log order
     to_recover: dict[int, tuple[ScalarId, ...]] = field(default_factory=dict)
     deferred: tuple[int, ...] = ()  # retired during the set-up: out of the engine at the roll
+    # seat -> index into deck.escrow.kept from which it may still complain: every bundle kept
+    # since its last deck step (its window closes at its next one: docs/ESCROW.md step 2)
+    complain_from: dict[int, int] = field(default_factory=dict)
 
     @property
     def remaining(self) -> tuple[int, ...]:
@@ -131,7 +137,12 @@ class RacerGame:
             where=dict(self.where),
             draw_pools=dict(self.draw_pools),
             to_recover=dict(self.to_recover),
+            complain_from=dict(self.complain_from),
         )
+
+    def complaint_window(self, seat: int) -> int:
+        """The index into ``deck.escrow.kept`` of the first bundle ``seat`` may complain about."""
+        return self.complain_from.get(seat, 0)
 
 
 def card_ids(state: racer.State) -> list[str]:
