@@ -7,7 +7,10 @@ and, once stored by the ledger, is acknowledged with ``have``; the owed author's
 it are passed on to the other followers first (``_pass_on``).  The host admits ``join``
 requests; ``list`` is answered with the games we hold.  A peer whose events keep being refused
 is cut off; a lying ``length`` cannot start a loop (we ask for more only after a batch that
-taught us something).
+taught us something), nor can an event we cannot take (refused, or kept aside after a
+retirement vote): the peers that sent it are not asked from there again, so a node stuck at one
+position does not pull the growing tail after it from every peer at every ``have`` and every
+stall probe (each copy charged to that honest peer's allowance, protocol/pending.py).
 """
 
 from __future__ import annotations
@@ -162,21 +165,28 @@ class GameSync:
         checked holds them, or another peer was asked for them and has not yet had
         FETCH_PATIENCE to answer.  So a node behind a mesh of N seats fetches once, not N times."""
         asked, now = runtime.fetching, trio.current_time()
-        if runtime.covered(start) or (
-            asked is not None
-            and asked.start == start
-            and asked.key in runtime.followers
-            and now < asked.until
+        if (
+            runtime.gave_unusable(peer.key)
+            or runtime.covered(start)
+            or (
+                asked is not None
+                and asked.start == start
+                and asked.key in runtime.followers
+                and now < asked.until
+            )
         ):
             return
         runtime.fetching = Fetch(start, peer.key, now + FETCH_PATIENCE)
         peer.send(messages.get(runtime.game, start))
 
     def ask_everyone(self, runtime: GameRuntime) -> int:
-        """Ask every peer of the game for what follows our log (stalls.py); how many."""
+        """Ask every peer of the game for what follows our log (stalls.py); how many.  Not
+        a peer that already sent us the event we wait for and we could not take it: it would
+        answer with the same tail, every round, and its allowance would pay for our wait."""
         start = len(runtime.session.log)
         for follower in runtime.followers.values():
-            follower.send(messages.get(runtime.game, start))
+            if not runtime.gave_unusable(follower.key):
+                follower.send(messages.get(runtime.game, start))
         return len(runtime.followers)
 
     def _send_from(self, runtime: GameRuntime, peer: Peer, start: int) -> None:
@@ -248,6 +258,9 @@ class GameSync:
                     break
             told = await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
             after = len(session.log)
+            if after == before and 0 <= before - message["from"] < len(message["items"]):
+                # It sent the event we wait for and we could not take it: it has no other.
+                runtime.unusable[peer.key] = before
         if over_budget is not None:
             self._cut_off(runtime, peer, over_budget)
             if over_budget == peer.key:
