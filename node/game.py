@@ -76,10 +76,11 @@ class GameRuntime:
     # `have` that crossed them asks nobody for them), and the one `get` we wait on.
     incoming: list[tuple[int, int]] = field(default_factory=list)
     fetching: Fetch | None = None
-    # Peer key -> the position whose event that peer sent us and we could not take (refused,
-    # or kept aside as a retirement's evidence).  Asking it again from there only brings the
-    # same tail back, all of it waste; whatever makes such an event usable again (an objection
-    # voiding a retirement vote, say) must clear this.
+    # Peer key -> the position whose event that peer sent us and we must not take (kept aside
+    # as a retirement's evidence: the peer accepted it, so it holds no other).  Asking it again
+    # from there only brings the same tail back, all of it waste; whatever makes such an event
+    # usable again (an objection voiding our vote, say) must clear this.  A refused event is
+    # not marked: an honest relay that passed it on may get the right one later.
     unusable: dict[bytes, int] = field(default_factory=dict)
 
     @property
@@ -120,7 +121,7 @@ class GameRuntime:
         return any(event.author == key for event in self.session.log.events[seq + 1 :])
 
     def gave_unusable(self, key: bytes) -> bool:
-        """Whether key already sent us the event at our head, and we could not take it."""
+        """Whether key already sent us the event at our head, and we must not take it."""
         return self.unusable.get(key) == len(self.session.log)
 
     def covered(self, seq: int) -> bool:

@@ -55,7 +55,9 @@ async def test_a_node_stuck_at_one_position_does_not_pull_the_tail_again(tmp_pat
                     blocked.append(event.seq)
                 return event.seq in blocked and event.author == g2_key
 
-            watcher._sync.retirements.keep_aside = keep_aside  # type: ignore[union-attr,method-assign]
+            retirements = watcher._sync.retirements
+            assert retirements is not None
+            retirements.keep_aside = keep_aside  # type: ignore[method-assign]
             async with trio.open_nursery() as nursery:
                 for seed, node in enumerate((host, g1, g2)):
                     nursery.start_soon(run_bot, node, game, "random", seed + 1)
