@@ -84,6 +84,7 @@ from creepnet.protocol.games.racer.private import RacerPrivate
 from creepnet.protocol.games.racer.table import DeckStep, ShowDrawn, next_step
 from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.log import iter_log, load_log
+from creepnet.protocol.pending import FREE_WASTE, WASTE_PER_EVENT
 from creepnet.protocol.rules import Seating
 from creepnet.protocol.session import Session
 
@@ -461,6 +462,7 @@ async def retire_game(work: Path, seed: int, retire_after: int, after: int) -> d
             for node in remaining:
                 await node.wait_for(game[0], lambda rt: len(rt.session.log) > target, timeout=120)
             log = host.session(game[0]).log.to_bytes()
+            waste = _worst_waste(remaining, game[0])
             nursery.cancel_scope.cancel()
     seats = {node.session(game[0]).local_seat: k for k, node in enumerate(nodes)}
     traces = {
@@ -469,7 +471,18 @@ async def retire_game(work: Path, seed: int, retire_after: int, after: int) -> d
         if seat != victim
     }
     return {"log": log, "traces": traces, "votes": votes.first, "victim": victim,
-            "left_at": left_at, "retire_after": retire_after}  # fmt: skip
+            "left_at": left_at, "retire_after": retire_after, "waste": waste}  # fmt: skip
+
+
+def _worst_waste(nodes: list[Node], game: bytes) -> int:
+    """The most deliveries any node was charged for one sender (protocol/pending.py's
+    allowance: duplicates, held and deferred events), over the whole game so far."""
+    return max(
+        node.session(game).wasted(other.identity.public_key)
+        for node in nodes
+        for other in nodes
+        if other is not node
+    )
 
 
 def _moves(session: Session) -> int:
@@ -549,7 +562,8 @@ def retire_benchmark(rounds: int, seed: int, retire_after: int) -> None:
     print(f"retirement, 4 nodes on 127.0.0.1 in one process, Racer with escrow, retire_after "
           f"{retire_after} s: ms from the first vote to the next move applied on every remaining "
           "seat")  # fmt: skip
-    print("  seed  events  keys  table " + " ".join(f"{p:>9}" for p in RETIRE_PHASES))
+    print("  seed  events  keys  table " + " ".join(f"{p:>9}" for p in RETIRE_PHASES)
+          + "  waste")  # fmt: skip
     rows = []
     for round_ in range(rounds):
         result = None
@@ -564,12 +578,15 @@ def retire_benchmark(rounds: int, seed: int, retire_after: int) -> None:
         rows.append(row)
         print(f"  {seed + round_:>4} {row['events']:>7.0f} {row['recovered']:>5.0f} "
               f"{row['table steps']:>6.0f} "
-              + " ".join(f"{row[p] * 1000:>9.0f}" for p in RETIRE_PHASES))  # fmt: skip
+              + " ".join(f"{row[p] * 1000:>9.0f}" for p in RETIRE_PHASES)
+              + f" {result['waste']:>6}")  # fmt: skip
     if rounds > 1:
         medians = [statistics.median(r[p] for r in rows) * 1000 for p in RETIRE_PHASES]
         print("median " + " " * 19 + " ".join(f"{m:>9.0f}" for m in medians))
     print(
-        "  (goal: total <= 2000 ms; timer lag: the first vote after the last event + retire_after)"
+        "  (goal: total <= 2000 ms; timer lag: the first vote after the last event + retire_after;"
+        "\n   waste: the most events one node was charged for one honest sender, against an"
+        f" allowance of {FREE_WASTE} + {WASTE_PER_EVENT} per log event)"
     )
 
 

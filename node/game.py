@@ -76,6 +76,12 @@ class GameRuntime:
     # `have` that crossed them asks nobody for them), and the one `get` we wait on.
     incoming: list[tuple[int, int]] = field(default_factory=list)
     fetching: Fetch | None = None
+    # Peer key -> the position whose event that peer sent us and we must not take (kept aside
+    # as a retirement's evidence: the peer accepted it, so it holds no other).  Asking it again
+    # from there only brings the same tail back, all of it waste; whatever makes such an event
+    # usable again (an objection voiding our vote, say) must clear this.  A refused event is
+    # not marked: an honest relay that passed it on may get the right one later.
+    unusable: dict[bytes, int] = field(default_factory=dict)
 
     @property
     def game(self) -> bytes:
@@ -113,6 +119,10 @@ class GameRuntime:
         if self.acked.get(key, 0) > seq:
             return True
         return any(event.author == key for event in self.session.log.events[seq + 1 :])
+
+    def gave_unusable(self, key: bytes) -> bool:
+        """Whether key already sent us the event at our head, and we must not take it."""
+        return self.unusable.get(key) == len(self.session.log)
 
     def covered(self, seq: int) -> bool:
         """Whether a batch being checked holds event seq."""

@@ -7,7 +7,10 @@ and, once stored by the ledger, is acknowledged with ``have``; the owed author's
 it are passed on to the other followers first (``_pass_on``).  The host admits ``join``
 requests; ``list`` is answered with the games we hold.  A peer whose events keep being refused
 is cut off; a lying ``length`` cannot start a loop (we ask for more only after a batch that
-taught us something).
+taught us something), nor can an event we must not take (kept aside after a retirement vote):
+the peers that sent it hold it for good and are not asked from there again, so a node stuck at one
+position does not pull the growing tail after it from every peer at every ``have`` and every
+stall probe (each copy charged to that honest peer's allowance, protocol/pending.py).
 """
 
 from __future__ import annotations
@@ -162,21 +165,28 @@ class GameSync:
         checked holds them, or another peer was asked for them and has not yet had
         FETCH_PATIENCE to answer.  So a node behind a mesh of N seats fetches once, not N times."""
         asked, now = runtime.fetching, trio.current_time()
-        if runtime.covered(start) or (
-            asked is not None
-            and asked.start == start
-            and asked.key in runtime.followers
-            and now < asked.until
+        if (
+            runtime.gave_unusable(peer.key)
+            or runtime.covered(start)
+            or (
+                asked is not None
+                and asked.start == start
+                and asked.key in runtime.followers
+                and now < asked.until
+            )
         ):
             return
         runtime.fetching = Fetch(start, peer.key, now + FETCH_PATIENCE)
         peer.send(messages.get(runtime.game, start))
 
     def ask_everyone(self, runtime: GameRuntime) -> int:
-        """Ask every peer of the game for what follows our log (stalls.py); how many."""
+        """Ask every peer of the game for what follows our log (stalls.py); how many.  Not
+        a peer that already sent us the event we wait for and we could not take it: it would
+        answer with the same tail, every round, and its allowance would pay for our wait."""
         start = len(runtime.session.log)
         for follower in runtime.followers.values():
-            follower.send(messages.get(runtime.game, start))
+            if not runtime.gave_unusable(follower.key):
+                follower.send(messages.get(runtime.game, start))
         return len(runtime.followers)
 
     def _send_from(self, runtime: GameRuntime, peer: Peer, start: int) -> None:
@@ -212,13 +222,15 @@ class GameSync:
                     await follower.wait_written(follower.queued)
             slice_ends = time.monotonic() + SLICE
             over_budget: bytes | None = None  # the key whose refused events overdrew its budget
-            for raw in message["items"]:
+            kept_aside_at = -1  # the seq of the last event kept aside (its sender's chain)
+            for index, raw in enumerate(message["items"]):
                 if time.monotonic() > slice_ends:
                     # A catch-up batch of proven Racer events takes seconds to check: let
                     # pings, other peers and the page run meanwhile (this game stays locked).
                     await trio.lowlevel.checkpoint()
                     slice_ends = time.monotonic() + SLICE
                 if self.retirements is not None and self.retirements.keep_aside(runtime, raw):
+                    kept_aside_at = message["from"] + index
                     continue  # a late event of a seat we voted to retire: evidence only
                 started = self.budget.clock()
                 receipt = session.receive(raw, sender=peer.key)
@@ -248,6 +260,15 @@ class GameSync:
                     break
             told = await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
             after = len(session.log)
+            if after == before == kept_aside_at:
+                # It holds the late event we promised not to take, for good: it has no other.
+                # (Only current followers at this position are kept: bounded by the peers.)
+                runtime.unusable = {
+                    key: seq
+                    for key, seq in runtime.unusable.items()
+                    if seq == before and key in runtime.followers
+                }
+                runtime.unusable[peer.key] = before
         if over_budget is not None:
             self._cut_off(runtime, peer, over_budget)
             if over_budget == peer.key:

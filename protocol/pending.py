@@ -95,6 +95,10 @@ class Allowance:
     def exhausted(self, sender: bytes, log_length: int) -> bool:
         return self._waste[sender] >= FREE_WASTE + WASTE_PER_EVENT * log_length
 
+    def wasted(self, sender: bytes) -> int:
+        """Deliveries from sender so far that did not move the game."""
+        return self._waste[sender]
+
     def charge(self, sender: bytes) -> int:
         self._waste[sender] += 1
         return self._waste[sender]

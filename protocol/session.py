@@ -346,6 +346,10 @@ class Session:
             self._allowance.charge(sender)
         return receipt
 
+    def wasted(self, sender: bytes) -> int:
+        """Deliveries from sender charged to its allowance so far (protocol/pending.py)."""
+        return self._allowance.wasted(sender)
+
     def passable(self, raws: list[bytes]) -> int:
         """How many leading raws a relay may pass on before checking them (Inbox.passable)."""
         return self._inbox.passable(self, raws)
