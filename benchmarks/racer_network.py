@@ -81,7 +81,7 @@ from creepnet.protocol import retirement
 from creepnet.protocol.deck import DeckState
 from creepnet.protocol.games.racer import adapter
 from creepnet.protocol.games.racer.private import RacerPrivate
-from creepnet.protocol.games.racer.table import DeckStep, ShowDrawn, next_step
+from creepnet.protocol.games.racer.schedule import DeckStep, ShowDrawn, next_step
 from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.log import iter_log, load_log
 from creepnet.protocol.pending import FREE_WASTE, WASTE_PER_EVENT

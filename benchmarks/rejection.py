@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from creepnet.protocol.deck.group import L
 from creepnet.protocol.games.racer import table as racer_table
-from creepnet.protocol.games.racer.table import may_be, next_step, not_a_creep
+from creepnet.protocol.games.racer.schedule import may_be, next_step, not_a_creep
 from creepnet.protocol.log import Rejection, parse_or_reject
 from creepnet.protocol.rules import GameRuleError
 from creepnet.protocol.session import Session

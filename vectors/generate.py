@@ -1011,7 +1011,7 @@ def turn_record(session: Any, event_type: str) -> dict[str, Any]:
 
 def racer_step(game: Any) -> dict[str, Any]:
     from creepnet.engine import racer
-    from creepnet.protocol.games.racer.table import DeckStep, ShowDrawn, next_step
+    from creepnet.protocol.games.racer.schedule import DeckStep, ShowDrawn, next_step
 
     step = next_step(game)
     if isinstance(step, DeckStep):
@@ -1767,7 +1767,7 @@ def _with_text(body: dict[str, Any], text: str) -> dict[str, Any]:
 def racer_long_game() -> tuple[Game, list[tuple[str, str, int, bytes]]]:
     """The long game, and crafted faults recorded at the first position each applies to."""
     from creepnet.engine import racer
-    from creepnet.protocol.games.racer.table import ShowDrawn, may_be, next_step, not_a_creep
+    from creepnet.protocol.games.racer.schedule import ShowDrawn, may_be, next_step, not_a_creep
 
     long = Game("racer", options={"creeps_per_player": 4, "face_up_creeps": 2,
                                   "turn_limit": 52}, seed=11, onion_length=400)  # fmt: skip

@@ -124,7 +124,7 @@ async def _play(
         game = unfinished_bot_game(node, bot_nodes[0])
         player = player_name(args, saved_player_name(home), node.fingerprint)
         async with trio.open_nursery() as nursery:
-            table = BotTable(node, bot_nodes, args, nursery)
+            table = BotHost(node, bot_nodes, args, nursery)
             if game is not None:
                 print(f"resuming your game against the {args.vs} bot ({game.hex()[:8]})")
                 await table.resume(game)
@@ -161,7 +161,7 @@ async def _play(
         return code
 
 
-class BotTable:
+class BotHost:
     """Our node hosting games that the bot nodes join and play, their bots in our nursery."""
 
     def __init__(

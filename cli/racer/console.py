@@ -1,8 +1,8 @@
 """Terminal play of Creepy Racer, without I/O: what to show and what a typed line means.
 
-The console reads the game from a ``RacerTable`` (the local seat's observation and legal
+The console reads the game from a ``RacerView`` (the local seat's observation and legal
 actions, and the story in words), never from session internals, so the same console runs over a
-networked session and over a local engine game (``LocalTable``).  The board fits 80×24.  A typed
+networked session and over a local engine game (``LocalGame``).  The board fits 80×24.  A typed
 line is resolved against the legal actions only (``grammar``), so everything the console accepts
 or suggests is legal; it hands the session ``racer.format_action(action)``.  The later steps of a
 one-line attack (``attack 1b with a c go 2``) wait in ``planned`` and go out through
@@ -84,7 +84,7 @@ def cards_help(catalogue: Catalogue = STANDARD_CATALOGUE) -> str:
     return "\n".join(textwrap.fill(row, WIDTH - 1, subsequent_indent="      ") for row in rows)
 
 
-class RacerTable(Protocol):
+class RacerView(Protocol):
     """Where the console reads the game: a networked session or a local engine game."""
 
     @property
@@ -105,9 +105,9 @@ class RacerConsole:
     resign_queued = False  # Creepy Racer has no resignation: a player who leaves is waited for
 
     def __init__(
-        self, table: RacerTable, colour: bool = False, redraw_after: frozenset[str] = frozenset()
+        self, view: RacerView, colour: bool = False, redraw_after: frozenset[str] = frozenset()
     ) -> None:
-        self.table = table
+        self.view = view
         self.colour = colour
         self.redraw_after = redraw_after or frozenset({"act"})
         self.planned: list[Step] = []  # later steps of a one-line attack
@@ -120,21 +120,21 @@ class RacerConsole:
 
     def ready(self) -> bool:
         """The deal is done and the first turn has begun: the table is worth showing."""
-        obs = self.table.observation()
-        return obs is not None and (obs.turn_seat is not None or self.table.outcome() is not None)
+        obs = self.view.observation()
+        return obs is not None and (obs.turn_seat is not None or self.view.outcome() is not None)
 
     def introduction(self) -> str:
-        labels = self.table.labels()
+        labels = self.view.labels()
         lines = [f"Creepy Racer, {len(labels)} players"]
         for seat in range(len(labels)):
             lines.append(f"  {self._label(seat)}")
-        if self.table.local_seat is None:
+        if self.view.local_seat is None:
             lines.append("  you are watching")
         lines.append("type 'help' for commands, 'help cards' for what the cards do")
         return fit(printable_lines("\n".join(lines)))
 
     def board(self) -> str:
-        obs = self.table.observation()
+        obs = self.view.observation()
         if obs is None:
             return "(waiting for the deal)"
         rows = [self._header(obs)]
@@ -143,7 +143,7 @@ class RacerConsole:
         if obs.attack is not None:
             rows.append(_clip(self._attack_row(obs)))
         rows.append(_clip(_discard_row(obs)))
-        seat = self.table.local_seat
+        seat = self.view.local_seat
         if seat is not None and obs.players[seat].active:  # an out player's hand left play
             cards = [
                 f"{n} {obs.catalogue[card].name} ({KIND_WORDS[obs.catalogue[card].kind]})"
@@ -153,7 +153,7 @@ class RacerConsole:
         # What happened, newest last, in the rows left by the status (news included).
         room = HEIGHT - 2 - len(rows) - len(self._pending_news()) - bool(self.notice)
         if room > 0:
-            recent = self.table.story()[-room:]
+            recent = self.view.story()[-room:]
             rows.extend([row for line in recent for row in _wrap("", line.split(), " ")][-room:])
         return "\n".join(rows)
 
@@ -161,59 +161,59 @@ class RacerConsole:
         return fit(printable_lines(self._status()))
 
     def _status(self) -> str:
-        outcome = self.table.outcome()
+        outcome = self.view.outcome()
         if outcome is not None:
             return f"game over: {outcome}"
-        obs = self.table.observation()
+        obs = self.view.observation()
         seats = self._seat_news(dealt=self.ready())
         if obs is None:
-            labels, count = self.table.labels(), self.table.seat_count()
+            labels, count = self.view.labels(), self.view.seat_count()
             if len(labels) < count:
                 text = f"waiting for players to join ({len(labels)}/{count} seats taken)"
             else:
-                text = self.table.waiting() or "dealing the cards"
+                text = self.view.waiting() or "dealing the cards"
             return "\n".join([*seats, text])
         news = [*self._pending_news(), self.notice] if self.notice else self._pending_news()
         self.news, self.notice = [], ""
         text = self._request_text(obs)
-        if self.table.legal() and not self.hinted and isinstance(obs.request, racer.Decide):
+        if self.view.legal() and not self.hinted and isinstance(obs.request, racer.Decide):
             self.hinted = True
             hint = " ('moves' lists them)"
             text += hint if len(text + hint) <= WIDTH else ""  # the status keeps to one row
         return "\n".join([*seats, *news, text])
 
     def _pending_news(self) -> list[str]:
-        self.news.extend(self.table.news())
+        self.news.extend(self.view.news())
         return list(self.news)
 
     def _seat_news(self, dealt: bool) -> list[str]:
         """Seats taken since the last status, ours too, until the first turn (a console that
         first looks at a game under way, e.g. on resuming, announces nobody)."""
-        labels, count = self.table.labels(), self.table.seat_count()
+        labels, count = self.view.labels(), self.view.seat_count()
         fresh = range(self.seated, len(labels))
         self.seated = len(labels)
         if dealt:
             return []
         lines = [
             f"you have seat {seat}"
-            if seat == self.table.local_seat
+            if seat == self.view.local_seat
             else f"* {self._label(seat)} takes a seat"
             for seat in fresh
-            if seat > 0 or seat == self.table.local_seat  # seat 0 hosts: it was there first
+            if seat > 0 or seat == self.view.local_seat  # seat 0 hosts: it was there first
         ]
         if fresh and len(labels) == count:
             lines.append(f"all {count} seats taken: the game starts")
         return lines
 
     def prompt(self) -> str:
-        return "> " if self.table.legal() else ""
+        return "> " if self.view.legal() else ""
 
     def peer_news(
         self, connected: bool, fingerprint: str | None, text: str, back: bool = False
     ) -> str:
         """A connection change in words about the game (peer text made printable)."""
-        seat = self.table.seat_of_peer(fingerprint)
-        if seat is None or self.table.outcome() is not None:
+        seat = self.view.seat_of_peer(fingerprint)
+        if seat is None or self.view.outcome() is not None:
             return fit(printable(f"* {unseated_news(text, connected, self.ready())}"))
         name = printable(f"{self._label(seat)} ({fingerprint})")
         if connected:
@@ -225,10 +225,10 @@ class RacerConsole:
     def pending_action(self) -> str | None:
         """A forced draw step (place the drawn Creep, or keep the card), or the next planned
         step of a one-line attack, once the game asks for it."""
-        legal = self.table.legal()
+        legal = self.view.legal()
         if len(legal) == 1 and isinstance(legal[0], racer.PlaceCreep | racer.KeepDrawn):
             return racer.format_action(legal[0])
-        obs = self.table.observation()
+        obs = self.view.observation()
         if not self.planned or not legal or obs is None:
             return None
         step = self.planned.pop(0)
@@ -250,7 +250,7 @@ class RacerConsole:
         if raw[:1] in (["card"], ["cards"]):
             return Reply(self._card_text(raw[1:]))
         if raw[:2] in (["help", "cards"], ["help", "card"]):
-            obs = self.table.observation()
+            obs = self.view.observation()
             return Reply(cards_help(obs.catalogue) if obs is not None else cards_help())
         try:
             words = split_words(line)
@@ -265,12 +265,12 @@ class RacerConsole:
             return Reply(self.board() + "\n" + self.status())
         if head == "quit":
             return Reply("leaving; the game stays open (`creepnet join` resumes it)", quit=True)
-        if self.table.local_seat is None:
+        if self.view.local_seat is None:
             return Reply("you are watching; only 'board', 'help' and 'quit' work here")
-        outcome = self.table.outcome()
+        outcome = self.view.outcome()
         if outcome is not None:
             return Reply(f"the game is over: {outcome}")
-        obs, legal = self.table.observation(), self.table.legal()
+        obs, legal = self.view.observation(), self.view.legal()
         if obs is None or not legal:
             return Reply("not your turn: " + self.status())
         if head == "moves":
@@ -284,7 +284,7 @@ class RacerConsole:
 
     def _card_text(self, words: list[str]) -> str:
         """`card 3`: what hand card 3 does; `card 1b`: a Creep on the table; `card`: the hand."""
-        obs = self.table.observation()
+        obs = self.view.observation()
         if obs is None:
             return "no cards are dealt yet; 'help cards' says what each kind does"
         if not words:
@@ -314,9 +314,9 @@ class RacerConsole:
     # ----- pieces of the board -----------------------------------------------------------------
 
     def _label(self, seat: int) -> str:
-        labels = self.table.labels()
+        labels = self.view.labels()
         name = labels[seat] if seat < len(labels) else ""
-        you = "(you)" if seat == self.table.local_seat else ""
+        you = "(you)" if seat == self.view.local_seat else ""
         return " ".join(part for part in (f"seat {seat}", name, you) if part)
 
     def _header(self, obs: Observation) -> str:
@@ -356,13 +356,13 @@ class RacerConsole:
         return text
 
     def _request_text(self, obs: Observation) -> str:
-        request, me = obs.request, self.table.local_seat
+        request, me = obs.request, self.view.local_seat
         if isinstance(request, racer.Decide):
-            if request.seat == me and self.table.legal():
+            if request.seat == me and self.view.legal():
                 return _YOUR_TOPIC.get(request.topic, "your decision")
             waiting = f"waiting for {self._label(request.seat)} to {TOPIC_WORDS[request.topic]}"
             return waiting
-        return self.table.waiting() or _chance_text(obs, request)
+        return self.view.waiting() or _chance_text(obs, request)
 
 
 _YOUR_TOPIC = {

@@ -24,10 +24,10 @@ STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 def console(session: Session, colour: bool = False) -> Console:
     """The Racer console over a networked session: the adapter's seat view and public view."""
     from creepnet.cli.racer.console import RacerConsole
-    from creepnet.cli.racer.session_table import SessionTable
+    from creepnet.cli.racer.session_game import SessionGame
     from creepnet.protocol.games.racer import public_observation, seat_view
 
-    return RacerConsole(SessionTable(session, seat_view, public_observation), colour=colour)
+    return RacerConsole(SessionGame(session, seat_view, public_observation), colour=colour)
 
 
 def replay(raws: list[bytes], args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """A local Creepy Racer game between heuristic bots, told in words and shown as seat 0 sees it.
 
 The full-information driver plays it through the same engine API the network protocol uses
-(``LocalTable``); the story is the one the console shows, and every few turns the demo prints
+(``LocalGame``); the story is the one the console shows, and every few turns the demo prints
 the console's own screen from seat 0's chair, so the demo shows what a player sees.
 """
 
@@ -11,7 +11,7 @@ import sys
 from typing import TextIO
 
 from creepnet.cli.racer.console import RacerConsole
-from creepnet.cli.racer.local_table import LocalTable
+from creepnet.cli.racer.local_game import LocalGame
 from creepnet.engine import racer
 
 DEMO_TURN_LIMIT = 400
@@ -27,7 +27,7 @@ def run_local_demo(players: int, seed: int, out: TextIO | None = None) -> int:
         return 2
     options = racer.Options(players=players, turn_limit=DEMO_TURN_LIMIT)
     bots = {seat: racer.make_bot("heuristic", seed * 10 + seat) for seat in range(players)}
-    table = LocalTable.new(options, seed, local_seat=0, bots=bots)
+    table = LocalGame.new(options, seed, local_seat=0, bots=bots)
     console = RacerConsole(table)
     print(
         f"Creepy Racer - local demo: {players} players, seed {seed}, heuristic bots, "

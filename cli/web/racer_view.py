@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from creepnet.cli.racer.grammar import creep_labels, resolve, spelling, split_steps, split_words
-from creepnet.cli.racer.session_table import SessionTable
+from creepnet.cli.racer.session_game import SessionGame
 from creepnet.engine import racer
 from creepnet.engine.racer import IllegalAction, Observation, SeatAction
 from creepnet.engine.racer.state import HostageAnswer, HostageSwap, RevealFaceUp
@@ -252,7 +252,7 @@ def replay_table(state: racer.State, final: Any) -> dict[str, Any] | None:
 def story(session: Session) -> Callable[[], Sequence[str]]:
     """The terminal's story of the game (one line per turn, naming public cards only).  It is
     told as the log grows, so the teller must live as long as the node follows the game."""
-    return SessionTable(session, seat_view, public_observation).story
+    return SessionGame(session, seat_view, public_observation).story
 
 
 def typed_actions(session: Session, text: str) -> Iterator[str]:

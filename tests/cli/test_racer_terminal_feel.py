@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from creepnet.cli.racer.console import WIDTH, RacerConsole
-from creepnet.cli.racer.local_table import LocalTable
+from creepnet.cli.racer.local_game import LocalGame
 from creepnet.cli.racer.narration import Story, waiting_words
 from creepnet.engine import racer
 from creepnet.engine.racer import crafted_position, format_action
@@ -20,7 +20,7 @@ LONG = ["a-player-with-a-32-letter-name-x", "b" * 32, "c" * 32, "d" * 32]
 
 def table_at(state, seat=0, bots=(), seed=1, labels=NAMES):
     bots = {s: b if not isinstance(b, int) else racer.make_bot("heuristic", s) for s, b in bots}
-    table = LocalTable(state, seed, seat, bots, labels[: state.n])
+    table = LocalGame(state, seed, seat, bots, labels[: state.n])
     table.advance()
     return table, RacerConsole(table)
 
@@ -130,7 +130,7 @@ def test_counts_are_singular_when_one_and_a_drawn_creep_is_named_plainly():
 
 def test_a_turn_seen_only_from_half_way_is_not_told_as_a_pass():
     bots = {0: racer.make_bot("heuristic", 0), 1: racer.make_bot("heuristic", 1)}
-    table = LocalTable(racer.new_game(racer.Options(players=2)), 3, None, bots)
+    table = LocalGame(racer.new_game(racer.Options(players=2)), 3, None, bots)
     table.advance(150)
     turn = table.state.turn
     assert turn is not None and not isinstance(racer.pending(table.state), racer.GameOver)
@@ -211,7 +211,7 @@ def test_a_console_that_first_looks_at_a_dealt_game_announces_no_seats():
     assert "takes a seat" not in console.status() and "you have seat" not in console.status()
 
 
-def every_screen(console: RacerConsole, table: LocalTable) -> list[str]:
+def every_screen(console: RacerConsole, table: LocalGame) -> list[str]:
     shown = [console.introduction(), console.board(), console.status()]
     for line in ("help", "help cards", "moves", "card", "card 1", "card 0a", "board", "x"):
         shown.append(console.handle(line).text)
@@ -241,7 +241,7 @@ async def test_a_seated_console_follows_a_networked_deal_from_the_first_event(tm
     must not ask for the seat's view while the dealt face-up Creeps are not shown yet."""
     import trio
 
-    from creepnet.cli.racer.session_table import SessionTable
+    from creepnet.cli.racer.session_game import SessionGame
     from creepnet.node import Node
     from creepnet.protocol.games.racer import public_observation, seat_view
 
@@ -252,15 +252,15 @@ async def test_a_seated_console_follows_a_networked_deal_from_the_first_event(tm
         game = await alice.host_game("racer", "r", seats=2, player="ann", options={"turn_limit": 2})
         await bob.join(alice.address, game, player="bob")
         session = alice.session(game)
-        console = RacerConsole(SessionTable(session, seat_view, public_observation))
+        console = RacerConsole(SessionGame(session, seat_view, public_observation))
         shown = [console.status()]
         with trio.fail_after(120):
-            while console.table.observation() is None or session.game_state.state.turn is None:
+            while console.view.observation() is None or session.game_state.state.turn is None:
                 shown += [console.status(), console.board()]  # as the play loop does
                 await alice.wait_changed(game)
     assert "you have seat 0" in shown[0]
     assert any("all 2 seats taken: the game starts" in text for text in shown)
-    assert "Set-up" in "\n".join(console.table.story())
+    assert "Set-up" in "\n".join(console.view.story())
 
 
 def test_a_racer_game_in_a_terminal_explains_its_cards_and_fits_80_columns(tmp_path):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from creepnet.protocol.digest import state_digest
-from creepnet.protocol.games.racer.table import RacerGame
+from creepnet.protocol.games.racer.schedule import RacerGame
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 

@@ -13,7 +13,7 @@ from creepnet.engine import racer
 from creepnet.protocol import onion
 from creepnet.protocol.deck import DeckSeat, card_point
 from creepnet.protocol.event import Event, sign_event
-from creepnet.protocol.games.racer.table import (
+from creepnet.protocol.games.racer.schedule import (
     DeckStep,
     ShowDrawn,
     may_be,

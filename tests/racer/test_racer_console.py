@@ -1,4 +1,4 @@
-"""The Creepy Racer terminal console, played through a local engine game (LocalTable): what it
+"""The Creepy Racer terminal console, played through a local engine game (LocalGame): what it
 shows fits 80×24 and keeps hidden cards hidden; what a person types becomes exactly one legal
 action, and anything else gets a helpful answer."""
 
@@ -8,14 +8,14 @@ import pytest
 
 from creepnet.cli.faces import Console
 from creepnet.cli.racer.console import HEIGHT, WIDTH, RacerConsole
-from creepnet.cli.racer.local_table import LocalTable, public_view
+from creepnet.cli.racer.local_game import LocalGame, public_view
 from creepnet.cli.racer.narration import Story
 from creepnet.engine import racer
 from creepnet.engine.racer import crafted_position, format_action, slot_of
 
 
 def table_at(state, seat=0, bots=(), seed=1):
-    table = LocalTable(
+    table = LocalGame(
         state, seed, seat, {s: racer.make_bot("heuristic", s) for s in bots}, ["ann", "bob", "cy"]
     )
     table.advance()

@@ -15,7 +15,7 @@ from retirement_support import retire, run_without  # noqa: E402
 
 from creepnet.engine import racer  # noqa: E402
 from creepnet.protocol.deck.escrowing import refresh_due  # noqa: E402
-from creepnet.protocol.games.racer.table import DeckStep, RacerGame, next_step  # noqa: E402
+from creepnet.protocol.games.racer.schedule import DeckStep, RacerGame, next_step  # noqa: E402
 from creepnet.protocol.log import Rejection  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot  # noqa: E402

@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from racer_retire_support import one_owed, play_until  # noqa: E402
 
 from creepnet.protocol.deck.escrowing import complaint_message  # noqa: E402
-from creepnet.protocol.games.racer.table import DeckStep, RacerGame, next_step  # noqa: E402
+from creepnet.protocol.games.racer.schedule import DeckStep, RacerGame, next_step  # noqa: E402
 from creepnet.protocol.log import Rejection  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot  # noqa: E402

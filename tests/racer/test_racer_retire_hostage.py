@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from racer_retire_support import play_until  # noqa: E402
 
 from creepnet.engine.racer.state import HostageSwap  # noqa: E402
-from creepnet.protocol.games.racer.table import DeckStep, RacerGame, next_step  # noqa: E402
+from creepnet.protocol.games.racer.schedule import DeckStep, RacerGame, next_step  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot  # noqa: E402
 from creepnet.protocol.verify import verify_log_bytes  # noqa: E402

@@ -24,7 +24,7 @@ from creepnet.engine import racer
 from creepnet.protocol.games.racer.adapter import RacerRules
 from creepnet.protocol.games.racer.bots import BOTS
 from creepnet.protocol.games.racer.private import RacerPrivate, SeatView
-from creepnet.protocol.games.racer.table import RacerGame
+from creepnet.protocol.games.racer.schedule import RacerGame
 
 
 class Session(Protocol):

@@ -26,12 +26,12 @@ from creepnet.engine.racer.retire import SET_UP
 from creepnet.protocol.deck import DeckError
 from creepnet.protocol.deck.audit import audit
 from creepnet.protocol.games.racer.private import RacerPrivate
-from creepnet.protocol.games.racer.table import (
+from creepnet.protocol.games.racer.schedule import (
     DeckStep,
     RacerGame,
     ShowDrawn,
     may_be,
-    new_table,
+    new_game,
     next_step,
     not_a_creep,
     settle,
@@ -101,7 +101,7 @@ class RacerRules:
         except ValueError as exc:
             raise GameRuleError(str(exc)) from None
         escrow = options.get("escrow") == 1 and seats >= 3  # two would hold each other's keys
-        game = new_table(seating.game, seating.keys, state, escrow)
+        game = new_game(seating.game, seating.keys, state, escrow)
         settle(game)
         return game
 
@@ -289,7 +289,7 @@ class RacerRules:
     def retire(self, game: RacerGame, seat: int) -> RacerGame:
         """``seat`` has left for good (the session's ``retire``): the deck stops escrowing to it
         and lets the table act for it; the schedule owes recoveries, refreshes and then its
-        steps by the table (protocol/games/racer/table.py); the engine takes it out."""
+        steps by the table (protocol/games/racer/schedule.py); the engine takes it out."""
         if game.deck.escrow is None:
             raise GameRuleError("this table has no escrow: it cannot play on without a seat")
         game = game.fork()

@@ -23,7 +23,7 @@ from creepnet.protocol.deck.escrowing import (
 )
 from creepnet.protocol.deck.hidden import make_release
 from creepnet.protocol.deck.ops import make_lock, make_shuffle
-from creepnet.protocol.games.racer.table import (
+from creepnet.protocol.games.racer.schedule import (
     DeckStep,
     RacerGame,
     ShowDrawn,

@@ -1,5 +1,5 @@
 """A Creepy Racer game in one process, seen from one seat or by a spectator: the console's
-``RacerTable`` over the full-information engine driver.
+``RacerView`` over the full-information engine driver.
 
 It is what a networked session gives the console (the seat's observation, its legal actions
 when it decides, the story in words), built from the engine directly: the local demo draws its
@@ -20,7 +20,7 @@ from creepnet.engine.racer import Bot, Observation, SeatAction, State
 from creepnet.engine.racer.state import RevealFaceUp
 
 
-class LocalTable:
+class LocalGame:
     def __init__(
         self,
         state: State,
@@ -41,10 +41,10 @@ class LocalTable:
     @classmethod
     def new(
         cls, options: racer.Options, seed: int, local_seat: int | None, bots: Mapping[int, Bot]
-    ) -> LocalTable:
+    ) -> LocalGame:
         return cls(racer.new_game(options), seed, local_seat, bots)
 
-    # ----- RacerTable ----------------------------------------------------------------------------
+    # ----- RacerView ----------------------------------------------------------------------------
 
     def labels(self) -> Sequence[str]:
         return self._labels

@@ -1,5 +1,6 @@
-"""The public Creepy Racer table: the engine's state, the shared encrypted deck, and the map
-between the engine's card slots and the deck's pool positions.
+"""The Creepy Racer schedule over the public table: the engine's state, the shared encrypted
+deck, the map between the engine's card slots and the deck's pool positions, and what the
+table waits for next.
 
 Every peer (players and spectators alike) holds the same ``RacerGame``.  The engine never sees a
 hidden identity: its chance requests are answered from the deck, and its slots are mapped onto
@@ -150,7 +151,7 @@ def card_ids(state: racer.State) -> list[str]:
     return [str(i) for i in (*state.catalogue.creep_ids, *state.catalogue.play_ids)]
 
 
-def new_table(
+def new_game(
     game: bytes, keys: tuple[bytes, ...], state: racer.State, escrow: bool = False
 ) -> RacerGame:
     """The table; with ``escrow`` (3-4 seats) every layer and lock key is escrowed, so the table

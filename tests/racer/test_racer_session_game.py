@@ -1,4 +1,4 @@
-"""The console's table over a networked session (SessionTable), exercised with a stand-in
+"""The console's table over a networked session (SessionGame), exercised with a stand-in
 session that logs one event per engine step, as the racer adapter does: the story told from
 the log is the story of the game, the spectator sees no hand, and the seat's options come from
 the accessor only on its turn."""
@@ -6,9 +6,9 @@ the accessor only on its turn."""
 from types import SimpleNamespace
 
 from creepnet.cli.racer.console import RacerConsole
-from creepnet.cli.racer.local_table import public_view
+from creepnet.cli.racer.local_game import public_view
 from creepnet.cli.racer.narration import HostageWatch, Story, swap_story
-from creepnet.cli.racer.session_table import SessionTable
+from creepnet.cli.racer.session_game import SessionGame
 from creepnet.engine import racer
 from creepnet.protocol.identity import fingerprint
 
@@ -77,7 +77,7 @@ class LoggedGame:
 
 def test_the_story_told_from_the_log_is_the_story_of_the_game():
     game = LoggedGame(3, seed=6, local_seat=None)
-    table = SessionTable(game, game.seat_view, game.public_observation)
+    table = SessionGame(game, game.seat_view, game.public_observation)
     expected = Story()
     hostage = HostageWatch()
     while not game.over():
@@ -99,7 +99,7 @@ def test_the_story_told_from_the_log_is_the_story_of_the_game():
 
 def test_a_batch_of_events_is_told_too():
     game = LoggedGame(2, seed=3, local_seat=None)
-    table = SessionTable(game, game.seat_view, game.public_observation)
+    table = SessionGame(game, game.seat_view, game.public_observation)
     while not game.over():
         for _ in range(7):  # the console looks only now and then
             if not game.over():
@@ -132,7 +132,7 @@ def _name(game: LoggedGame, action: racer.PlaceCreep) -> str:
 
 def test_a_seat_plays_through_the_console_and_a_spectator_sees_no_hand():
     game = LoggedGame(2, seed=4, local_seat=1)
-    table = SessionTable(game, game.seat_view, game.public_observation)
+    table = SessionGame(game, game.seat_view, game.public_observation)
     console = RacerConsole(table)
     while not game.over() and game.my_turn() is None:
         game.step()
@@ -149,7 +149,7 @@ def test_a_seat_plays_through_the_console_and_a_spectator_sees_no_hand():
     while not game.over() and game.my_turn() is None:
         game.step()
         assert table.legal() == [] or game.my_turn() is not None
-    watcher = SessionTable(game, game.seat_view, game.public_observation)
+    watcher = SessionGame(game, game.seat_view, game.public_observation)
     watcher.session = SimpleNamespace(**{**vars(game), "local_seat": None})
     watcher.session.my_turn = game.my_turn
     watching = RacerConsole(watcher)
@@ -185,7 +185,7 @@ def test_a_real_session_game_played_by_typing_at_the_console():
     assert table.rejections == [] and table.sessions[0].finished
     assert len(typed) > 5
     assert me.status().startswith("game over: ")
-    assert any(line.startswith("Turn") for line in me.table.story())
+    assert any(line.startswith("Turn") for line in me.view.story())
     assert "your hand" not in watcher.board()
     # The watcher never looked during the game: its story says so instead of guessing.
-    assert watcher.table.story() == ["(the game is at turn 12)"]
+    assert watcher.view.story() == ["(the game is at turn 12)"]

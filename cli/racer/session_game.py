@@ -1,4 +1,4 @@
-"""A networked Creepy Racer session as the console's ``RacerTable``.
+"""A networked Creepy Racer session as the console's ``RacerView``.
 
 The seat's observation and legal actions come from the racer adapter's accessors (passed in, so
 this module reads no session internals beyond the public ``Session`` API); the story is told
@@ -42,7 +42,7 @@ SeatViewOf = Callable[[Any], SeatViewLike | None]
 PublicOf = Callable[[Any, int], Observation | None]
 
 
-class SessionTable:
+class SessionGame:
     def __init__(self, session: Any, seat_view: SeatViewOf, public_observation: PublicOf) -> None:
         self.session = session
         self._seat_view = seat_view
