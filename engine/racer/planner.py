@@ -9,13 +9,16 @@ protocol node's state with its own hand known) and nothing else. Every decision 
    holds exactly its public count of Creeps; what is left goes to the box;
 2. **plays every live candidate action** in that world (equal cards on the same target are
    one candidate; attacks its policy could not finish are none), each followed by the fast
-   default policy (the heuristic bot for every seat) for a few turns, with the same chance
-   answers for every candidate (common random numbers: only the candidates' differences
-   vary). The position is then scored: a finished game 1 or 0 (a draw shares), an unfinished
-   one the win chance a small model fitted to heuristic games gives this seat (`value`);
-3. after every few worlds, keeps only the best third of the candidates (a screen), always
-   keeping the heuristic's own choice, until one challenger is left; the two then duel on
-   fresh worlds (the screen's winner looks better than it is: it won a draw of noise).
+   default policy (the heuristic bot for every seat) for two turns (`PlanBudget.horizon`),
+   with the same chance answers for every candidate (common random numbers: only the
+   candidates' differences vary). The position is then scored: a finished game 1 or 0 (a
+   draw shares), an unfinished one the win chance a model fitted to heuristic games gives
+   this seat (`value`: Creeps by strength, deck Creeps, Heroes by kind);
+3. screens the candidates by **sequential halving**: each round plays the survivors on equal
+   fresh worlds and keeps the better half of the challengers (the heuristic's own choice is
+   always kept), with 60% of the budget over about log2(candidates) rounds; the last
+   challenger then duels the heuristic's choice on fresh worlds with the rest (the screen's
+   winner looks better than it is: it won a draw of noise).
 
 The challenger is played only if it beats the heuristic's choice in the duel by more than the
 noise (its mean paired difference above 1.5 standard errors); otherwise the heuristic's is.
@@ -46,14 +49,14 @@ from creepnet.engine.racer.actions import (
     GameOver,
 )
 from creepnet.engine.racer.bots import HeuristicBot, plan_attack
-from creepnet.engine.racer.cards import Kind
+from creepnet.engine.racer.cards import Hero, Kind
 from creepnet.engine.racer.driver import chance_action
 from creepnet.engine.racer.rules import apply, legal_actions, pending
 from creepnet.engine.racer.state import Drawing, State, locations
 from creepnet.engine.racer.view import Observation, observation_of_view
 
 PLANNED_TOPICS = frozenset({"move", "hero", "hostage"})
-SCREEN_WORLDS = 3  # worlds between prunings of the candidates (the best third goes on)
+DUEL_SHARE = 0.4  # of the budget, for the duel of the screen's winner and the policy's choice
 CONFIDENCE = 1.5  # standard errors the challenger must beat the policy's choice by
 STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety net)
 
@@ -65,13 +68,51 @@ class PlanBudget:
     playouts: int | None = None
     seconds: float | None = None
     clock: Callable[[], float] | None = None
-    horizon: int = 4  # turns a playout plays before the position is scored
+    # Turns a playout plays before the position is scored: 2 (this turn and the next
+    # opponent's) beat 1 and 4 in 40-game trials (benchmarks/bots.py --racer-horizon).
+    horizon: int = 2
 
     def __post_init__(self) -> None:
         if self.playouts is None and self.seconds is None:
             raise ValueError("a plan budget needs playouts or seconds")
         if self.seconds is not None and self.clock is None:
             raise ValueError("a budget in seconds needs a clock")
+
+
+class _Meter:
+    """Counts the playouts of one decision against its budget; reads the clock (if any) once
+    at the start and once before each playout, and estimates how many more fit."""
+
+    def __init__(self, budget: PlanBudget) -> None:
+        self.budget = budget
+        self.done = 0
+        clock = budget.clock
+        self.start = self.now = clock() if clock is not None else 0.0
+
+    def more(self) -> bool:
+        """Whether one more playout fits (counted as done if so)."""
+        budget = self.budget
+        if budget.playouts is not None and self.done >= budget.playouts:
+            return False
+        if budget.seconds is not None and budget.clock is not None:
+            self.now = budget.clock()
+            if self.now - self.start >= budget.seconds:
+                return False
+        self.done += 1
+        return True
+
+    def capacity(self) -> float:
+        """The playouts still to come: counted, or estimated from the pace so far (a
+        guess of 400 a second before the first playout)."""
+        budget = self.budget
+        left = float("inf")
+        if budget.playouts is not None:
+            left = budget.playouts - self.done
+        if budget.seconds is not None:
+            elapsed = self.now - self.start
+            pace = self.done / elapsed if self.done and elapsed > 0 else 400.0
+            left = min(left, (budget.seconds - elapsed) * pace)
+        return max(0.0, left)
 
 
 # --- worlds consistent with a view --------------------------------------------------------------
@@ -126,25 +167,58 @@ def determinize(view: State, rng: random.Random) -> State | None:
 # --- scoring ------------------------------------------------------------------------------------
 
 
-# Per-seat weights of a conditional-logit model of who wins, fitted to 7,500 positions of 600
-# heuristic-bot games (2 and 4 players, every third turn): a Creep still in the deck is worth
-# more than one in the line (safe from attacks and Calamities), a Hero in hand nearly as much.
-WEIGHTS = {"strength": 0.1, "line": -0.1, "deck_creeps": 0.6, "hand": 0.0, "heroes": 0.45}
+# Per-seat weights of a conditional-logit model of who wins, fitted (Newton's method) to
+# positions of heuristic-bot games (every other turn): for 2 players to 14,000 positions of
+# 500 2-player and 250 4-player games, for more to 7,500 of 400 4-player games. On fresh games
+# they predict the winner better than the first model, which knew only line strength, line
+# size, deck Creeps, hand size and Heroes (log-loss 0.413 against 0.442 for 2 players, 1.155
+# against 1.172 for 4). In 2-player games a Creep is worth about the same at strength 1 to 3
+# (a Calamity that does not kill changes little), a 5 twice as much; a Creep still in the deck
+# is safe; a Hero is worth a Creep or more (attacks are won by Heroes), an Eraser most.
+# `benchmarks/bots.py --only fit` refits them.
+# Order: line Creeps at strength 1, 2, 3, 4, 5+; deck Creeps; Erasers, 3X, Reversals, 2X,
+# Modifiers in hand; hand size; whether the seat's turn is next (or now).
+FEATURES = ("s1", "s2", "s3", "s4", "s5", "deck", "eraser", "3x", "reversal", "2x", "modifier")
+FEATURES += ("hand", "to_move")
+WEIGHTS = MappingProxyType(
+    {
+        2: (0.22, 0.21, 0.22, 0.30, 0.55, 0.48, 0.68, 0.35, 0.39, 0.23, 0.24, -0.04, 0.19),
+        4: (0.0, 0.03, 0.11, 0.17, 0.13, 0.46, 0.32, 0.15, 0.16, 0.20, 0.14, 0.02, -0.08),
+    }
+)
+_HERO_ORDER = (Hero.ERASER, Hero.TRIPLE, Hero.REVERSAL, Hero.DOUBLE, Hero.MODIFIER)
+
+
+def features(state: State, seat: int) -> tuple[float, ...]:
+    """What the model reads of ``seat`` in a full-information ``state``: its line Creeps by
+    strength (1, 2, 3, 4, 5+), its deck Creeps, its Heroes by kind, its hand size and whether its
+    turn is next (or now): ``FEATURES``."""
+    player = state.players[seat]
+    line = [0, 0, 0, 0, 0]
+    for creep in player.line:
+        strength = state.strength(creep)
+        if strength > 0:
+            line[min(strength, 5) - 1] += 1
+    catalogue, known = state.catalogue, state.known
+    heroes = dict.fromkeys(_HERO_ORDER, 0)
+    for slot in player.hand:
+        card = known.get(slot)
+        if card is not None and (hero := catalogue[card].hero) is not None:
+            heroes[hero] += 1
+    turn = state.turn
+    return (
+        *line,
+        player.deck_creeps,
+        *heroes.values(),
+        len(player.hand),
+        1.0 if turn is not None and turn.seat == seat else 0.0,
+    )
 
 
 def strength_score(state: State, seat: int) -> float:
     """The model's score of ``seat`` in a full-information ``state`` (its log-odds share)."""
-    player = state.players[seat]
-    line = sum(max(0, state.strength(creep)) for creep in player.line)
-    catalogue, known = state.catalogue, state.known
-    heroes = sum(1 for s in player.hand if s in known and catalogue[known[s]].kind is Kind.HERO)
-    return (
-        WEIGHTS["strength"] * line
-        + WEIGHTS["line"] * len(player.line)
-        + WEIGHTS["deck_creeps"] * player.deck_creeps
-        + WEIGHTS["hand"] * len(player.hand)
-        + WEIGHTS["heroes"] * heroes
-    )
+    weights = WEIGHTS[2 if state.n == 2 else 4]
+    return sum(w * x for w, x in zip(weights, features(state, seat), strict=True))
 
 
 def value(state: State, seat: int) -> float:
@@ -208,48 +282,63 @@ class PlannerBot:
         self, view: State, seat: int, candidates: list[Action], base: int
     ) -> list[list[float]]:
         """Every live candidate played out in the same sampled worlds with the same chance
-        answers (common random numbers: the differences are what counts); after every few
-        worlds all but the best third are dropped, the policy's own choice kept to compare
-        against, until one challenger is left to duel it."""
+        answers (common random numbers: the differences are what counts). A screen by
+        sequential halving (each round gives the survivors equal worlds, then keeps the better
+        half of the challengers; the policy's own choice is always kept) spends
+        ``1 - DUEL_SHARE`` of the budget; the last challenger then duels the policy's choice
+        on fresh worlds with the rest (the screen's winner looks better than it is: it won a
+        draw of noise)."""
         rng = random.Random(f"{self.seed}:{_view_digest(view, seat)}")
-        budget = self.budget
-        clock = budget.clock
-        deadline = clock() + budget.seconds if budget.seconds is not None and clock else None
+        meter = _Meter(self.budget)
         scores: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
-        done = worlds = 0
-        while True:
-            world = determinize(view, rng)
-            if world is None:
+        while len(alive) > 2:
+            challengers = [i for i in alive if i != base]
+            rounds = max(1, math.ceil(math.log2(len(challengers))))
+            screen = (meter.done + meter.capacity()) * (1 - DUEL_SHARE) - meter.done
+            worlds = max(1, int(screen / rounds / len(alive)))
+            if not self._play_worlds(view, seat, candidates, alive, scores, worlds, rng, meter):
                 break
-            chance_seed = rng.randrange(1 << 30)
-            results = []
-            for index in alive:
-                if budget.playouts is not None and done >= budget.playouts:
-                    break
-                if deadline is not None and clock is not None and clock() >= deadline:
-                    break
-                results.append(self._playout(world, seat, candidates[index], chance_seed))
-                done += 1
-            if len(results) < len(alive):
-                break  # out of budget mid-world: that world is not counted for anyone
-            for index, result in zip(alive, results, strict=True):
-                scores[index].append(result)
-            worlds += 1
-            if worlds % SCREEN_WORLDS == 0 and len(alive) > 2:
-                ranked = sorted(alive, key=lambda i: -_mean(scores[i]))
-                keep = ranked[: max(1, len(ranked) // 3)]
-                alive = sorted(set(keep) | {base})
-                if len(alive) <= 2:
-                    # The duel: the winner of a screen looks better than it is (it won a
-                    # draw of noise), so the last two are compared on fresh worlds only.
-                    for index in alive:
-                        scores[index] = []
-        self.last_playouts = done
+            ranked = sorted(challengers, key=lambda i: -_mean(scores[i]))
+            alive = sorted(set(ranked[: max(1, len(ranked) // 2)]) | {base})
+        if len(alive) <= 2:
+            for index in alive:  # the duel, on fresh worlds only
+                scores[index] = []
+            self._play_worlds(view, seat, candidates, alive, scores, None, rng, meter)
+        self.last_playouts = meter.done
         for index in range(len(candidates)):
             if index not in alive:
                 scores[index] = []
         return scores
+
+    def _play_worlds(
+        self,
+        view: State,
+        seat: int,
+        candidates: list[Action],
+        alive: list[int],
+        scores: list[list[float]],
+        worlds: int | None,
+        rng: random.Random,
+        meter: _Meter,
+    ) -> bool:
+        """Plays ``alive`` out in ``worlds`` fresh worlds (None: until the budget is spent);
+        False when the budget ran out first (a world not every candidate played is dropped)."""
+        played = 0
+        while worlds is None or played < worlds:
+            world = determinize(view, rng)
+            if world is None:
+                return False
+            chance_seed = rng.randrange(1 << 30)
+            results = []
+            for index in alive:
+                if not meter.more():
+                    return False
+                results.append(self._playout(world, seat, candidates[index], chance_seed))
+            for index, result in zip(alive, results, strict=True):
+                scores[index].append(result)
+            played += 1
+        return True
 
     def _candidates(self, obs: Observation, legal: Sequence[Action]) -> list[Action]:
         """The legal actions, one per distinct effect, without attacks the policy could not

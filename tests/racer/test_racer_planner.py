@@ -3,6 +3,8 @@ only (and on the seed), and every kind of move used in its games."""
 
 import random
 from collections import Counter
+from dataclasses import replace
+from types import MappingProxyType
 
 import pytest
 
@@ -177,3 +179,57 @@ def test_the_planner_plays_a_real_session_from_its_seat_view():
     data = b"".join(event.raw for event in table.sessions[0].log.events)
     verdict = verify_log_bytes(data)
     assert verdict.valid and verdict.finished, verdict.error
+
+
+def test_the_screen_finds_the_best_candidate_and_plays_it_most(midgame, monkeypatch):
+    """Sequential halving keeps the better half each round and the duel plays the winner over
+    the heuristic's choice when it is better in every world."""
+    from creepnet.engine.racer import planner as planner_module
+
+    view = redact(midgame, 0)
+    bot = PlannerBot(3, PlanBudget(playouts=120, horizon=2))
+    candidates = bot._candidates(observation_of_view(view, 0), legal_actions(view))
+    assert len(candidates) >= 3
+    worth = {action: random.Random(i).random() for i, action in enumerate(candidates)}
+    played = Counter()
+
+    def playout(self, world, seat, first, chance_seed):
+        played[first] += 1
+        return worth[first]
+
+    monkeypatch.setattr(planner_module.PlannerBot, "_playout", playout)
+    choice = bot.plan(view, 0, legal_actions(view))
+    best = max(candidates, key=worth.get)
+    assert choice == best
+    assert played[best] == max(played.values()) > min(played[c] for c in candidates)
+    assert sum(played.values()) == 120
+
+
+def test_the_model_values_a_hero_in_the_own_hand(midgame):
+    """Trading a card of seat 0's hand for an Eraser the opponent holds (or has in its deck)
+    raises seat 0's value and lowers the opponent's (the model reads the full world)."""
+    from creepnet.engine.racer.planner import features, value
+
+    catalogue, known = midgame.catalogue, midgame.known
+    mine = next(s for s in midgame.players[0].hand if catalogue[known[s]].kind is not Kind.HERO)
+    other = midgame.players[1]
+    eraser = next(
+        s for s in (*other.hand, *other.deck) if catalogue[known[s]].name == "Creep Eraser"
+    )
+    swapped = dict(known)
+    swapped[mine], swapped[eraser] = known[eraser], known[mine]
+    richer = replace(midgame, known=MappingProxyType(swapped))
+    assert sum(features(richer, 0)) > sum(features(midgame, 0))
+    assert value(richer, 0) > value(midgame, 0)
+    assert value(richer, 0) + value(richer, 1) == pytest.approx(1.0)
+
+
+def test_a_time_budget_is_estimated_from_the_pace_so_far():
+    from creepnet.engine.racer.planner import _Meter
+
+    ticks = iter(range(10**6))
+    meter = _Meter(PlanBudget(seconds=10, clock=lambda: next(ticks)))
+    assert meter.more() and meter.more()  # two playouts, one tick each
+    assert meter.capacity() == pytest.approx(8.0)  # 8 ticks left at one playout a tick
+    counted = _Meter(PlanBudget(playouts=5))
+    assert counted.more() and counted.capacity() == 4
