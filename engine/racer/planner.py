@@ -40,14 +40,18 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
+from typing import TypeAlias
 
 from creepnet.engine.racer.actions import (
     CHANCE,
     Action,
+    AddAttacker,
     Decide,
     DeclareAttack,
     GameOver,
+    Withdraw,
 )
+from creepnet.engine.racer.attack_plans import AttackPlan, attack_plans
 from creepnet.engine.racer.bots import HeuristicBot, plan_attack
 from creepnet.engine.racer.cards import Hero, Kind
 from creepnet.engine.racer.driver import chance_action
@@ -55,6 +59,7 @@ from creepnet.engine.racer.rules import apply, legal_actions, pending
 from creepnet.engine.racer.state import Drawing, State, locations
 from creepnet.engine.racer.view import Observation, observation_of_view
 
+Candidate: TypeAlias = Action | AttackPlan  # a whole attack is one candidate
 PLANNED_TOPICS = frozenset({"move", "hero", "hostage"})
 DUEL_SHARE = 0.4  # of the budget, for the duel of the screen's winner and the policy's choice
 CONFIDENCE = 1.5  # standard errors the challenger must beat the policy's choice by
@@ -178,8 +183,10 @@ def determinize(view: State, rng: random.Random) -> State | None:
 # `benchmarks/bots.py --only fit` refits them.
 # Order: line Creeps at strength 1, 2, 3, 4, 5+; deck Creeps; Erasers, 3X, Reversals, 2X,
 # Modifiers in hand; hand size; whether the seat's turn is next (or now).
-FEATURES = ("s1", "s2", "s3", "s4", "s5", "deck", "eraser", "3x", "reversal", "2x", "modifier")
-FEATURES += ("hand", "to_move")
+FEATURES = (
+    *("s1", "s2", "s3", "s4", "s5", "deck"),
+    *("eraser", "3x", "reversal", "2x", "modifier", "hand", "to_move"),
+)
 WEIGHTS = MappingProxyType(
     {
         2: (0.22, 0.21, 0.22, 0.30, 0.55, 0.48, 0.68, 0.35, 0.39, 0.23, 0.24, -0.04, 0.19),
@@ -249,6 +256,7 @@ class PlannerBot:
         self.budget = budget or PlanBudget(playouts=200)
         self.policy = HeuristicBot(seed)  # its own steps (declaring, Monsters, discards)
         self.last_playouts = 0
+        self._attack: AttackPlan | None = None  # the attack plan it is declaring
 
     def choose(self, obs: Observation, legal: Sequence[Action]) -> Action:
         """Without the view (an ``Observation`` only) it plays as its heuristic."""
@@ -259,10 +267,15 @@ class PlannerBot:
         obs = observation_of_view(view, seat)
         request = pending(view)
         self.last_playouts = 0
+        if isinstance(request, Decide) and request.topic == "attack" and self._attack:
+            step = self._next_attack_step(obs, legal)
+            if step is not None:
+                return step
+        self._attack = None
         if not isinstance(request, Decide) or request.topic not in PLANNED_TOPICS:
             return self.policy.choose(obs, legal)
         candidates = self._candidates(obs, legal)
-        if len(candidates) == 1:
+        if len(candidates) == 1 and not isinstance(candidates[0], AttackPlan):
             return candidates[0]
         fork = copy.deepcopy(self.policy)  # asked without touching the policy's memory
         baseline = _effect(obs, fork.choose(obs, legal))
@@ -276,10 +289,26 @@ class PlannerBot:
             best = base
         if best == base:
             self.policy = fork  # it remembers what it just chose (an ask, a withdrawal)
-        return candidates[best]
+        chosen = candidates[best]
+        if isinstance(chosen, AttackPlan):
+            self._attack = chosen
+            return chosen.steps()[0]
+        return chosen
+
+    def _next_attack_step(self, obs: Observation, legal: Sequence[Action]) -> Action | None:
+        """The next step of the attack plan being declared (None if it no longer fits)."""
+        plan = self._attack
+        assert plan is not None and obs.attack is not None
+        if obs.attack.target != plan.target:
+            return None
+        for slot in plan.attackers:
+            if slot not in obs.attack.attackers:
+                step = AddAttacker(slot)
+                return step if step in legal else None
+        return plan.launch(legal, obs.catalogue)
 
     def _compare(
-        self, view: State, seat: int, candidates: list[Action], base: int
+        self, view: State, seat: int, candidates: list[Candidate], base: int
     ) -> list[list[float]]:
         """Every live candidate played out in the same sampled worlds with the same chance
         answers (common random numbers: the differences are what counts). A screen by
@@ -315,7 +344,7 @@ class PlannerBot:
         self,
         view: State,
         seat: int,
-        candidates: list[Action],
+        candidates: list[Candidate],
         alive: list[int],
         scores: list[list[float]],
         worlds: int | None,
@@ -340,21 +369,30 @@ class PlannerBot:
             played += 1
         return True
 
-    def _candidates(self, obs: Observation, legal: Sequence[Action]) -> list[Action]:
+    def _candidates(self, obs: Observation, legal: Sequence[Action]) -> list[Candidate]:
         """The legal actions, one per distinct effect, without attacks the policy could not
-        finish (it declares the attackers of an attack the planner chose)."""
-        seen: dict[tuple[object, ...], Action] = {}
+        finish (it declares the attackers of a plain ``DeclareAttack`` the planner chose),
+        and the attacks the policy would not make (`attack_plans`)."""
+        seen: dict[tuple[object, ...], Candidate] = {}
         for action in legal:
             if isinstance(action, DeclareAttack) and (
                 plan_attack(obs, action.target) is None or self.policy.gave_up(obs, action.target)
             ):
                 continue
             seen.setdefault(_effect(obs, action), action)
-        return list(seen.values()) or list(legal)
+        plans = attack_plans(obs, legal) if obs.request == Decide(obs.seat, "move") else []
+        return [*seen.values(), *plans] or list(legal)
 
-    def _playout(self, world: State, seat: int, first: Action, chance_seed: int) -> float:
+    def _playout(self, world: State, seat: int, first: Candidate, chance_seed: int) -> float:
         rng = random.Random(chance_seed)
-        state = apply(world, first)
+        if isinstance(first, AttackPlan):
+            state = world
+            for step in first.steps():
+                state = apply(state, step)
+            launch = first.launch(legal_actions(state), state.catalogue)
+            state = apply(state, launch if launch is not None else Withdraw())
+        else:
+            state = apply(world, first)
         policies = [HeuristicBot(rng.randrange(1 << 30)) for _ in range(state.n)]
         start = state.turn.number if state.turn else 0
         horizon = self.budget.horizon
@@ -378,8 +416,10 @@ class PlannerBot:
         return value(state, seat)
 
 
-def _effect(obs: Observation, action: Action) -> tuple[object, ...]:
+def _effect(obs: Observation, action: Candidate) -> tuple[object, ...]:
     """What tells actions apart: copies of one card on one target do the same."""
+    if isinstance(action, AttackPlan):
+        return ("AttackPlan", action.target, action.attackers, action.opener)
     fields = dict(vars(action))
     fields.pop("slot", None)
     card = fields.pop("card", None)

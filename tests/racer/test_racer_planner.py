@@ -233,3 +233,33 @@ def test_a_time_budget_is_estimated_from_the_pace_so_far():
     assert meter.capacity() == pytest.approx(8.0)  # 8 ticks left at one playout a tick
     counted = _Meter(PlanBudget(playouts=5))
     assert counted.more() and counted.capacity() == 4
+
+
+def test_attack_plans_are_legal_whole_attacks_the_heuristic_would_not_make():
+    from creepnet.engine.racer.attack_plans import attack_plans
+    from creepnet.engine.racer.bots import plan_attack
+
+    checked = 0
+    for seed in range(40):
+        state = play(2, [], seed, stop=a_move_decision)
+        if isinstance(pending(state), GameOver):
+            continue
+        view = redact(state, 0)
+        obs = observation_of_view(view, 0)
+        for plan in attack_plans(obs, legal_actions(view)):
+            own = plan_attack(obs, plan.target)
+            assert own is None or (own[0], own[1] and own[1][1].name) != (
+                plan.attackers,
+                plan.opener,
+            )
+            after = state
+            for step in plan.steps():
+                assert step in legal_actions(redact(after, 0))
+                after = apply(after, step)
+            launch = plan.launch(legal_actions(redact(after, 0)), after.catalogue)
+            assert launch is not None
+            apply(after, launch)  # a legal launch (an illegal one raises)
+            checked += 1
+        if checked >= 5:
+            break
+    assert checked >= 5
