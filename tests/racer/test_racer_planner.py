@@ -93,6 +93,26 @@ def test_a_world_agrees_with_the_view_and_the_public_counts(midgame):
         assert redact(world, 0).known == view.known  # the seat could not tell it apart
 
 
+def test_hidden_hands_hold_fewer_calamities_and_more_monsters_than_the_decks(midgame):
+    """As a heuristic's hand does (it plays its Calamities soon and keeps its Monsters)."""
+    view = redact(midgame, 0)
+    rng = random.Random(1)
+    places = {"hand": Counter(), "deck": Counter()}
+    for _ in range(300):
+        world = determinize(view, rng)
+        for place, slots in (("hand", world.players[1].hand), ("deck", world.players[1].deck)):
+            for slot in slots:
+                kind = world.catalogue[world.known[slot]].kind
+                if kind is not Kind.CREEP:
+                    places[place][kind] += 1
+
+    def share(place, kind):
+        return places[place][kind] / sum(places[place].values())
+
+    assert share("hand", Kind.CALAMITY) < 0.85 * share("deck", Kind.CALAMITY)
+    assert share("hand", Kind.MONSTER) > 1.2 * share("deck", Kind.MONSTER)
+
+
 def test_plays_the_same_whatever_the_cards_it_cannot_see(midgame):
     view = redact(midgame, 0)
     legal = legal_actions(view)
