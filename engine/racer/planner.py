@@ -6,7 +6,8 @@ protocol node's state with its own hand known) and nothing else. Every decision 
 1. **samples a world** consistent with that view (`determinize`): the cards it has not seen
    (the catalogue minus every card known to it: its hand, public plays, cards it gave away)
    are dealt at random to the hidden slots, so that no hand hides a Creep and each draw deck
-   holds exactly its public count of Creeps; what is left goes to the box;
+   holds exactly its public count of Creeps (the hands' cards weighted by kind as heuristic
+   hands hold them); what is left goes to the box;
 2. **plays every live candidate action** in that world (equal cards on the same target are
    one candidate; attacks its policy could not finish are none), each followed by the fast
    default policy (the heuristic bot for every seat) for two turns (`PlanBudget.horizon`),
@@ -27,9 +28,12 @@ A fresh world per iteration averages over the hidden cards instead of trusting o
 and the view, so the same view and seed give the same choice; no clock is read except the
 injected one.
 
-The planner decides the turn's moves, the Heroes of an exchange and Hostage answers; the
-steps of a declared attack, Monster answers and discards it leaves to its heuristic, whose
-rules for them are sound (and which finishes the attack the planner chose to declare).
+The planner decides the turn's moves, the Heroes of an exchange and Hostage answers (asks,
+forced ones and answers are candidates like any move). Besides the heuristic's own attack on
+each target (a plain ``DeclareAttack`` it finishes), whole attacks the heuristic never makes are
+candidates (`attack_plans`: a margin beyond the defender's 2X, a Hero opener); a chosen one is
+declared step by step. Monster answers and discards it leaves to its heuristic, whose rules
+for them measured best (random answers or discards lose, other keep values did no better).
 """
 
 from __future__ import annotations

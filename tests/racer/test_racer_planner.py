@@ -279,6 +279,15 @@ def test_attack_plans_are_legal_whole_attacks_the_heuristic_would_not_make():
             launch = plan.launch(legal_actions(redact(after, 0)), after.catalogue)
             assert launch is not None
             apply(after, launch)  # a legal launch (an illegal one raises)
+            # A planner that chose the plan declares it, step by step, then launches it.
+            bot = PlannerBot(1, SMALL)
+            bot._attack = plan
+            declared = apply(state, plan.steps()[0])
+            for expected in (*plan.steps()[1:], launch):
+                seen = redact(declared, 0)
+                assert pending(seen) == Decide(0, "attack")
+                assert bot.plan(seen, 0, legal_actions(seen)) == expected
+                declared = apply(declared, expected)
             checked += 1
         if checked >= 5:
             break
