@@ -14,10 +14,11 @@ Prints a league table with Wilson 95% intervals and the think times:
   weights printed beside the log-loss of the model in engine/racer/planner.py.
 
     nice -n 19 python benchmarks/bots.py [--games N] [--racer-playouts P] [--racer-horizon T]
-        [--jobs J] [--creeper-seconds S] [--only racer2|racer4|creeper|forced|levels|fit]
+        [--jobs J] [--first G] [--creeper-seconds S]
+        [--only racer2|racer4|creeper|forced|levels|fit]
 
 ``--jobs`` plays the Racer games in that many processes (each game is seeded, so the figures
-do not depend on it).
+do not depend on it); ``--first`` starts at game G, so that two runs add up to one league.
 """
 
 from __future__ import annotations
@@ -119,20 +120,22 @@ def _racer_pair(
     return reference, racer_game(players, seat, 7_000 + game, budget, times), times
 
 
-def racer_league(players: int, games: int, budget: PlanBudget, jobs: int = 1) -> None:
+def racer_league(
+    players: int, games: int, budget: PlanBudget, jobs: int = 1, first: int = 0
+) -> None:
     play = functools.partial(_racer_pair, players, budget)
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(jobs) as pool:
-        for game, result in enumerate(pool.map(play, range(games)), 1):
+        for game, result in enumerate(pool.map(play, range(first, first + games)), 1):
             results.append(result)
             if game % 10 == 0 and game < games:  # a tally so far, for long runs
-                won = sum(w == g % players for g, (_, w, _) in enumerate(results))
+                won = sum(w == g % players for g, (_, w, _) in enumerate(results, first))
                 print(f"  ... {game} games: planner {won} wins", flush=True)
     elapsed = time.perf_counter() - started
     reference = sum(r[0] for r in results)
     row(f"racer {players}p: heuristic v heuristic", reference, 0, games, "(same seeds)")
-    wins = sum(winner == game % players for game, (_, winner, _) in enumerate(results))
+    wins = sum(winner == game % players for game, (_, winner, _) in enumerate(results, first))
     draws = sum(winner is None for _, winner, _ in results)
     times = [t for _, _, game_times in results for t in game_times]
     goal = "≥ 70%" if players == 2 else "≥ 40%"
@@ -442,7 +445,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40, help="games per pairing (default 40)")
     parser.add_argument(
-        "--racer-playouts", type=int, default=120, help="planner playouts per decision"
+        "--racer-playouts", type=int, default=300, help="planner playouts per decision"
     )
     parser.add_argument("--creeper-seconds", type=float, default=0.2, help="think time a move")
     parser.add_argument(
@@ -453,6 +456,9 @@ def main() -> None:
         "--racer-horizon", type=int, default=2, help="turns a planner playout plays (default 2)"
     )
     parser.add_argument("--jobs", type=int, default=1, help="processes for the Racer games")
+    parser.add_argument(
+        "--first", type=int, default=0, help="the first Racer game (more games in another run)"
+    )
     args = parser.parse_args()
     parts = [args.only] if args.only else ["forced", "levels", "racer2", "racer4", "creeper"]
     budget = PlanBudget(playouts=args.racer_playouts, horizon=args.racer_horizon)
@@ -468,9 +474,9 @@ def main() -> None:
         else:
             header()
             if part == "racer2":
-                racer_league(2, args.games, budget, args.jobs)
+                racer_league(2, args.games, budget, args.jobs, args.first)
             elif part == "racer4":
-                racer_league(4, args.games, budget, args.jobs)
+                racer_league(4, args.games, budget, args.jobs, args.first)
             else:
                 creeper_league(args.games, args.creeper_seconds)
 
