@@ -10,19 +10,28 @@ Prints a league table with Wilson 95% intervals and the think times:
 * Creeper: the forced-connection set (tests/creeper/forced_connections.json) solved, and the
   nodes per second and depth each level reaches from positions of a real game.
 
-    nice -n 19 python benchmarks/bots.py [--games N] [--racer-playouts P] [--creeper-seconds S]
-        [--only racer2|racer4|creeper|forced|levels]
+* Racer: the planner's win model refitted to fresh heuristic games (``--only fit``), its
+  weights printed beside the log-loss of the model in engine/racer/planner.py.
+
+    nice -n 19 python benchmarks/bots.py [--games N] [--racer-playouts P] [--racer-horizon T]
+        [--jobs J] [--first G] [--creeper-seconds S]
+        [--only racer2|racer4|creeper|forced|levels|fit]
+
+``--jobs`` plays the Racer games in that many processes (each game is seeded, so the figures
+do not depend on it); ``--first`` starts at game G, so that two runs add up to one league.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import random
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from creepnet.engine import racer
@@ -37,7 +46,7 @@ from creepnet.engine.creeper import (
 )
 from creepnet.engine.creeper.bots import ClassicSearchBot, SearchBot
 from creepnet.engine.creeper.search import Budget, Searcher
-from creepnet.engine.racer.planner import PlanBudget, PlannerBot
+from creepnet.engine.racer.planner import FEATURES, PlanBudget, PlannerBot, features, value
 from creepnet.protocol.games.creeper import LEVEL_DEPTH, LEVEL_SECONDS
 from creepnet.protocol.games.racer.bots import LEVEL_SECONDS as RACER_LEVEL_SECONDS
 
@@ -90,30 +99,45 @@ def racer_game(
             if len(legal) == 1:
                 action = legal[0]
             elif actor == planner_seat and planner is not None:
-                started = time.perf_counter()
+                started = time.process_time()  # CPU time: the machine may be shared
                 action = planner.plan(view, actor, legal)
                 if planner.last_playouts:
-                    times.append(time.perf_counter() - started)
+                    times.append(time.process_time() - started)
             else:
                 action = bots[actor].choose(racer.observation_of_view(view, actor), legal)
         state = racer.apply(state, action)
     return request.winner
 
 
-def racer_league(players: int, games: int, budget: PlanBudget) -> None:
-    reference = sum(
-        racer_game(players, game % players, 7_000 + game, None, []) == game % players
-        for game in range(games)
-    )
-    row(f"racer {players}p: heuristic v heuristic", reference, 0, games, "(same seeds)")
-    wins = draws = 0
+def _racer_pair(
+    players: int, budget: PlanBudget, game: int
+) -> tuple[bool, int | None, list[float]]:
+    """Game ``game`` with the planner at seat ``game mod players``: (the heuristic reference
+    won that seat, the planner's game's winner, its think times)."""
+    seat = game % players
+    reference = racer_game(players, seat, 7_000 + game, None, []) == seat
     times: list[float] = []
+    return reference, racer_game(players, seat, 7_000 + game, budget, times), times
+
+
+def racer_league(
+    players: int, games: int, budget: PlanBudget, jobs: int = 1, first: int = 0
+) -> None:
+    play = functools.partial(_racer_pair, players, budget)
     started = time.perf_counter()
-    for game in range(games):
-        seat = game % players
-        winner = racer_game(players, seat, 7_000 + game, budget, times)
-        wins += winner == seat
-        draws += winner is None
+    results = []
+    with ProcessPoolExecutor(jobs) as pool:
+        for game, result in enumerate(pool.map(play, range(first, first + games)), 1):
+            results.append(result)
+            if game % 10 == 0 and game < games:  # a tally so far, for long runs
+                won = sum(w == g % players for g, (_, w, _) in enumerate(results, first))
+                print(f"  ... {game} games: planner {won} wins", flush=True)
+    elapsed = time.perf_counter() - started
+    reference = sum(r[0] for r in results)
+    row(f"racer {players}p: heuristic v heuristic", reference, 0, games, "(same seeds)")
+    wins = sum(winner == game % players for game, (_, winner, _) in enumerate(results, first))
+    draws = sum(winner is None for _, winner, _ in results)
+    times = [t for _, _, game_times in results for t in game_times]
     goal = "≥ 70%" if players == 2 else "≥ 40%"
     median = statistics.median(times) if times else 0.0
     p90 = statistics.quantiles(times, n=10)[-1] if len(times) >= 10 else max(times, default=0.0)
@@ -123,9 +147,115 @@ def racer_league(players: int, games: int, budget: PlanBudget) -> None:
         draws,
         games,
         goal,
-        f"decision median {median:.2f} s, p90 {p90:.2f} s, "
-        f"{(time.perf_counter() - started) / games:.0f} s/game",
+        f"decision median {median:.2f} s, p90 {p90:.2f} s (CPU), "
+        f"{elapsed * max(1, jobs) / games:.0f} s/game ({budget.playouts} playouts, "
+        f"horizon {budget.horizon} turns)",
     )
+
+
+# --- the planner's win model ------------------------------------------------------------------
+
+
+Sample = tuple[list[tuple[float, ...]], int, list[float]]  # features per seat, winner, old model
+
+
+def positions(players: int, games: int, base: int) -> list[Sample]:
+    """Every other turn's start in heuristic games: each seat still in, with who won."""
+    samples: list[Sample] = []
+    for game in range(games):
+        seen: list[racer.State] = []
+        observe = functools.partial(_turn_starts, seen)
+
+        bots = [racer.make_bot("heuristic", base + game * 10 + s) for s in range(players)]
+        result = racer.play_game(
+            bots, base + game, racer.Options(players=players, turn_limit=300), observer=observe
+        )
+        for state in seen:
+            seats = state.active_seats()
+            if result.winner in seats and len(seats) >= 2:
+                samples.append(
+                    (
+                        [features(state, s) for s in seats],
+                        seats.index(result.winner),
+                        [value(state, s) for s in seats],
+                    )
+                )
+    return samples
+
+
+def _turn_starts(
+    seen: list[racer.State], before: racer.State, actor: int, action: object, after: racer.State
+) -> None:
+    turn, earlier = after.turn, before.turn
+    if turn and (earlier is None or turn.number != earlier.number) and turn.number % 2 == 0:
+        seen.append(after)
+
+
+def _shares(rows: list[tuple[float, ...]], weights: list[float]) -> list[float]:
+    scores = [sum(w * x for w, x in zip(weights, r, strict=True)) for r in rows]
+    top = max(scores)
+    exps = [math.exp(score - top) for score in scores]
+    return [e / sum(exps) for e in exps]
+
+
+def fit_logit(samples: list[Sample], l2: float = 1.0, rounds: int = 8) -> list[float]:
+    """A conditional logit (softmax over the seats still in) by Newton's method, ridge ``l2``."""
+    k = len(samples[0][0][0])
+    weights = [0.0] * k
+    for _ in range(rounds):
+        grad = [-l2 * w for w in weights]
+        hess = [[l2 * (a == b) for b in range(k)] for a in range(k)]
+        for rows, winner, _ in samples:
+            shares = _shares(rows, weights)
+            mean = [sum(p * r[j] for p, r in zip(shares, rows, strict=True)) for j in range(k)]
+            for j in range(k):
+                grad[j] += rows[winner][j] - mean[j]
+            for p, r in zip(shares, rows, strict=True):
+                d = [r[j] - mean[j] for j in range(k)]
+                for a in range(k):
+                    for b in range(k):
+                        hess[a][b] += p * d[a] * d[b]
+        step = _solve(hess, grad)
+        weights = [w + s for w, s in zip(weights, step, strict=True)]
+    return weights
+
+
+def _solve(matrix: list[list[float]], rhs: list[float]) -> list[float]:
+    """Gauss-Jordan elimination with partial pivoting."""
+    n = len(rhs)
+    rows = [matrix[i][:] + [rhs[i]] for i in range(n)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        for r in range(n):
+            if r != col:
+                f = rows[r][col] / rows[col][col]
+                rows[r] = [a - f * b for a, b in zip(rows[r], rows[col], strict=True)]
+    return [rows[i][n] / rows[i][i] for i in range(n)]
+
+
+def log_loss(samples: list[Sample], weights: list[float] | None) -> float:
+    """Mean log-loss of the winner under ``weights`` (None: the planner's own model)."""
+    total = 0.0
+    for rows, winner, old in samples:
+        shares = old if weights is None else _shares(rows, weights)
+        total -= math.log(max(1e-9, shares[winner]))
+    return total / len(samples)
+
+
+def fit_model(games: int) -> None:
+    for players, mix in ((2, ((2, games), (4, games // 2))), (4, ((4, games),))):
+        train = [s for n, count in mix for s in positions(n, count, 100_000 * n)]
+        test = positions(players, max(50, games // 3), 300_000 + players)
+        weights = fit_logit(train)
+        print(
+            f"racer win model, {players} players, {len(train)} positions: "
+            + ", ".join(f"{name} {w:.2f}" for name, w in zip(FEATURES, weights, strict=True))
+        )
+        print(
+            f"  log-loss on {len(test)} fresh positions: refitted {log_loss(test, weights):.3f}, "
+            f"planner's {log_loss(test, None):.3f}"
+        )
 
 
 # --- Creeper ------------------------------------------------------------------------------------
@@ -315,17 +445,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40, help="games per pairing (default 40)")
     parser.add_argument(
-        "--racer-playouts", type=int, default=120, help="planner playouts per decision"
+        "--racer-playouts", type=int, default=300, help="planner playouts per decision"
     )
     parser.add_argument("--creeper-seconds", type=float, default=0.2, help="think time a move")
     parser.add_argument(
-        "--only", choices=["racer2", "racer4", "creeper", "forced", "levels", "make-forced"]
+        "--only",
+        choices=["racer2", "racer4", "creeper", "forced", "levels", "make-forced", "fit"],
+    )
+    parser.add_argument(
+        "--racer-horizon", type=int, default=2, help="turns a planner playout plays (default 2)"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="processes for the Racer games")
+    parser.add_argument(
+        "--first", type=int, default=0, help="the first Racer game (more games in another run)"
     )
     args = parser.parse_args()
     parts = [args.only] if args.only else ["forced", "levels", "racer2", "racer4", "creeper"]
-    budget = PlanBudget(playouts=args.racer_playouts)
+    budget = PlanBudget(playouts=args.racer_playouts, horizon=args.racer_horizon)
     for part in parts:
-        if part == "make-forced":
+        if part == "fit":
+            fit_model(args.games)
+        elif part == "make-forced":
             make_forced(args.games)
         elif part == "forced":
             forced_set()
@@ -334,9 +474,9 @@ def main() -> None:
         else:
             header()
             if part == "racer2":
-                racer_league(2, args.games, budget)
+                racer_league(2, args.games, budget, args.jobs, args.first)
             elif part == "racer4":
-                racer_league(4, args.games, budget)
+                racer_league(4, args.games, budget, args.jobs, args.first)
             else:
                 creeper_league(args.games, args.creeper_seconds)
 

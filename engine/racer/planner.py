@@ -6,16 +6,20 @@ protocol node's state with its own hand known) and nothing else. Every decision 
 1. **samples a world** consistent with that view (`determinize`): the cards it has not seen
    (the catalogue minus every card known to it: its hand, public plays, cards it gave away)
    are dealt at random to the hidden slots, so that no hand hides a Creep and each draw deck
-   holds exactly its public count of Creeps; what is left goes to the box;
+   holds exactly its public count of Creeps (the hands' cards weighted by kind as heuristic
+   hands hold them); what is left goes to the box;
 2. **plays every live candidate action** in that world (equal cards on the same target are
    one candidate; attacks its policy could not finish are none), each followed by the fast
-   default policy (the heuristic bot for every seat) for a few turns, with the same chance
-   answers for every candidate (common random numbers: only the candidates' differences
-   vary). The position is then scored: a finished game 1 or 0 (a draw shares), an unfinished
-   one the win chance a small model fitted to heuristic games gives this seat (`value`);
-3. after every few worlds, keeps only the best third of the candidates (a screen), always
-   keeping the heuristic's own choice, until one challenger is left; the two then duel on
-   fresh worlds (the screen's winner looks better than it is: it won a draw of noise).
+   default policy (the heuristic bot for every seat) for two turns (`PlanBudget.horizon`),
+   with the same chance answers for every candidate (common random numbers: only the
+   candidates' differences vary). The position is then scored: a finished game 1 or 0 (a
+   draw shares), an unfinished one the win chance a model fitted to heuristic games gives
+   this seat (`value`: Creeps by strength, deck Creeps, Heroes by kind);
+3. screens the candidates by **sequential halving**: each round plays the survivors on equal
+   fresh worlds and keeps the better half of the challengers (the heuristic's own choice is
+   always kept), with 60% of the budget over about log2(candidates) rounds; the last
+   challenger then duels the heuristic's choice on fresh worlds with the rest (the screen's
+   winner looks better than it is: it won a draw of noise).
 
 The challenger is played only if it beats the heuristic's choice in the duel by more than the
 noise (its mean paired difference above 1.5 standard errors); otherwise the heuristic's is.
@@ -24,9 +28,12 @@ A fresh world per iteration averages over the hidden cards instead of trusting o
 and the view, so the same view and seed give the same choice; no clock is read except the
 injected one.
 
-The planner decides the turn's moves, the Heroes of an exchange and Hostage answers; the
-steps of a declared attack, Monster answers and discards it leaves to its heuristic, whose
-rules for them are sound (and which finishes the attack the planner chose to declare).
+The planner decides the turn's moves, the Heroes of an exchange and Hostage answers (asks,
+forced ones and answers are candidates like any move). Besides the heuristic's own attack on
+each target (a plain ``DeclareAttack`` it finishes), whole attacks the heuristic never makes are
+candidates (`attack_plans`: a margin beyond the defender's 2X, a Hero opener); a chosen one is
+declared step by step. Monster answers and discards it leaves to its heuristic, whose rules
+for them measured best (random answers or discards lose, other keep values did no better).
 """
 
 from __future__ import annotations
@@ -37,23 +44,28 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
+from typing import TypeAlias
 
 from creepnet.engine.racer.actions import (
     CHANCE,
     Action,
+    AddAttacker,
     Decide,
     DeclareAttack,
     GameOver,
+    Withdraw,
 )
+from creepnet.engine.racer.attack_plans import AttackPlan, attack_plans
 from creepnet.engine.racer.bots import HeuristicBot, plan_attack
-from creepnet.engine.racer.cards import Kind
+from creepnet.engine.racer.cards import Hero, Kind
 from creepnet.engine.racer.driver import chance_action
 from creepnet.engine.racer.rules import apply, legal_actions, pending
 from creepnet.engine.racer.state import Drawing, State, locations
 from creepnet.engine.racer.view import Observation, observation_of_view
 
+Candidate: TypeAlias = Action | AttackPlan  # a whole attack is one candidate
 PLANNED_TOPICS = frozenset({"move", "hero", "hostage"})
-SCREEN_WORLDS = 3  # worlds between prunings of the candidates (the best third goes on)
+DUEL_SHARE = 0.4  # of the budget, for the duel of the screen's winner and the policy's choice
 CONFIDENCE = 1.5  # standard errors the challenger must beat the policy's choice by
 STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety net)
 
@@ -65,7 +77,10 @@ class PlanBudget:
     playouts: int | None = None
     seconds: float | None = None
     clock: Callable[[], float] | None = None
-    horizon: int = 4  # turns a playout plays before the position is scored
+    # Turns a playout plays before the position is scored: 2 (this turn and the opponent's
+    # next) did best in 40-game 2-player trials at 120 playouts (62% against 52% for 1 turn;
+    # 4 turns had given 52-62%), though within the noise (benchmarks/bots.py --racer-horizon).
+    horizon: int = 2
 
     def __post_init__(self) -> None:
         if self.playouts is None and self.seconds is None:
@@ -74,13 +89,58 @@ class PlanBudget:
             raise ValueError("a budget in seconds needs a clock")
 
 
+class _Meter:
+    """Counts the playouts of one decision against its budget; reads the clock (if any) once
+    at the start and once before each playout, and estimates how many more fit."""
+
+    def __init__(self, budget: PlanBudget) -> None:
+        self.budget = budget
+        self.done = 0
+        clock = budget.clock
+        self.start = self.now = clock() if clock is not None else 0.0
+
+    def more(self) -> bool:
+        """Whether one more playout fits (counted as done if so)."""
+        budget = self.budget
+        if budget.playouts is not None and self.done >= budget.playouts:
+            return False
+        if budget.seconds is not None and budget.clock is not None:
+            self.now = budget.clock()
+            if self.now - self.start >= budget.seconds:
+                return False
+        self.done += 1
+        return True
+
+    def capacity(self) -> float:
+        """The playouts still to come: counted, or estimated from the pace so far (a
+        guess of 400 a second before the first playout)."""
+        budget = self.budget
+        left = float("inf")
+        if budget.playouts is not None:
+            left = budget.playouts - self.done
+        if budget.seconds is not None:
+            elapsed = self.now - self.start
+            pace = self.done / elapsed if self.done and elapsed > 0 else 400.0
+            left = min(left, (budget.seconds - elapsed) * pace)
+        return max(0.0, left)
+
+
 # --- worlds consistent with a view --------------------------------------------------------------
+
+
+# How much likelier a card of each kind is in a hidden hand than its share of the cards the seat
+# has not seen: measured in 150 heuristic 2-player games (a hand plays its Calamities soon,
+# and keeps its Monsters and the Good Fortunes it may need). Heroes match their share.
+HAND_KIND_WEIGHTS = MappingProxyType(
+    {Kind.CALAMITY: 0.68, Kind.GOOD_FORTUNE: 1.21, Kind.MONSTER: 1.68, Kind.HERO: 0.97}
+)
 
 
 def determinize(view: State, rng: random.Random) -> State | None:
     """A full-information state that agrees with everything ``view`` knows, its hidden cards
-    dealt at random under the public constraints; None if no such deal fits (a view from a
-    crafted position that breaks them)."""
+    dealt at random under the public constraints (the hidden hands' cards weighted by kind,
+    ``HAND_KIND_WEIGHTS``); None if no such deal fits (a view from a crafted position that
+    breaks them)."""
     known = view.known
     slots = [slot for _, slot in locations(view)]
     hidden = [slot for slot in slots if slot not in known]
@@ -95,11 +155,12 @@ def determinize(view: State, rng: random.Random) -> State | None:
     rng.shuffle(others)
     drawn = view.stage.drawn if isinstance(view.stage, Drawing) else None
     must_creep: list[int] = []
-    must_other: list[int] = []
+    in_hands: list[int] = []
+    must_other: list[int] = []  # in decks
     for player in view.players:
         if not player.active:
             continue
-        must_other.extend(s for s in player.hand if s not in known and s != drawn)
+        in_hands.extend(s for s in player.hand if s not in known and s != drawn)
         deck_hidden = [s for s in player.deck if s not in known]
         known_creeps = sum(
             catalogue[known[s]].kind is Kind.CREEP for s in player.deck if s in known
@@ -110,9 +171,17 @@ def determinize(view: State, rng: random.Random) -> State | None:
         rng.shuffle(deck_hidden)
         must_creep.extend(deck_hidden[:wanted])
         must_other.extend(deck_hidden[wanted:])
-    if len(must_creep) > len(creeps) or len(must_other) > len(others):
+    if len(must_creep) > len(creeps) or len(in_hands) + len(must_other) > len(others):
         return None
+    # The hands first, by weighted sampling without replacement (Efraimidis-Spirakis keys).
+    weights = [HAND_KIND_WEIGHTS.get(catalogue[card].kind, 1.0) for card in others]
+    keys = [rng.random() ** (1.0 / w) for w in weights]
+    order = sorted(range(len(others)), key=keys.__getitem__, reverse=True)
+    held = [others[i] for i in order[: len(in_hands)]]
+    others = [others[i] for i in order[len(in_hands) :]]
+    rng.shuffle(others)
     deal = dict(zip(must_creep, creeps, strict=False))
+    deal.update(zip(in_hands, held, strict=True))
     deal.update(zip(must_other, others, strict=False))
     rest = creeps[len(must_creep) :] + others[len(must_other) :]
     rng.shuffle(rest)
@@ -126,25 +195,60 @@ def determinize(view: State, rng: random.Random) -> State | None:
 # --- scoring ------------------------------------------------------------------------------------
 
 
-# Per-seat weights of a conditional-logit model of who wins, fitted to 7,500 positions of 600
-# heuristic-bot games (2 and 4 players, every third turn): a Creep still in the deck is worth
-# more than one in the line (safe from attacks and Calamities), a Hero in hand nearly as much.
-WEIGHTS = {"strength": 0.1, "line": -0.1, "deck_creeps": 0.6, "hand": 0.0, "heroes": 0.45}
+# Per-seat weights of a conditional-logit model of who wins, fitted (Newton's method) to
+# positions of heuristic-bot games (every other turn): for 2 players to 14,000 positions of
+# 500 2-player and 250 4-player games, for more to 7,500 of 400 4-player games. On fresh games
+# they predict the winner better than the first model, which knew only line strength, line
+# size, deck Creeps, hand size and Heroes (log-loss 0.413 against 0.442 for 2 players, 1.155
+# against 1.172 for 4). In 2-player games a Creep is worth about the same at strength 1 to 3
+# (a Calamity that does not kill changes little), a 5 twice as much; a Creep still in the deck
+# is safe; a Hero is worth a Creep or more (attacks are won by Heroes), an Eraser most.
+# `benchmarks/bots.py --only fit` refits them.
+# Order: line Creeps at strength 1, 2, 3, 4, 5+; deck Creeps; Erasers, 3X, Reversals, 2X,
+# Modifiers in hand; hand size; whether the seat's turn is next (or now).
+FEATURES = (
+    *("s1", "s2", "s3", "s4", "s5", "deck"),
+    *("eraser", "3x", "reversal", "2x", "modifier", "hand", "to_move"),
+)
+WEIGHTS = MappingProxyType(
+    {
+        2: (0.22, 0.21, 0.22, 0.30, 0.55, 0.48, 0.68, 0.35, 0.39, 0.23, 0.24, -0.04, 0.19),
+        4: (0.0, 0.03, 0.11, 0.17, 0.13, 0.46, 0.32, 0.15, 0.16, 0.20, 0.14, 0.02, -0.08),
+    }
+)
+_HERO_ORDER = (Hero.ERASER, Hero.TRIPLE, Hero.REVERSAL, Hero.DOUBLE, Hero.MODIFIER)
+
+
+def features(state: State, seat: int) -> tuple[float, ...]:
+    """What the model reads of ``seat`` in a full-information ``state``: its line Creeps by
+    strength (1, 2, 3, 4, 5+), its deck Creeps, its Heroes by kind, its hand size and whether its
+    turn is next (or now): ``FEATURES``."""
+    player = state.players[seat]
+    line = [0, 0, 0, 0, 0]
+    for creep in player.line:
+        strength = state.strength(creep)
+        if strength > 0:
+            line[min(strength, 5) - 1] += 1
+    catalogue, known = state.catalogue, state.known
+    heroes = dict.fromkeys(_HERO_ORDER, 0)
+    for slot in player.hand:
+        card = known.get(slot)
+        if card is not None and (hero := catalogue[card].hero) is not None:
+            heroes[hero] += 1
+    turn = state.turn
+    return (
+        *line,
+        player.deck_creeps,
+        *heroes.values(),
+        len(player.hand),
+        1.0 if turn is not None and turn.seat == seat else 0.0,
+    )
 
 
 def strength_score(state: State, seat: int) -> float:
     """The model's score of ``seat`` in a full-information ``state`` (its log-odds share)."""
-    player = state.players[seat]
-    line = sum(max(0, state.strength(creep)) for creep in player.line)
-    catalogue, known = state.catalogue, state.known
-    heroes = sum(1 for s in player.hand if s in known and catalogue[known[s]].kind is Kind.HERO)
-    return (
-        WEIGHTS["strength"] * line
-        + WEIGHTS["line"] * len(player.line)
-        + WEIGHTS["deck_creeps"] * player.deck_creeps
-        + WEIGHTS["hand"] * len(player.hand)
-        + WEIGHTS["heroes"] * heroes
-    )
+    weights = WEIGHTS[2 if state.n == 2 else 4]
+    return sum(w * x for w, x in zip(weights, features(state, seat), strict=True))
 
 
 def value(state: State, seat: int) -> float:
@@ -175,6 +279,7 @@ class PlannerBot:
         self.budget = budget or PlanBudget(playouts=200)
         self.policy = HeuristicBot(seed)  # its own steps (declaring, Monsters, discards)
         self.last_playouts = 0
+        self._attack: AttackPlan | None = None  # the attack plan it is declaring
 
     def choose(self, obs: Observation, legal: Sequence[Action]) -> Action:
         """Without the view (an ``Observation`` only) it plays as its heuristic."""
@@ -185,10 +290,15 @@ class PlannerBot:
         obs = observation_of_view(view, seat)
         request = pending(view)
         self.last_playouts = 0
+        if isinstance(request, Decide) and request.topic == "attack" and self._attack:
+            step = self._next_attack_step(obs, legal)
+            if step is not None:
+                return step
+        self._attack = None
         if not isinstance(request, Decide) or request.topic not in PLANNED_TOPICS:
             return self.policy.choose(obs, legal)
         candidates = self._candidates(obs, legal)
-        if len(candidates) == 1:
+        if len(candidates) == 1 and not isinstance(candidates[0], AttackPlan):
             return candidates[0]
         fork = copy.deepcopy(self.policy)  # asked without touching the policy's memory
         baseline = _effect(obs, fork.choose(obs, legal))
@@ -202,70 +312,110 @@ class PlannerBot:
             best = base
         if best == base:
             self.policy = fork  # it remembers what it just chose (an ask, a withdrawal)
-        return candidates[best]
+        chosen = candidates[best]
+        if isinstance(chosen, AttackPlan):
+            self._attack = chosen
+            return chosen.steps()[0]
+        return chosen
+
+    def _next_attack_step(self, obs: Observation, legal: Sequence[Action]) -> Action | None:
+        """The next step of the attack plan being declared (None if it no longer fits)."""
+        plan = self._attack
+        assert plan is not None and obs.attack is not None
+        if obs.attack.target != plan.target:
+            return None
+        for slot in plan.attackers:
+            if slot not in obs.attack.attackers:
+                step = AddAttacker(slot)
+                return step if step in legal else None
+        return plan.launch(legal, obs.catalogue)
 
     def _compare(
-        self, view: State, seat: int, candidates: list[Action], base: int
+        self, view: State, seat: int, candidates: list[Candidate], base: int
     ) -> list[list[float]]:
         """Every live candidate played out in the same sampled worlds with the same chance
-        answers (common random numbers: the differences are what counts); after every few
-        worlds all but the best third are dropped, the policy's own choice kept to compare
-        against, until one challenger is left to duel it."""
+        answers (common random numbers: the differences are what counts). A screen by
+        sequential halving (each round gives the survivors equal worlds, then keeps the better
+        half of the challengers; the policy's own choice is always kept) spends
+        ``1 - DUEL_SHARE`` of the budget; the last challenger then duels the policy's choice
+        on fresh worlds with the rest (the screen's winner looks better than it is: it won a
+        draw of noise)."""
         rng = random.Random(f"{self.seed}:{_view_digest(view, seat)}")
-        budget = self.budget
-        clock = budget.clock
-        deadline = clock() + budget.seconds if budget.seconds is not None and clock else None
+        meter = _Meter(self.budget)
         scores: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
-        done = worlds = 0
-        while True:
-            world = determinize(view, rng)
-            if world is None:
+        while len(alive) > 2:
+            challengers = [i for i in alive if i != base]
+            rounds = max(1, math.ceil(math.log2(len(challengers))))
+            screen = (meter.done + meter.capacity()) * (1 - DUEL_SHARE) - meter.done
+            worlds = max(1, int(screen / rounds / len(alive)))
+            if not self._play_worlds(view, seat, candidates, alive, scores, worlds, rng, meter):
                 break
-            chance_seed = rng.randrange(1 << 30)
-            results = []
-            for index in alive:
-                if budget.playouts is not None and done >= budget.playouts:
-                    break
-                if deadline is not None and clock is not None and clock() >= deadline:
-                    break
-                results.append(self._playout(world, seat, candidates[index], chance_seed))
-                done += 1
-            if len(results) < len(alive):
-                break  # out of budget mid-world: that world is not counted for anyone
-            for index, result in zip(alive, results, strict=True):
-                scores[index].append(result)
-            worlds += 1
-            if worlds % SCREEN_WORLDS == 0 and len(alive) > 2:
-                ranked = sorted(alive, key=lambda i: -_mean(scores[i]))
-                keep = ranked[: max(1, len(ranked) // 3)]
-                alive = sorted(set(keep) | {base})
-                if len(alive) <= 2:
-                    # The duel: the winner of a screen looks better than it is (it won a
-                    # draw of noise), so the last two are compared on fresh worlds only.
-                    for index in alive:
-                        scores[index] = []
-        self.last_playouts = done
+            ranked = sorted(challengers, key=lambda i: -_mean(scores[i]))
+            alive = sorted(set(ranked[: max(1, len(ranked) // 2)]) | {base})
+        if len(alive) <= 2:
+            for index in alive:  # the duel, on fresh worlds only
+                scores[index] = []
+            self._play_worlds(view, seat, candidates, alive, scores, None, rng, meter)
+        self.last_playouts = meter.done
         for index in range(len(candidates)):
             if index not in alive:
                 scores[index] = []
         return scores
 
-    def _candidates(self, obs: Observation, legal: Sequence[Action]) -> list[Action]:
+    def _play_worlds(
+        self,
+        view: State,
+        seat: int,
+        candidates: list[Candidate],
+        alive: list[int],
+        scores: list[list[float]],
+        worlds: int | None,
+        rng: random.Random,
+        meter: _Meter,
+    ) -> bool:
+        """Plays ``alive`` out in ``worlds`` fresh worlds (None: until the budget is spent);
+        False when the budget ran out first (a world not every candidate played is dropped)."""
+        played = 0
+        while worlds is None or played < worlds:
+            world = determinize(view, rng)
+            if world is None:
+                return False
+            chance_seed = rng.randrange(1 << 30)
+            results = []
+            for index in alive:
+                if not meter.more():
+                    return False
+                results.append(self._playout(world, seat, candidates[index], chance_seed))
+            for index, result in zip(alive, results, strict=True):
+                scores[index].append(result)
+            played += 1
+        return True
+
+    def _candidates(self, obs: Observation, legal: Sequence[Action]) -> list[Candidate]:
         """The legal actions, one per distinct effect, without attacks the policy could not
-        finish (it declares the attackers of an attack the planner chose)."""
-        seen: dict[tuple[object, ...], Action] = {}
+        finish (it declares the attackers of a plain ``DeclareAttack`` the planner chose),
+        and the attacks the policy would not make (`attack_plans`)."""
+        seen: dict[tuple[object, ...], Candidate] = {}
         for action in legal:
             if isinstance(action, DeclareAttack) and (
                 plan_attack(obs, action.target) is None or self.policy.gave_up(obs, action.target)
             ):
                 continue
             seen.setdefault(_effect(obs, action), action)
-        return list(seen.values()) or list(legal)
+        plans = attack_plans(obs, legal) if obs.request == Decide(obs.seat, "move") else []
+        return [*seen.values(), *plans] or list(legal)
 
-    def _playout(self, world: State, seat: int, first: Action, chance_seed: int) -> float:
+    def _playout(self, world: State, seat: int, first: Candidate, chance_seed: int) -> float:
         rng = random.Random(chance_seed)
-        state = apply(world, first)
+        if isinstance(first, AttackPlan):
+            state = world
+            for step in first.steps():
+                state = apply(state, step)
+            launch = first.launch(legal_actions(state), state.catalogue)
+            state = apply(state, launch if launch is not None else Withdraw())
+        else:
+            state = apply(world, first)
         policies = [HeuristicBot(rng.randrange(1 << 30)) for _ in range(state.n)]
         start = state.turn.number if state.turn else 0
         horizon = self.budget.horizon
@@ -289,8 +439,10 @@ class PlannerBot:
         return value(state, seat)
 
 
-def _effect(obs: Observation, action: Action) -> tuple[object, ...]:
+def _effect(obs: Observation, action: Candidate) -> tuple[object, ...]:
     """What tells actions apart: copies of one card on one target do the same."""
+    if isinstance(action, AttackPlan):
+        return ("AttackPlan", action.target, action.attackers, action.opener)
     fields = dict(vars(action))
     fields.pop("slot", None)
     card = fields.pop("card", None)

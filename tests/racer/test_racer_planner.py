@@ -3,6 +3,8 @@ only (and on the seed), and every kind of move used in its games."""
 
 import random
 from collections import Counter
+from dataclasses import replace
+from types import MappingProxyType
 
 import pytest
 
@@ -91,6 +93,26 @@ def test_a_world_agrees_with_the_view_and_the_public_counts(midgame):
         assert redact(world, 0).known == view.known  # the seat could not tell it apart
 
 
+def test_hidden_hands_hold_fewer_calamities_and_more_monsters_than_the_decks(midgame):
+    """As a heuristic's hand does (it plays its Calamities soon and keeps its Monsters)."""
+    view = redact(midgame, 0)
+    rng = random.Random(1)
+    places = {"hand": Counter(), "deck": Counter()}
+    for _ in range(300):
+        world = determinize(view, rng)
+        for place, slots in (("hand", world.players[1].hand), ("deck", world.players[1].deck)):
+            for slot in slots:
+                kind = world.catalogue[world.known[slot]].kind
+                if kind is not Kind.CREEP:
+                    places[place][kind] += 1
+
+    def share(place, kind):
+        return places[place][kind] / sum(places[place].values())
+
+    assert share("hand", Kind.CALAMITY) < 0.85 * share("deck", Kind.CALAMITY)
+    assert share("hand", Kind.MONSTER) > 1.2 * share("deck", Kind.MONSTER)
+
+
 def test_plays_the_same_whatever_the_cards_it_cannot_see(midgame):
     view = redact(midgame, 0)
     legal = legal_actions(view)
@@ -177,3 +199,96 @@ def test_the_planner_plays_a_real_session_from_its_seat_view():
     data = b"".join(event.raw for event in table.sessions[0].log.events)
     verdict = verify_log_bytes(data)
     assert verdict.valid and verdict.finished, verdict.error
+
+
+def test_the_screen_finds_the_best_candidate_and_plays_it_most(midgame, monkeypatch):
+    """Sequential halving keeps the better half each round and the duel plays the winner over
+    the heuristic's choice when it is better in every world."""
+    from creepnet.engine.racer import planner as planner_module
+
+    view = redact(midgame, 0)
+    bot = PlannerBot(3, PlanBudget(playouts=120, horizon=2))
+    candidates = bot._candidates(observation_of_view(view, 0), legal_actions(view))
+    assert len(candidates) >= 3
+    worth = {action: random.Random(i).random() for i, action in enumerate(candidates)}
+    played = Counter()
+
+    def playout(self, world, seat, first, chance_seed):
+        played[first] += 1
+        return worth[first]
+
+    monkeypatch.setattr(planner_module.PlannerBot, "_playout", playout)
+    choice = bot.plan(view, 0, legal_actions(view))
+    best = max(candidates, key=worth.get)
+    assert choice == best
+    assert played[best] == max(played.values()) > min(played[c] for c in candidates)
+    assert sum(played.values()) == 120
+
+
+def test_the_model_values_a_hero_in_the_own_hand(midgame):
+    """Trading a card of seat 0's hand for an Eraser the opponent holds (or has in its deck)
+    raises seat 0's value and lowers the opponent's (the model reads the full world)."""
+    from creepnet.engine.racer.planner import features, value
+
+    catalogue, known = midgame.catalogue, midgame.known
+    mine = next(s for s in midgame.players[0].hand if catalogue[known[s]].kind is not Kind.HERO)
+    other = midgame.players[1]
+    eraser = next(
+        s for s in (*other.hand, *other.deck) if catalogue[known[s]].name == "Creep Eraser"
+    )
+    swapped = dict(known)
+    swapped[mine], swapped[eraser] = known[eraser], known[mine]
+    richer = replace(midgame, known=MappingProxyType(swapped))
+    assert sum(features(richer, 0)) > sum(features(midgame, 0))
+    assert value(richer, 0) > value(midgame, 0)
+    assert value(richer, 0) + value(richer, 1) == pytest.approx(1.0)
+
+
+def test_a_time_budget_is_estimated_from_the_pace_so_far():
+    from creepnet.engine.racer.planner import _Meter
+
+    ticks = iter(range(10**6))
+    meter = _Meter(PlanBudget(seconds=10, clock=lambda: next(ticks)))
+    assert meter.more() and meter.more()  # two playouts, one tick each
+    assert meter.capacity() == pytest.approx(8.0)  # 8 ticks left at one playout a tick
+    counted = _Meter(PlanBudget(playouts=5))
+    assert counted.more() and counted.capacity() == 4
+
+
+def test_attack_plans_are_legal_whole_attacks_the_heuristic_would_not_make():
+    from creepnet.engine.racer.attack_plans import attack_plans
+    from creepnet.engine.racer.bots import plan_attack
+
+    checked = 0
+    for seed in range(40):
+        state = play(2, [], seed, stop=a_move_decision)
+        if isinstance(pending(state), GameOver):
+            continue
+        view = redact(state, 0)
+        obs = observation_of_view(view, 0)
+        for plan in attack_plans(obs, legal_actions(view)):
+            own = plan_attack(obs, plan.target)
+            assert own is None or (own[0], own[1] and own[1][1].name) != (
+                plan.attackers,
+                plan.opener,
+            )
+            after = state
+            for step in plan.steps():
+                assert step in legal_actions(redact(after, 0))
+                after = apply(after, step)
+            launch = plan.launch(legal_actions(redact(after, 0)), after.catalogue)
+            assert launch is not None
+            apply(after, launch)  # a legal launch (an illegal one raises)
+            # A planner that chose the plan declares it, step by step, then launches it.
+            bot = PlannerBot(1, SMALL)
+            bot._attack = plan
+            declared = apply(state, plan.steps()[0])
+            for expected in (*plan.steps()[1:], launch):
+                seen = redact(declared, 0)
+                assert pending(seen) == Decide(0, "attack")
+                assert bot.plan(seen, 0, legal_actions(seen)) == expected
+                declared = apply(declared, expected)
+            checked += 1
+        if checked >= 5:
+            break
+    assert checked >= 5
