@@ -21,6 +21,28 @@ from creepnet.protocol.verify import verify_log_bytes
 LOOPBACK = "127.0.0.1"
 FAST = Timeouts(connect=2.0, handshake=2.0, ping=0.5, idle=3.0, send=2.0, retry=0.05)
 
+# The longest test files (--durations), started first: the README's command runs the suite in
+# pytest-xdist workers a file at a time (--dist loadfile), and one of these begun last would
+# leave the others idle while it runs alone.  Only the order changes; every test still runs.
+LONGEST_FIRST = (
+    "vectors/test_vectors.py",
+    "web/test_web_browser.py",
+    "web/test_web_racer_browser.py",
+    "racer/test_racer_retire.py",
+    "node/test_node_wan.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.path.as_posix()
+        return next(
+            (i for i, name in enumerate(LONGEST_FIRST) if path.endswith("/tests/" + name)),
+            len(LONGEST_FIRST),
+        )
+
+    items.sort(key=rank)  # stable: each file's own order, and the rest's, are kept
+
 
 @pytest.fixture(autouse=True)
 def private_zeroconf_type(monkeypatch: pytest.MonkeyPatch) -> str:
