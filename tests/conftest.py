@@ -21,6 +21,48 @@ from creepnet.protocol.verify import verify_log_bytes
 LOOPBACK = "127.0.0.1"
 FAST = Timeouts(connect=2.0, handshake=2.0, ping=0.5, idle=3.0, send=2.0, retry=0.05)
 
+# The longest test files (--durations, longest first), started first: the README's command
+# runs the suite in pytest-xdist workers a file at a time (--dist loadfile), and one of these
+# begun last would leave the other workers idle while it runs alone.  Only the order changes;
+# every test still runs.
+LONGEST_FIRST = (
+    "racer/test_racer_retire.py",
+    "vectors/test_vectors.py",
+    "racer/test_racer_processes.py",
+    "racer/test_racer_network.py",
+    "node/test_node_mesh.py",
+    "node/test_node_wan.py",
+    "web/test_web_browser.py",
+    "racer/test_racer_cheats.py",
+    "protocol/test_session_property.py",
+    "web/test_web_racer_browser.py",
+    "test_types.py",
+    "cli/test_cli_network.py",
+    "racer/test_racer_session.py",
+    "racer/test_racer_planner.py",
+    "creeper/test_creeper_search.py",
+    "protocol/test_deck_fork.py",
+    "cli/test_cli_feel.py",
+    "racer/test_racer_retire_network.py",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist's loadfile would otherwise hand out the files with the most tests first.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.path.as_posix()
+        return next(
+            (i for i, name in enumerate(LONGEST_FIRST) if path.endswith("/tests/" + name)),
+            len(LONGEST_FIRST),
+        )
+
+    items.sort(key=rank)  # stable: each file's own order, and the rest's, are kept
+
 
 @pytest.fixture(autouse=True)
 def private_zeroconf_type(monkeypatch: pytest.MonkeyPatch) -> str:

@@ -1039,11 +1039,19 @@ def racer_step(game: Any) -> dict[str, Any]:
     return {}
 
 
-def verdict_of(data: bytes) -> dict[str, Any]:
-    """The expected verdict of a log file: what `creepnet verify --json` decides."""
+@functools.cache
+def verified(data: bytes) -> Any:
+    """`verify_file_bytes(data)`, once per process: a pure function of the bytes, and the dearest
+    step here (every proof checked again), so tests/vectors/test_vectors.py's verdict checks
+    share it with the generator instead of verifying each log a second time.  Read-only."""
     from creepnet.protocol.verify import verify_file_bytes
 
-    verdict = verify_file_bytes(data)
+    return verify_file_bytes(data)
+
+
+def verdict_of(data: bytes) -> dict[str, Any]:
+    """The expected verdict of a log file: what `creepnet verify --json` decides."""
+    verdict = verified(data)
     out: dict[str, Any] = {"valid": verdict.valid, "events": verdict.events}
     if verdict.error is not None:
         error = verdict.error
@@ -1056,7 +1064,7 @@ def verdict_of(data: bytes) -> dict[str, Any]:
         return out
     out["finished"] = verdict.finished
     out["outcome"] = verdict.outcome
-    out["notes"] = verdict.notes
+    out["notes"] = list(verdict.notes)
     return out
 
 
@@ -1078,9 +1086,11 @@ def result_of(session: Any) -> dict[str, Any]:
             "culprit": result.culprit}  # fmt: skip
 
 
+@functools.cache
 def annotate(data: bytes) -> tuple[Any, dict[str, Any]]:
     """Per event: its type, who was entitled and to what; per random draw: its value.  Returns
-    the session after the last event that was accepted, too."""
+    the session after the last event that was accepted, too (once per process, as `verified`:
+    callers only read the session and the notes)."""
     from creepnet.protocol.log import Rejection, iter_log, parse_or_reject
     from creepnet.protocol.reveals import draw_value
     from creepnet.protocol.rules import NeedRandom

@@ -59,10 +59,13 @@ async def play_over_the_internet(
     try:
         with trio.fail_after(TIMEOUT):
             relay_process, relay = await relay_in_public(processes, tmp_path)
-            pace = ["--pace", "0.3"] if kill_relay else []  # a game long enough to interrupt
+            # A game long enough to interrupt: the kill lands within a ply of the first move,
+            # and the game then waits for the relay (20 plies at 0.3 s; 60 slept 18 s of it).
+            pace = ["--pace", "0.3"] if kill_relay else []
+            plies = "20" if kill_relay else "60"
             host, host_out = await processes.start(
                 a.name,
-                "host", "creeper", "--bot", "greedy", "--seed", "1", "--max-plies", "60",
+                "host", "creeper", "--bot", "greedy", "--seed", "1", "--max-plies", plies,
                 "--no-discovery", "--iface", a.address, "--player", "host",
                 "--name", "wan game", "--home", str(host_home),
                 "--internet", "--relay", relay, *pace,
