@@ -27,7 +27,11 @@ FAST = Timeouts(connect=2.0, handshake=2.0, ping=0.5, idle=3.0, send=2.0, retry=
 # every test still runs.
 LONGEST_FIRST = (
     "racer/test_racer_retire.py",
+    "racer/test_racer_retire_four.py",
     "vectors/test_vectors.py",
+    "node/test_node_wan_mesh.py",
+    "racer/test_racer_retire_hostage.py",
+    "racer/test_racer_retire_complaint.py",
     "racer/test_racer_processes.py",
     "racer/test_racer_network.py",
     "node/test_node_mesh.py",
@@ -44,6 +48,9 @@ LONGEST_FIRST = (
     "protocol/test_deck_fork.py",
     "cli/test_cli_feel.py",
     "racer/test_racer_retire_network.py",
+    "cli/test_cli_replay.py",
+    "web/test_web_replay_browser.py",
+    "web/test_web_again.py",
 )
 
 
