@@ -19,8 +19,11 @@ from typing import Any
 import pytest
 
 from creepnet.engine import racer
+from creepnet.protocol import onion
 from creepnet.protocol.event import Event, sign_event
 from creepnet.protocol.games.racer.schedule import DeckStep, ShowDrawn, next_step, not_a_creep
+from creepnet.protocol.identity import Identity
+from creepnet.protocol.lobby import derive_game_id
 from creepnet.protocol.rules import GameRuleError
 from creepnet.protocol.session import Session
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
@@ -54,6 +57,11 @@ def showing_a_kept_card_that_needs_a_proof(session: Session, honest: Event) -> b
         and not_a_creep(session.game_state, step.slot) is not None
         and isinstance(racer.parse_action(honest.body["action"]), racer.KeepDrawn)
     )
+
+
+def drawn_from_a_pool_without_creeps(session: Session) -> bool:
+    step = next_step(session.game_state)
+    return isinstance(step, ShowDrawn) and not_a_creep(session.game_state, step.slot) is None
 
 
 def shows_a_card(honest: Event) -> bool:
@@ -164,6 +172,11 @@ OFFERS: dict[str, Offer] = {
         lambda s, e: {"action": racer.format_action(racer.KeepDrawn(drawn_slot(s) + 1))},
         "show the card just drawn: place it if a Creep, else keep it",
     ),
+    "a proof for a kept card from a pool without Creeps": Offer(
+        lambda s, e: drawn_from_a_pool_without_creeps(s),
+        lambda s, e: {"action": keep(s), "proof": b"x"},
+        "this card needs no proof: its pool holds no Creep",
+    ),
     "a kept card without its proof": Offer(
         showing_a_kept_card_that_needs_a_proof,
         lambda s, e: {"action": keep(s)},
@@ -184,12 +197,16 @@ class Outcome:
 
 @pytest.fixture(scope="module")
 def walk() -> dict[str, Outcome]:
-    """Play one game, then walk its log offering each doctored event where it first fits."""
+    """Play one game far enough, then walk its log offering each doctored event where it fits."""
     table = SessionHarness(
-        seats=2, kind="racer", options={"turn_limit": 40}, seed=7, onion_length=512
+        seats=2, kind="racer", options={"turn_limit": 400}, seed=7, onion_length=2048
     )
-    table.run([seat_bot("racer", "random", seat) for seat in range(2)])
-    assert table.spectator.finished
+    bots = [seat_bot("racer", "random", seat) for seat in range(2)]
+    # Played (about 570 events) until the rarest situation: a card drawn from the reshuffled
+    # discard pile, with one step more so the honest event there is in the log.
+    while not (table.spectator.started and drawn_from_a_pool_without_creeps(table.spectator)):
+        assert table.step(bots), "the game ended before a card was drawn from a reshuffled pile"
+    assert table.step(bots)
     by_key = {identity.public_key: identity for identity in table.identities}
     session = Session.follow(table.spectator.game)  # type: ignore[arg-type]
     outcomes: dict[str, Outcome] = {}
@@ -221,7 +238,6 @@ def walk() -> dict[str, Outcome]:
                 )
         receipt = session.receive(honest.raw)
         assert receipt.status == "accepted", (honest.seq, receipt)
-    assert session.finished
     return outcomes
 
 
@@ -287,4 +303,47 @@ def test_the_adapters_turn_checks_are_behind_the_sessions_entitlement(
     game = session.game_state
     with pytest.raises(GameRuleError, match=adapter_says):
         session.rules.apply(game, seat, type_, body, len(session.log))  # type: ignore[union-attr]
+    assert session.state_digest() == before
+
+
+# --- options: a genesis the Racer rules refuse ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        ({"bogus": 1}, "unknown racer options ['bogus']"),
+        ({"escrow": 2}, "escrow is 1 (the table can play on without a seat) or absent"),
+        ({"turn_limit": 0}, "turn_limit must be a positive integer"),
+        ({"turn_limit": True}, "turn_limit must be a positive integer"),
+        (
+            {"creeps_per_player": 3, "face_up_creeps": 4},
+            "need 1 <= face_up_creeps <= creeps_per_player",
+        ),
+        ({"creeps_per_player": 40}, "not enough Creeps in the catalogue"),
+    ],
+)
+def test_a_genesis_with_options_the_racer_rules_refuse_is_rejected(options, why):
+    table_key = Identity.from_seed(bytes(32))
+    nonce = bytes(16)
+    game = derive_game_id(table_key.public_key, nonce)
+    session = Session.follow(game)
+    body = {
+        "nonce": nonce,
+        "kind": "racer",
+        "name": "table",
+        "seats": 2,
+        "options": options,
+        "onion": 64,
+        "player": "p0",
+        "anchor": onion.anchor(game, bytes(32), 64),
+    }
+    event = sign_event(
+        table_key, game=game, seq=0, prev=session.log.head, type="genesis", body=body
+    )
+    before = session.state_digest()
+    receipt = session.receive(event.raw)
+    (rejection,) = receipt.rejections
+    assert (receipt.status, rejection.author) == ("rejected", table_key.public_key)
+    assert why in rejection.reason, rejection.reason
     assert session.state_digest() == before
