@@ -24,6 +24,7 @@ from creepnet.protocol.event import Event, sign_event
 from creepnet.protocol.games.racer.schedule import DeckStep, ShowDrawn, next_step, not_a_creep
 from creepnet.protocol.identity import Identity
 from creepnet.protocol.lobby import derive_game_id
+from creepnet.protocol.log import Rejection
 from creepnet.protocol.rules import GameRuleError
 from creepnet.protocol.session import Session
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
@@ -346,3 +347,22 @@ def test_a_genesis_with_options_the_racer_rules_refuse_is_rejected(options, why)
     assert (receipt.status, rejection.author) == ("rejected", table_key.public_key)
     assert why in rejection.reason, rejection.reason
     assert session.state_digest() == before
+
+
+def test_a_local_decision_in_no_notation_is_refused_before_anything_is_signed():
+    """``RacerRules.action`` (the local player's words): text in no notation is refused with the
+    notation's reason, and the session neither signs nor changes anything."""
+    table = SessionHarness(seats=2, kind="racer", options={"turn_limit": 40}, seed=7)
+    bots = [seat_bot("racer", "random", seat) for seat in range(2)]
+    while not any(s.my_turn() is not None for s in table.sessions):
+        for seat, session in enumerate(table.sessions):  # owed events only, no decisions
+            table.broadcast(seat, session.owed())
+        assert table.pump(), "the game stalled before the first decision"
+    session = next(s for s in table.sessions if s.my_turn() is not None)
+    before = session.state_digest()
+    with pytest.raises(Rejection) as refused:
+        session.play("fly away")
+    assert (refused.value.kind, refused.value.author) == ("illegal", None)
+    assert "unknown action 'fly'" in refused.value.reason
+    assert session.state_digest() == before
+    session.play(bots[session.local_seat](session))  # type: ignore[index]
