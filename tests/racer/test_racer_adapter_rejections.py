@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from creepnet.engine import racer
-from creepnet.protocol import onion
+from creepnet.protocol import onion, retirement
 from creepnet.protocol.event import Event, sign_event
 from creepnet.protocol.games.racer.schedule import DeckStep, ShowDrawn, next_step, not_a_creep
 from creepnet.protocol.identity import Identity
@@ -366,3 +366,22 @@ def test_a_local_decision_in_no_notation_is_refused_before_anything_is_signed():
     assert "unknown action 'fly'" in refused.value.reason
     assert session.state_digest() == before
     session.play(bots[session.local_seat](session))  # type: ignore[index]
+
+
+def test_a_retirement_at_a_table_without_escrow_is_rejected_naming_its_author():
+    """Three seats, no ``escrow`` option: a retirement with every vote in order passes the
+    session's checks but the adapter refuses it (the table cannot play on without the seat)."""
+    table = SessionHarness(seats=3, kind="racer", options={"turn_limit": 40}, seed=7)
+    session = table.spectator
+    while not session.started:
+        assert table.step([seat_bot("racer", "random", seat) for seat in range(3)])
+    stalled = session.expected().seat  # type: ignore[union-attr]
+    position = retirement.Position(session.game, len(session.log), session.log.head, stalled)  # type: ignore[arg-type]
+    votes = [retirement.vote(table.identities[s], position, s) for s in range(3) if s != stalled]
+    author = retirement.retire_author(3, [], stalled)
+    event = signed(table, session, author, "retire", retirement.retire_body(position, votes))
+    before = session.state_digest()
+    (rejection,) = session.receive(event.raw).rejections
+    assert (rejection.kind, rejection.author) == ("illegal", table.identities[author].public_key)
+    assert "this table has no escrow: it cannot play on without a seat" in rejection.reason
+    assert session.state_digest() == before
