@@ -385,3 +385,26 @@ def test_a_retirement_at_a_table_without_escrow_is_rejected_naming_its_author():
     assert (rejection.kind, rejection.author) == ("illegal", table.identities[author].public_key)
     assert "this table has no escrow: it cannot play on without a seat" in rejection.reason
     assert session.state_digest() == before
+
+
+def test_a_retirement_once_the_game_is_over_is_rejected_naming_its_author():
+    """With escrow, a seat that withholds its last deck reveal after the game is over cannot be
+    retired (the engine has nothing left to play on): refused, its author named."""
+    options = {"creeps_per_player": 3, "face_up_creeps": 1, "escrow": 1, "turn_limit": 2}
+    table = SessionHarness(seats=3, kind="racer", options=options, seed=4)
+    session = table.spectator
+    bots = [seat_bot("racer", "random", seat) for seat in range(3)]
+    while not (
+        session.started and isinstance(racer.pending(session.game_state.state), racer.GameOver)
+    ):
+        assert table.step(bots), "the game ended before its final reveals"
+    stalled = session.expected().seat  # type: ignore[union-attr]
+    position = retirement.Position(session.game, len(session.log), session.log.head, stalled)  # type: ignore[arg-type]
+    votes = [retirement.vote(table.identities[s], position, s) for s in range(3) if s != stalled]
+    author = retirement.retire_author(3, [], stalled)
+    event = signed(table, session, author, "retire", retirement.retire_body(position, votes))
+    before = session.state_digest()
+    (rejection,) = session.receive(event.raw).rejections
+    assert (rejection.kind, rejection.author) == ("illegal", table.identities[author].public_key)
+    assert rejection.reason == "the game is over"
+    assert session.state_digest() == before
