@@ -316,7 +316,7 @@ class Retirements:
             ours = session.log.events[where.seq]
             if ours.raw == raw:
                 self._pass_on(runtime, message, peer)
-            elif ours.type == "retire" and objector in _voters(ours):
+            elif ours.type == "retire" and ours.prev == where.prev and objector in _voters(ours):
                 self._equivocated(runtime, where, objector)  # the retirement stands
             return
         if ballot is not None and objector in ballot.votes:
