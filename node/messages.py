@@ -28,8 +28,18 @@ SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
     "join-refused": {"game": bytes, "reason": str},
     "listen": {"port": int},  # the mesh (mesh.py): the TCP port the sender accepts on
     "addresses": {"game": bytes, "items": list},  # [{key, address}]: where it reaches seats
-    # node/retirement.py: a vote to retire a stalled seat, a seat's signed leave notice
+    # node/retirement.py: a vote to retire a stalled seat, a seat's signed leave notice, and
+    # a seat's objection to a vote (it holds X's event there: `event`, its raw bytes)
     "retire-vote": {"game": bytes, "seq": int, "prev": bytes, "seat": int, "vote": list},
+    "retire-objection": {
+        "game": bytes,
+        "seq": int,
+        "prev": bytes,
+        "seat": int,
+        "objector": int,
+        "event": bytes,
+        "signature": bytes,
+    },
     "leave": {"game": bytes, "seat": int, "signature": bytes},
 }
 

@@ -9,26 +9,47 @@ other guests through the host while there is no direct link.  The lowest remaini
 than X appends ``retire`` once every vote is in.  Having voted, the node keeps X's late event at
 that position aside as evidence (``keep_aside``, the promise that makes honest nodes converge).
 Two seats left: the node only offers the player ``claim`` (``Node.claim``), never claims itself.
+
+**Objections** (the race of PROTOCOL.md "Convergence").  A seat B whose log holds X's event at S
+(after P) never votes there; when a valid vote for (S, P, X) reaches it — as a message, or kept
+in a ballot while B was still checking X's event — B signs one objection for that position and
+gossips ``retire-objection`` with X's event (to a voter that asks again, at most once per peer).
+A node that gets one believes it only after checking it: B's signature over the position and the
+carried event's id, B a remaining seat other than X and other than us, the event X's own validly
+signed one at S after P.  Then its ballot is void (``Ballot.object``), the event is no longer
+kept aside (``GameRuntime.unusable`` cleared at S), the session takes the event and the objection
+goes on to the other followers.  A forged one is refused naming whoever is to blame: the sender
+for a bad signature, the objector for a signed objection carrying the wrong event.  One per
+objector and position is kept (a few positions per game), so replays and floods cost one
+signature check each and no memory.  An objection for a position already filled by ``retire``
+changes nothing (the retirement wins); if its objector's vote is in that retirement, or in our
+ballot, the seat signed both: the node names it and keeps its promise.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import trio
 
+from creepnet.node import updates
 from creepnet.node.game import GameRuntime
 from creepnet.node.ledger import Ledger
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
 from creepnet.protocol import retirement
-from creepnet.protocol.identity import Identity
+from creepnet.protocol.event import Event
+from creepnet.protocol.identity import Identity, fingerprint
 from creepnet.protocol.log import Rejection, parse_or_reject
+from creepnet.protocol.rules import GameRuleError
 from creepnet.protocol.session import Phase, Session
 
 TICK = 0.25  # seconds between looks at the clock
 MAX_BALLOTS = 4  # positions per game whose votes we keep (only the next one matters)
+MAX_OBJECTIONS = 4  # positions per game whose objections we keep
+OBJECTION_WINDOW = 64  # how far behind our head a vote or an objection is still answered
 RETIRING = "retiring"  # update kinds: a seat is about to be retired / has been
 RETIRED = "retired"
 CLAIMABLE = "claimable"
@@ -57,6 +78,10 @@ class Retirements:
         self._leaving: dict[bytes, set[int]] = {}
         self._told: dict[bytes, int] = {}  # retirements already announced, per game
         self._said: dict[bytes, tuple[retirement.Position, int]] = {}  # the last countdown
+        self._voted_at: dict[bytes, list[retirement.Position]] = {}  # we never also object there
+        # game -> position -> objector -> the valid objection (ours or a peer's) and the peers
+        # we sent it to (a voter that asks again gets ours once more, once)
+        self._objections: dict[bytes, dict[retirement.Position, dict[int, _Kept]]] = {}
 
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         task_status.started()
@@ -87,6 +112,7 @@ class Retirements:
         for seat in retired[told:]:
             self.announce(runtime, seat)
         self._told[runtime.game] = len(retired)
+        self._answer_filled(runtime)
         if runtime.session.local_seat in retired:  # we came back too late: we watch
             text = "the table retired you from this game; it plays on, and you watch"
             self.reporter.note(runtime, "retiring", text, RETIRED)
@@ -120,6 +146,8 @@ class Retirements:
             me = session.local_seat
             assert me is not None
             vote = ballot.cast(self.identity, me)
+            voted_at = self._voted_at.setdefault(runtime.game, [])
+            voted_at[:] = [*voted_at[-(MAX_BALLOTS - 1) :], where]
             self._gossip(runtime, _vote_message(where, vote), None)
         await self._author(runtime, ballot)
 
@@ -143,7 +171,12 @@ class Retirements:
         async with runtime.lock:
             if self._waiting(runtime) != where:
                 return  # the log moved meanwhile
-            session.write("retire", ballot.body())
+            try:
+                session.write("retire", ballot.body())
+            except Rejection as exc:  # e.g. the game's rules cannot retire the seat at this step
+                text = f"cannot retire the seat waited on yet: {exc.reason}"
+                self.reporter.note(runtime, "retire-refused", text, RETIRING)
+                return
             await self.ledger.settle(runtime)
 
     def announce(self, runtime: GameRuntime, seat: int) -> None:
@@ -154,7 +187,8 @@ class Retirements:
     # ----- messages -----------------------------------------------------------------------
 
     async def on_message(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> None:
-        """A ``retire-vote`` or ``leave`` from a peer: checked, kept, passed on; never raises."""
+        """A ``retire-vote``, ``retire-objection`` or ``leave`` from a peer: checked, kept, passed
+        on; never raises for what a peer sent."""
         session = runtime.session
         if message["type"] == "leave":
             seat, signature = message["seat"], message["signature"]
@@ -166,12 +200,223 @@ class Retirements:
             self._gossip(runtime, message, peer)
             return
         where = retirement.Position(runtime.game, message["seq"], message["prev"], message["seat"])
-        if where.seq < len(session.log) or where.seq > len(session.log) + 1:
-            return  # a filled position, or one too far ahead to matter
+        if message["type"] == "retire-objection":
+            await self._on_objection(runtime, peer, where, message)
+            return
+        if where.seq < len(session.log):
+            self._answer_vote(runtime, peer, where, message["vote"])
+            return
+        if where.seq > len(session.log) + 1:
+            return  # too far ahead to matter
         ballot = self._ballot(runtime, where)
         if ballot.add(message["vote"]):
+            voter = message["vote"][0]
+            if voter in self._objections.get(runtime.game, {}).get(where, {}):
+                self._equivocated(runtime, where, voter)
             self._gossip(runtime, message, peer)
             await self._author(runtime, ballot)
+
+    # ----- objections -----------------------------------------------------------------------
+
+    def _x_event(self, runtime: GameRuntime, where: retirement.Position) -> Event | None:
+        """X's event in our log at the position (after its prev), if we hold it."""
+        session = runtime.session
+        if not len(session.log) - OBJECTION_WINDOW <= where.seq < len(session.log):
+            return None
+        event = session.log.events[where.seq]
+        keys = session.seat_keys
+        if event.prev != where.prev or not 0 <= where.seat < len(keys):
+            return None
+        return event if event.author == keys[where.seat] else None
+
+    def _answer_vote(
+        self, runtime: GameRuntime, peer: Peer, where: retirement.Position, vote: object
+    ) -> None:
+        """A vote for a position our log has filled with X's event: we object (once)."""
+        event = self._x_event(runtime, where)
+        if event is None or not self._may_object(runtime, where):
+            return
+        try:
+            retirement.check_vote(where, runtime.session.seat_keys, vote)
+        except GameRuleError:
+            return  # a forged vote asks nothing of us
+        self._object(runtime, where, event, peer)
+
+    def _answer_filled(self, runtime: GameRuntime) -> None:
+        """Votes that reached us while X's event was on its way: the ballot's position is now
+        filled with X's event, and the voters wait on an objection (ours)."""
+        for where, ballot in list(self._ballots.get(runtime.game, {}).items()):
+            if where.seq < len(runtime.session.log) and ballot.votes and not ballot.voted:
+                event = self._x_event(runtime, where)
+                if event is not None and self._may_object(runtime, where):
+                    self._object(runtime, where, event, None)
+
+    def _may_object(self, runtime: GameRuntime, where: retirement.Position) -> bool:
+        session = runtime.session
+        me = session.local_seat
+        return (
+            me is not None
+            and me != where.seat
+            and me not in session.retired
+            and where not in self._voted_at.get(runtime.game, [])  # a vote and an objection:
+        )  # that would be an equivocation of ours
+
+    def _kept(self, game: bytes, where: retirement.Position) -> dict[int, _Kept]:
+        positions = self._objections.setdefault(game, {})
+        if where not in positions:
+            while len(positions) >= MAX_OBJECTIONS:
+                del positions[next(iter(positions))]
+            positions[where] = {}
+        return positions[where]
+
+    def _object(
+        self, runtime: GameRuntime, where: retirement.Position, event: Event, to: Peer | None
+    ) -> None:
+        """Sign our objection once per position and gossip it; to a voter asking again, resend
+        it (once per peer)."""
+        me = runtime.session.local_seat
+        assert me is not None
+        kept = self._kept(runtime.game, where)
+        ours = kept.get(me)
+        if ours is None:
+            signature = retirement.objection(self.identity, where, me, event.id)
+            ours = kept[me] = _Kept(_objection_message(where, me, event.raw, signature))
+            self._gossip(runtime, ours.message, None)
+            ours.sent.update(runtime.followers)
+            name = _name(runtime.session, where.seat)
+            text = (
+                f"we hold {name}'s event at seq {where.seq}, which another seat voted to retire "
+                "them for: objected (no retirement can complete there)"
+            )
+            self.reporter.publish(RETIRING, text, runtime.game, None, {"seq": where.seq})
+        elif to is not None and to.key not in ours.sent:
+            ours.sent.add(to.key)
+            to.send(ours.message)
+
+    async def _on_objection(
+        self, runtime: GameRuntime, peer: Peer, where: retirement.Position, message: dict[str, Any]
+    ) -> None:
+        session = runtime.session
+        objector, raw = message["objector"], message["event"]
+        if not len(session.log) - OBJECTION_WINDOW <= where.seq <= len(session.log):
+            return  # long filled, or ahead of us: nothing we could check it against
+        if objector == session.local_seat:
+            return  # our own, come back
+        known = self._objections.get(runtime.game, {}).get(where, {})
+        if objector in known:
+            return  # one per objector and position: a replay, or a second one
+        blame = self._check_objection(runtime, where, objector, raw, message["signature"])
+        if blame is not None:
+            key, reason = blame
+            self._refuse(runtime, peer, where, key, reason)
+            return
+        self._kept(runtime.game, where)[objector] = _Kept(message, {peer.key})
+        ballot = self._ballots.get(runtime.game, {}).get(where)
+        if where.seq < len(session.log):
+            ours = session.log.events[where.seq]
+            if ours.raw == raw:
+                self._pass_on(runtime, message, peer)
+            elif ours.type == "retire" and ours.prev == where.prev and objector in _voters(ours):
+                self._equivocated(runtime, where, objector)  # the retirement stands
+            return
+        if ballot is not None and objector in ballot.votes:
+            self._equivocated(runtime, where, objector)  # its vote counts: our promise stands
+            return
+        async with runtime.lock:
+            if len(session.log) != where.seq or session.log.head != where.prev:
+                return  # the log moved meanwhile (a retirement, say: it wins)
+            receipt = session.receive(raw)
+            await self.ledger.settle(runtime)
+        if receipt.status != "accepted":
+            reason = receipt.rejection.describe() if receipt.rejection else receipt.status
+            key = session.seat_keys[objector]
+            self._refuse(runtime, peer, where, key, f"carries an event we refuse: {reason}")
+            return
+        if ballot is not None:
+            ballot.object()
+        runtime.unusable = {k: s for k, s in runtime.unusable.items() if s != where.seq}
+        self._pass_on(runtime, message, peer)
+        who, name = _name(session, objector), _name(session, where.seat)
+        text = (
+            f"{who} holds {name}'s event at seq {where.seq} (a signed objection): no retirement "
+            f"there, and we took {name}'s event"
+        )
+        self.reporter.publish(RETIRING, text, runtime.game, None, {"seq": where.seq})
+
+    def _check_objection(
+        self,
+        runtime: GameRuntime,
+        where: retirement.Position,
+        objector: int,
+        raw: bytes,
+        signature: bytes,
+    ) -> tuple[bytes, str] | None:
+        """Who is to blame for a wrong objection, and why (None: it is right).  Until its
+        signature is checked nobody but the sender is: anyone can put a seat's number on it."""
+        session = runtime.session
+        keys = session.seat_keys
+        try:
+            event = parse_or_reject(raw)
+        except Rejection as exc:
+            return b"", f"its event is malformed ({exc.reason})"
+        if not retirement.check_objection(where, keys, objector, event.id, signature):
+            return b"", (
+                f"it is not seat {objector}'s signature for that event (or seat {objector} "
+                f"may not object there: it is no seat, or the seat waited on)"
+            )
+        key = keys[objector]
+        if objector not in session.remaining:
+            return key, f"seat {objector} does not play any more"
+        if event.game != runtime.game or event.seq != where.seq or event.prev != where.prev:
+            return key, f"it carries the event at seq {event.seq}, not the one at seq {where.seq}"
+        if event.author != keys[where.seat]:
+            return (
+                key,
+                f"it carries an event by {fingerprint(event.author)}, not seat {where.seat}'s",
+            )
+        if not event.signature_valid():
+            return key, f"it carries an event without seat {where.seat}'s valid signature"
+        return None
+
+    def _refuse(
+        self,
+        runtime: GameRuntime,
+        peer: Peer,
+        where: retirement.Position,
+        key: bytes,
+        reason: str,
+    ) -> None:
+        """A refused objection, naming the one to blame: the objector once its signature is
+        checked (key), else the peer that sent it."""
+        who = f"signed by {fingerprint(key)}" if key else f"from peer {peer.label}"
+        text = f"refused an objection at seq {where.seq} {who}: {reason}"
+        data = {"kind": "objection", "seq": where.seq, "key": key or peer.key}
+        self.reporter.publish(updates.REJECTED, text, runtime.game, peer, data)
+
+    def _equivocated(self, runtime: GameRuntime, where: retirement.Position, seat: int) -> None:
+        key = runtime.session.seat_keys[seat]
+        text = (
+            f"{_name(runtime.session, seat)} ({fingerprint(key)}) signed both a vote and an "
+            f"objection for seat {where.seat} at seq {where.seq}: it equivocated"
+        )
+        data = {"kind": "retire-equivocation", "seq": where.seq, "seat": seat, "key": key}
+        self.reporter.publish(updates.REJECTED, text, runtime.game, None, data)
+
+    def _pass_on(self, runtime: GameRuntime, message: dict[str, Any], source: Peer) -> None:
+        kept = (
+            self._objections.get(runtime.game, {})
+            .get(
+                retirement.Position(runtime.game, message["seq"], message["prev"], message["seat"]),
+                {},
+            )
+            .get(message["objector"])
+        )
+        targets = [p for p in runtime.followers.values() if p is not source]
+        for follower in targets:
+            if kept is None or follower.key not in kept.sent:
+                follower.send(message)
+                if kept is not None:
+                    kept.sent.add(follower.key)
 
     def _gossip(self, runtime: GameRuntime, message: dict[str, Any], source: Peer | None) -> None:
         for peer in list(runtime.followers.values()):
@@ -222,6 +467,34 @@ class Retirements:
         async with runtime.lock:
             runtime.session.write("abandon", {"seat": where.seat})
             await self.ledger.settle(runtime)
+
+
+@dataclass
+class _Kept:
+    """A valid objection we hold, and the peers it went to."""
+
+    message: dict[str, Any]
+    sent: set[bytes] = field(default_factory=set)
+
+
+def _voters(event: Event) -> list[int]:
+    votes = event.body.get("votes")
+    return [v[0] for v in votes if isinstance(v, list) and v] if isinstance(votes, list) else []
+
+
+def _objection_message(
+    where: retirement.Position, objector: int, raw: bytes, signature: bytes
+) -> dict[str, Any]:
+    return {
+        "type": "retire-objection",
+        "game": where.game,
+        "seq": where.seq,
+        "prev": where.prev,
+        "seat": where.seat,
+        "objector": objector,
+        "event": raw,
+        "signature": signature,
+    }
 
 
 def _vote_message(where: retirement.Position, vote: list[Any]) -> dict[str, Any]:

@@ -135,7 +135,7 @@ class GameSync:
             await self._on_events(runtime, peer, message)
         elif kind == "join":
             await self._on_join(runtime, peer, message)
-        elif kind in ("retire-vote", "leave") and self.retirements is not None:
+        elif kind in ("retire-vote", "retire-objection", "leave") and self.retirements is not None:
             await self.retirements.on_message(runtime, peer, message)
         elif kind == "join-refused":
             runtime.join_refused = message["reason"][:300]
