@@ -30,7 +30,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 import netns_nat  # noqa: E402
 from netns_nat import Lines, Processes, bed_or_skip, relay_in_public  # noqa: E402
 
-TIMEOUT = 150  # generous: these machines are slow and shared
+TIMEOUT = 240  # generous: these machines are slow and shared
+# Bots wait before each move, so the game outlasts the mesh's dials (a relay circuit, then a
+# hole punch): a game over before two guests met would prove nothing about the mesh.
+PACE = ["--pace", "0.4"]
 CONNECTED = re.compile(r"peer-connected: connected to (\S+) .* at (\S+)")
 
 pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
@@ -57,7 +60,7 @@ async def test_four_racer_seats_in_three_homes_mesh_across_the_nats(three_homes,
                 "host", "racer", "--players", "4", "--turn-limit", "2", "--bot", "heuristic",
                 "--seed", "1", "--no-discovery", "--iface", a.address, "--player", "host",
                 "--name", "four homes", "--home", str(homes["host"]),
-                "--internet", "--relay", relay, "-v",
+                "--internet", "--relay", relay, *PACE, "-v",
             )  # fmt: skip
             watched["host"] = host_out
             invite = (await host_out.until("invite ")).split("creepnet join ", 1)[1].strip()
@@ -66,7 +69,7 @@ async def test_four_racer_seats_in_three_homes_mesh_across_the_nats(three_homes,
                 started[name], watched[name] = await processes.start(
                     ns,
                     "join", invite, "--bot", "random", "--seed", str(k), "--iface", address,
-                    "--player", name, "--home", str(homes[name]), "-v",
+                    "--player", name, "--home", str(homes[name]), *PACE, "-v",
                 )  # fmt: skip
             async with trio.open_nursery() as nursery:
 
