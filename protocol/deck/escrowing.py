@@ -227,7 +227,7 @@ def check_lock_escrow(
 ) -> list[tuple[Escrowed, Bundle]]:
     """A lock's escrow: one bundle per position, or none if the game exempts this lock.  The
     commitments are the lock's, read (not yet validated: the lock's proofs validate them; a
-    bundle checked against an invalid C_j fails its sum or its proof fails)."""
+    bundle's own check is its shape, its implied S_m being derived from C_j)."""
     book = _book(state, seat, "lock", msg)
     if book is None:
         return []

@@ -368,13 +368,11 @@ def test_a_local_decision_in_no_notation_is_refused_before_anything_is_signed():
     session.play(bots[session.local_seat](session))  # type: ignore[index]
 
 
-def test_a_retirement_at_a_table_without_escrow_is_rejected_naming_its_author():
-    """Three seats, no ``escrow`` option: a retirement with every vote in order passes the
-    session's checks but the adapter refuses it (the table cannot play on without the seat)."""
-    table = SessionHarness(seats=3, kind="racer", options={"turn_limit": 40}, seed=7)
+def _retire_the_seat_waited_on(table: SessionHarness) -> Rejection:
+    """Both other seats vote out the seat the game waits on, and the seat due to append
+    ``retire`` offers it: the session refuses it as illegal, naming that author, and its
+    state is unchanged."""
     session = table.spectator
-    while not session.started:
-        assert table.step([seat_bot("racer", "random", seat) for seat in range(3)])
     stalled = session.expected().seat  # type: ignore[union-attr]
     position = retirement.Position(session.game, len(session.log), session.log.head, stalled)  # type: ignore[arg-type]
     votes = [retirement.vote(table.identities[s], position, s) for s in range(3) if s != stalled]
@@ -383,8 +381,19 @@ def test_a_retirement_at_a_table_without_escrow_is_rejected_naming_its_author():
     before = session.state_digest()
     (rejection,) = session.receive(event.raw).rejections
     assert (rejection.kind, rejection.author) == ("illegal", table.identities[author].public_key)
-    assert "this table has no escrow: it cannot play on without a seat" in rejection.reason
     assert session.state_digest() == before
+    return rejection
+
+
+def test_a_retirement_at_a_table_without_escrow_is_rejected_naming_its_author():
+    """Three seats, no ``escrow`` option: a retirement with every vote in order passes the
+    session's checks but the adapter refuses it (the table cannot play on without the seat)."""
+    table = SessionHarness(seats=3, kind="racer", options={"turn_limit": 40}, seed=7)
+    session = table.spectator
+    while not session.started:
+        assert table.step([seat_bot("racer", "random", seat) for seat in range(3)])
+    rejection = _retire_the_seat_waited_on(table)
+    assert "this table has no escrow: it cannot play on without a seat" in rejection.reason
 
 
 def test_a_retirement_once_the_game_is_over_is_rejected_naming_its_author():
@@ -398,13 +407,5 @@ def test_a_retirement_once_the_game_is_over_is_rejected_naming_its_author():
         session.started and isinstance(racer.pending(session.game_state.state), racer.GameOver)
     ):
         assert table.step(bots), "the game ended before its final reveals"
-    stalled = session.expected().seat  # type: ignore[union-attr]
-    position = retirement.Position(session.game, len(session.log), session.log.head, stalled)  # type: ignore[arg-type]
-    votes = [retirement.vote(table.identities[s], position, s) for s in range(3) if s != stalled]
-    author = retirement.retire_author(3, [], stalled)
-    event = signed(table, session, author, "retire", retirement.retire_body(position, votes))
-    before = session.state_digest()
-    (rejection,) = session.receive(event.raw).rejections
-    assert (rejection.kind, rejection.author) == ("illegal", table.identities[author].public_key)
+    rejection = _retire_the_seat_waited_on(table)
     assert rejection.reason == "the game is over"
-    assert session.state_digest() == before
