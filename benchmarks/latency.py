@@ -36,6 +36,10 @@ Python echo; home a's router forwards its port, so a plain connection takes the 
 hops; for ``relayed`` also through a bare TCP relay, one Python loop per direction, in the
 public namespace); each Racer turn of a 2-seat random-bot game as the host sees it; and
 ``creepnet join INVITE`` (a fresh process) until it prints that it is seated.
+
+``--delay-ms D`` makes every home's uplink a wire D ms long each way (tests/node/netns_wire.py:
+the kernel here has no ``netem``), so a path between the homes takes 2·D one way, direct or
+relayed; the bare round trips cross the very same wires as the game.
 """
 
 from __future__ import annotations
@@ -327,18 +331,27 @@ async def role_ping(port: int, size: int, count: int, host: str = LOOPBACK) -> N
     say("result " + json.dumps(await ping_stream(stream, size, count)))
 
 
+PING_BUDGET = 8.0  # seconds of round trips at most (a delayed path: fewer, long ones)
+
+
 async def ping_stream(stream: trio.abc.Stream, size: int, count: int) -> list[int]:
-    """Round trips of size-byte frames (length-prefixed) over stream, after 100 warm-ups."""
+    """Round trips of size-byte frames (length-prefixed) over stream, after 100 warm-ups (or
+    a tenth of the budget); count of them, or as many as PING_BUDGET seconds allow."""
     frame = (size - 4).to_bytes(4, "big") + os.urandom(size - 4)
     buffer = bytearray()
-    times = []
-    for i in range(count + 100):  # the first 100 warm up
+    times: list[int] = []
+    warm, start = 100, time.monotonic()
+    for i in range(count + warm):
         started = time.perf_counter_ns()
         await stream.send_all(frame)
         header = await read_exact(stream, 4, buffer)
         await read_exact(stream, int.from_bytes(header, "big"), buffer)
-        if i >= 100:
+        if i < warm and time.monotonic() - start > PING_BUDGET / 10:
+            warm = i + 1  # warmed up long enough
+        elif i >= warm:
             times.append(time.perf_counter_ns() - started)
+            if time.monotonic() - start > PING_BUDGET:
+                break
     await stream.aclose()
     return times
 
@@ -823,6 +836,9 @@ async def path_main(args: argparse.Namespace) -> int:
     if why:
         print(f"--path needs the NAT test bed, which cannot be built here: {why}")
         return 1
+    if args.delay_ms and args.path == "lan":
+        print("--delay-ms delays the homes' uplinks: the lan path crosses none")
+        return 1
     nats = {"lan": {"a": "cone"}, "direct": {"a": "cone", "b": "cone"}}
     nats["relayed"] = {"a": "cone", "b": "symmetric"}
     bed = PathBed(args.path)
@@ -832,10 +848,12 @@ async def path_main(args: argparse.Namespace) -> int:
     root = Path(tempfile.mkdtemp(prefix="creepnet-lat-path-", dir=shm))
     try:
         bed.net = netns_nat.build(
-            nats[args.path], machines={"a": 2} if args.path == "lan" else None
+            nats[args.path],
+            machines={"a": 2} if args.path == "lan" else None,
+            delay_ms=args.delay_ms,
         )
         net, a = bed.net, bed.net.homes["a"]
-        with trio.fail_after(DEADLINE * 5 + args.moves * 0.1):
+        with trio.fail_after(DEADLINE * 5 + args.moves * (0.1 + args.delay_ms / 100)):
             if args.path != "lan":
                 relay_ip = net.relay_addresses[0]
                 out = await bed.start(
@@ -853,6 +871,7 @@ async def path_main(args: argparse.Namespace) -> int:
                 f"creepnet latency over the {args.path} path, NAT test bed (namespaces, "
                 f"nftables masquerade; {os.cpu_count()} CPUs): "
                 + " | ".join(f"home {k}: {v} NAT" for k, v in nats[args.path].items())
+                + (f"; every uplink {args.delay_ms:g} ms each way" if args.delay_ms else "")
             )
             bare = await bare_round_trips(bed, size, min(args.pings, 2000))
             run = await measure_moves(root, args.moves, args.plies, place)
@@ -968,6 +987,12 @@ def parse() -> argparse.Namespace:
     )
     parser.add_argument("--joins", type=int, default=3, help="--path: joins timed (default 3)")
     parser.add_argument("--turns", type=int, default=6, help="--path: Racer turn limit (default 6)")
+    parser.add_argument(
+        "--delay-ms",
+        type=float,
+        default=0.0,
+        help="--path direct|relayed: each home's uplink this many ms long each way (default 0)",
+    )
     parser.add_argument("--role", help=argparse.SUPPRESS)
     parser.add_argument("--bind", default=LOOPBACK, help=argparse.SUPPRESS)
     parser.add_argument("--relay", default="", help=argparse.SUPPRESS)

@@ -8,6 +8,11 @@ addresses (10.213.x.y) exist only inside the namespaces::
                                                               public 10.213.A.1 / 10.213.B.1
     home-B 10.213.1B.2 ── 10.213.1B.1 router-B 10.213.B.2 ──┘   (the relay listens here)
 
+With ``delay_ms=D`` (``build(nats, delay_ms=D)``) every home's uplink is a wire D ms long each
+way: a namespace ``wire-A`` between router-A and the public network, where netns_wire.py
+copies every Ethernet frame across after D ms (the kernel here has no ``netem``).  A path
+between two homes then takes 2·D one way, 4·D there and back, whether direct or relayed.
+
 A home may have more machines on its LAN (``build(nats, machines={"a": 2})``): the router's
 ``lan`` is then a bridge, and machine k (from 0) is 10.213.1A.(2+k) in ``home-A`` (k = 0) or
 ``home-A<k>``; the first is ``Home.name``/``Home.address``, all are ``Home.machines``.
@@ -42,6 +47,7 @@ import trio
 
 NAT_KINDS = ("cone", "symmetric")
 RELAY_PORT = 4001
+WIRE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "netns_wire.py")
 
 
 def unavailable() -> str | None:
@@ -81,7 +87,9 @@ class Internet:
     homes: dict[str, Home] = field(default_factory=dict)
     public: str = ""
     relay_addresses: list[str] = field(default_factory=list)  # the public namespace's own
+    delay_ms: float = 0.0  # each home's uplink, one way (a wire; 0: none)
     _namespaces: list[str] = field(default_factory=list)
+    _wires: list[subprocess.Popen] = field(default_factory=list)
 
     def ns(self, role: str) -> str:
         return f"cn{self.token}-{role}"
@@ -91,16 +99,43 @@ class Internet:
         self._namespaces.append(name)
         _run(["ip", "-n", name, "link", "set", "lo", "up"])
 
-    def _veth(self, ns_a: str, if_a: str, addr_a: str, ns_b: str, if_b: str, addr_b: str) -> None:
+    def _veth(
+        self, ns_a: str, if_a: str, addr_a: str | None, ns_b: str, if_b: str, addr_b: str | None
+    ) -> None:
         _run(["ip", "-n", ns_a, "link", "add", if_a, "type", "veth", "peer", "name", if_b,
               "netns", ns_b])  # fmt: skip
         for ns, dev, addr in ((ns_a, if_a, addr_a), (ns_b, if_b, addr_b)):
-            _run(["ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev])
+            if addr is not None:
+                _run(["ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev])
             _run(["ip", "-n", ns, "link", "set", dev, "up"])
+
+    def _uplink(self, label: str, index: int, router: str, wan_pub: str, wan_rtr: str) -> None:
+        """router's wan ↔ public's p<index>: one veth, or two through a delaying wire."""
+        if not self.delay_ms:
+            self._veth(self.public, f"p{index}", wan_pub, router, "wan", wan_rtr)
+            return
+        wire = self.ns(f"wire-{label}")
+        self._add_ns(wire)  # no address, no forwarding: only the wire process moves frames
+        _run(["ip", "netns", "exec", wire, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1"])
+        _run(["ip", "netns", "exec", wire, "sysctl", "-qw",
+              "net.ipv6.conf.default.disable_ipv6=1"])  # fmt: skip
+        self._veth(self.public, f"p{index}", wan_pub, wire, "pub", None)
+        self._veth(wire, "rtr", None, router, "wan", wan_rtr)
+        for ns, dev in ((self.public, f"p{index}"), (router, "wan")):
+            _run(self.python(ns, WIRE, "no-offload", dev))
+        process = subprocess.Popen(
+            self.python(wire, WIRE, "run", str(self.delay_ms), "rtr", "pub"),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self._wires.append(process)
+        assert process.stdout is not None
+        if process.stdout.readline().strip() != "wire ready":
+            raise BedError(f"the wire of home {label} did not start (exit {process.poll()})")
 
     def build(self, nats: dict[str, str], machines: dict[str, int] | None = None) -> Internet:
         """Homes named by their NAT kind, e.g. {"a": "cone", "b": "symmetric"}; machines:
-        how many a home's LAN has (default 1)."""
+        how many a home's LAN has (default 1); each uplink delayed by self.delay_ms."""
         self.public = self.ns("public")
         self._add_ns(self.public)
         _run(["ip", "netns", "exec", self.public, "sysctl", "-qw", "net.ipv4.ip_forward=1"])
@@ -111,7 +146,7 @@ class Internet:
             self._add_ns(router)
             wan_pub, wan_rtr = f"10.213.{index}.1", f"10.213.{index}.2"
             lan_rtr = f"10.213.{10 + index}.1"
-            self._veth(self.public, f"p{index}", wan_pub, router, "wan", wan_rtr)
+            self._uplink(label, index, router, wan_pub, wan_rtr)
             count = (machines or {}).get(label, 1)
             if count > 1:  # a LAN: the router's side is a bridge, every machine a port of it
                 _run(["ip", "-n", router, "link", "add", "lan", "type", "bridge"])
@@ -173,11 +208,18 @@ class Internet:
                     os.kill(int(pid), 9)  # only processes living in our own namespaces
             _run(["ip", "netns", "delete", name], check=False)
         self._namespaces.clear()
+        for wire in self._wires:
+            wire.kill()  # killed with its namespace already; this reaps it
+            wire.wait()
+        self._wires.clear()
 
 
-def build(nats: dict[str, str], machines: dict[str, int] | None = None) -> Internet:
-    """An Internet with those homes; destroyed again if building fails half-way."""
-    bed = Internet()
+def build(
+    nats: dict[str, str], machines: dict[str, int] | None = None, *, delay_ms: float = 0.0
+) -> Internet:
+    """An Internet with those homes (each uplink delay_ms long one way); destroyed again if
+    building fails half-way."""
+    bed = Internet(delay_ms=delay_ms)
     try:
         return bed.build(nats, machines)
     except BaseException:
