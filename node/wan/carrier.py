@@ -17,12 +17,27 @@ Two verbs, one object:
 
 A carrier with ``relay_limits`` is a relay (``creepnet relay``): it accepts reservations and
 relays circuits, within those limits.
+
+Two settings of ours, both measured (docs/NODE.md, "Measured per path"):
+
+* ``PY_YAMUX_RELEASE_ON_READ=0`` (py-libp2p's own tuning variable, unless already set): by
+  default its yamux sends a window update after *every* read, before the read returns —
+  through a relay that is an extra frame per message on each of the relay's legs and on each
+  end's circuit, each one Python Noise and a context switch on the way to the data.  Off,
+  credit still flows (an update whenever read bytes are owed, at the latest on the next read)
+  and the relay's CPU per round trip drops by about a third.
+* A dial waits for the hole punch only as long as a punch can plausibly take on this path
+  (``punch_wait``: a floor plus a multiple of what the relay circuit took to set up, at most
+  ``HOLE_PUNCH_WAIT``), and moves on the moment a direct connection exists (a libp2p notifee,
+  not DCUtR's own polling); the punch itself runs on in the background, so a late success
+  still turns later streams direct.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +45,7 @@ from typing import Any
 import multiaddr
 import trio
 from libp2p import new_host
+from libp2p.abc import INotifee
 from libp2p.crypto.ed25519 import create_new_key_pair
 from libp2p.custom_types import TProtocol
 from libp2p.network.stream.exceptions import StreamError
@@ -44,11 +60,18 @@ from libp2p.tools.anyio_service import background_trio_service
 
 STREAM_PROTOCOL = TProtocol("/creepnet/stream/2")  # our framed, sealed frames
 KEEP_RELAYS_EVERY = 2.0  # seconds between checks that each relay is connected and reserved
-HOLE_PUNCH_WAIT = 5.0  # seconds a dial waits for a direct path before using the relay
+HOLE_PUNCH_WAIT = 5.0  # seconds at most a dial waits for a direct path before using the relay
+# A punch costs about as many round trips as setting up the relay circuit did (DCUtR's
+# exchange, a TCP simultaneous open, Noise, two protocol negotiations): wait that long twice,
+# plus a floor for a busy machine, before the relay carries the game.
+PUNCH_FLOOR, PUNCH_PER_CIRCUIT = 2.0, 2.0
+HOLE_PUNCH_LIMIT = 20.0  # seconds a hole punch may go on in the background (DCUtR's 3 rounds)
 READ_CHUNK = 65536
 INCOMING_QUEUE = 16  # streams opened to us, not yet taken by the node
 
 log = logging.getLogger(__name__)
+
+os.environ.setdefault("PY_YAMUX_RELEASE_ON_READ", "0")  # see the module docstring
 
 
 class CarrierError(Exception):
@@ -136,6 +159,36 @@ def is_relayed(conn: Any) -> bool:
     )
 
 
+def punch_wait(circuit_seconds: float, limit: float = HOLE_PUNCH_WAIT) -> float:
+    """How long a dial waits for a hole punch, given how long the relay circuit took."""
+    return min(limit, PUNCH_FLOOR + PUNCH_PER_CIRCUIT * circuit_seconds)
+
+
+class _Watcher(INotifee):
+    """Wakes the carrier whenever libp2p opens a connection (a hole punch may have landed)."""
+
+    def __init__(self, carrier: Carrier) -> None:
+        self.carrier = carrier
+
+    async def connected(self, network: Any, conn: Any) -> None:
+        self.carrier._notify()
+
+    async def disconnected(self, network: Any, conn: Any) -> None:
+        pass
+
+    async def opened_stream(self, network: Any, stream: Any) -> None:
+        pass
+
+    async def closed_stream(self, network: Any, stream: Any) -> None:
+        pass
+
+    async def listen(self, network: Any, multiaddr: Any) -> None:
+        pass
+
+    async def listen_close(self, network: Any, multiaddr: Any) -> None:
+        pass
+
+
 def relay_info(address: str) -> PeerInfo:
     """A relay's ``/ip4/…/tcp/…/p2p/ID`` multiaddr → PeerInfo, with a clear error."""
     try:
@@ -180,6 +233,8 @@ class Carrier:
         self.reserved: dict[str, bool] = {str(info.peer_id): False for info in self.relays}
         self.changed = trio.Event()
         self._nursery: trio.Nursery | None = None
+        self._punching: set[ID] = set()
+        self.host.get_network().register_notifee(_Watcher(self))
 
     @property
     def peer_id(self) -> str:
@@ -279,10 +334,10 @@ class Carrier:
         peer_id = peer_id_of(peer)
         relays = list(relays)
         if not self._direct(peer_id):
+            started = trio.current_time()
             await self._circuit(peer, relays)
             if punch > 0 and not self._direct(peer_id):
-                with trio.move_on_after(punch), contextlib.suppress(Exception):
-                    await self.dcutr.initiate_hole_punch(peer_id)
+                await self._punch(peer_id, punch_wait(trio.current_time() - started, punch))
         try:
             stream = await self.host.new_stream(peer_id, [STREAM_PROTOCOL])
         except Exception:  # noqa: BLE001 - a failed punch can take the circuit with it
@@ -292,6 +347,24 @@ class Carrier:
             except Exception as exc:  # noqa: BLE001
                 raise CarrierError(f"cannot open a stream to {peer}: {exc}") from None
         return CarrierStream(stream, peer)
+
+    async def _punch(self, peer_id: ID, wait: float) -> None:
+        """Start a hole punch (unless one runs) and wait up to ``wait`` for a direct path."""
+        if peer_id not in self._punching:
+            assert self._nursery is not None
+            self._punching.add(peer_id)
+            self._nursery.start_soon(self._hole_punch, peer_id)
+        with trio.move_on_after(wait):
+            while not self._direct(peer_id) and peer_id in self._punching:
+                await self.changed.wait()
+
+    async def _hole_punch(self, peer_id: ID) -> None:
+        try:
+            with trio.move_on_after(HOLE_PUNCH_LIMIT), contextlib.suppress(Exception):
+                await self.dcutr.initiate_hole_punch(peer_id)
+        finally:
+            self._punching.discard(peer_id)
+            self._notify()  # a waiting dial stops waiting: the punch is over, either way
 
     async def _circuit(self, peer: str, relays: list[str]) -> None:
         """A relayed connection to peer through the first relay that gives one."""
