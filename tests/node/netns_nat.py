@@ -230,14 +230,16 @@ def build(
 # ----- running the CLI in the bed (the WAN tests share these) ----------------------------
 
 
-def bed_or_skip(nats: dict[str, str], machines: dict[str, int] | None = None) -> Iterator[Internet]:
+def bed_or_skip(
+    nats: dict[str, str], machines: dict[str, int] | None = None, *, delay_ms: float = 0.0
+) -> Iterator[Internet]:
     """A built bed for a fixture (skipped, with the reason, where none can be built); deleted
     afterwards, whatever happened."""
     why = unavailable()
     if why:
         pytest.skip(why)
     try:
-        bed = build(nats, machines)
+        bed = build(nats, machines, delay_ms=delay_ms)
     except BedError as exc:
         pytest.skip(f"cannot build the NAT test bed here: {exc}")
     try:
