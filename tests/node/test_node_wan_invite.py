@@ -163,3 +163,14 @@ async def test_an_invite_pasted_in_the_page_starts_the_game_over_real_libp2p(tmp
                 (peer,) = [p for p in bob.peers.values() if p.key == alice.identity.public_key]
                 assert peer.dialed == invite.address  # over the carrier, not TCP
             nursery.cancel_scope.cancel()
+
+
+def test_a_dial_waits_for_a_hole_punch_in_proportion_to_its_relay_circuit_within_the_limit():
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    from creepnet.node.wan.carrier import HOLE_PUNCH_WAIT, PUNCH_FLOOR, punch_wait
+
+    # A busy machine or a slow path makes the circuit slow, and then the punch too: a longer
+    # wait; never past the limit, never under the floor a punch needs here under load.
+    assert PUNCH_FLOOR <= punch_wait(0.0) < punch_wait(0.4) < punch_wait(0.9) <= HOLE_PUNCH_WAIT
+    assert punch_wait(60.0) == HOLE_PUNCH_WAIT
+    assert punch_wait(0.9, limit=1.0) == 1.0  # a caller's own bound wins
