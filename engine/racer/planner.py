@@ -43,11 +43,12 @@ each 0.01-0.08 ahead (the win model misjudges a blind swap of cards); its other 
 gained 0.014 ± 0.005.
 
 Measured and not adopted (2 players, 300 playouts, the first 40 deals of `benchmarks/bots.py`,
-on which this planner won 26 and its version that asked freely 25): a duel played to the end
-of the game (unbiased, 80 playouts after a 150-playout screen, 0.6 s) won 19, too few worlds to
-let the real gains through; a planner told the opponent's hand (an oracle) won 25, so
-inferring that hand from its public choices would gain little; leaving the Heroes of an
-exchange to the heuristic won 25 (its 11 overrulings there above averaged -0.008 ± 0.008).
+on which this planner won 26 and its version that asked freely 25). On the version that asked
+freely: a duel played to the end of the game (unbiased, 80 playouts after a 150-playout
+screen, 0.6 s) won 19, too few worlds to let the real gains through; told the opponent's hand
+(an oracle) it won 25, so inferring that hand from its public choices would gain little. On
+this one: leaving the Heroes of an exchange to the heuristic won 25 (its 11 overrulings there
+above averaged -0.008 ± 0.008).
 """
 
 from __future__ import annotations
