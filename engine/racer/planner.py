@@ -34,6 +34,22 @@ each target (a plain ``DeclareAttack`` it finishes), whole attacks the heuristic
 candidates (`attack_plans`: a margin beyond the defender's 2X, a Hero opener); a chosen one is
 declared step by step. Monster answers and discards it leaves to its heuristic, whose rules
 for them measured best (random answers or discards lose, other keep values did no better).
+
+Asks for a Hostage Exchange are candidates only where the heuristic itself asks. Checked
+against playouts to the end of the game (200 worlds each) at the 56 decisions where the
+planner overruled the heuristic in 4 games, its 19 asks the heuristic would not make lost
+0.007 ± 0.005 (one standard error) of win chance on average, though the 2-turn score had put
+each 0.01-0.08 ahead (the win model misjudges a blind swap of cards); its other overrulings
+gained 0.014 ± 0.005.
+
+Measured and not adopted (2 players, 300 playouts, the first 40 deals of `benchmarks/bots.py`,
+on which this planner won 26 and its version that asked freely 25). On the version that asked
+freely: a duel played to the end of the game (unbiased, 80 playouts after a 150-playout
+screen, 0.6 s) won 19, too few worlds to let the real gains through; told the opponent's hand
+(an oracle) it won 25, so inferring that hand from its public choices would gain little. On
+this one: leaving the Heroes of an exchange to the heuristic won 25 (its 11 overrulings there
+above averaged -0.008 ± 0.008); a duel threshold of 1 standard error won 27 (and 66 of the
+first 100 deals, where this one won 67).
 """
 
 from __future__ import annotations
@@ -50,6 +66,7 @@ from creepnet.engine.racer.actions import (
     CHANCE,
     Action,
     AddAttacker,
+    AskHostage,
     Decide,
     DeclareAttack,
     GameOver,
@@ -297,11 +314,11 @@ class PlannerBot:
         self._attack = None
         if not isinstance(request, Decide) or request.topic not in PLANNED_TOPICS:
             return self.policy.choose(obs, legal)
-        candidates = self._candidates(obs, legal)
-        if len(candidates) == 1 and not isinstance(candidates[0], AttackPlan):
-            return candidates[0]
         fork = copy.deepcopy(self.policy)  # asked without touching the policy's memory
         baseline = _effect(obs, fork.choose(obs, legal))
+        candidates = self._candidates(obs, legal, baseline)
+        if len(candidates) == 1 and not isinstance(candidates[0], AttackPlan):
+            return candidates[0]
         base = next((i for i, c in enumerate(candidates) if _effect(obs, c) == baseline), 0)
         scores = self._compare(view, seat, candidates, base)
         alive = [i for i in range(len(candidates)) if scores[i]]
@@ -392,15 +409,21 @@ class PlannerBot:
             played += 1
         return True
 
-    def _candidates(self, obs: Observation, legal: Sequence[Action]) -> list[Candidate]:
+    def _candidates(
+        self, obs: Observation, legal: Sequence[Action], baseline: tuple[object, ...]
+    ) -> list[Candidate]:
         """The legal actions, one per distinct effect, without attacks the policy could not
-        finish (it declares the attackers of a plain ``DeclareAttack`` the planner chose),
-        and the attacks the policy would not make (`attack_plans`)."""
+        finish (it declares the attackers of a plain ``DeclareAttack`` the planner chose)
+        and without asks for a Hostage Exchange the policy would not make (``baseline`` is
+        the effect of its choice: see ``ASK_ONLY_AS_POLICY``), and the attacks the policy
+        would not make (`attack_plans`)."""
         seen: dict[tuple[object, ...], Candidate] = {}
         for action in legal:
             if isinstance(action, DeclareAttack) and (
                 plan_attack(obs, action.target) is None or self.policy.gave_up(obs, action.target)
             ):
+                continue
+            if isinstance(action, AskHostage) and _effect(obs, action) != baseline:
                 continue
             seen.setdefault(_effect(obs, action), action)
         plans = attack_plans(obs, legal) if obs.request == Decide(obs.seat, "move") else []

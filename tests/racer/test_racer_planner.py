@@ -1,6 +1,7 @@
 """The Racer planner: worlds consistent with its seat's view, choices that depend on that view
 only (and on the seed), and every kind of move used in its games."""
 
+import copy
 import random
 from collections import Counter
 from dataclasses import replace
@@ -208,7 +209,9 @@ def test_the_screen_finds_the_best_candidate_and_plays_it_most(midgame, monkeypa
 
     view = redact(midgame, 0)
     bot = PlannerBot(3, PlanBudget(playouts=120, horizon=2))
-    candidates = bot._candidates(observation_of_view(view, 0), legal_actions(view))
+    obs, legal = observation_of_view(view, 0), legal_actions(view)
+    baseline = planner_module._effect(obs, copy.deepcopy(bot.policy).choose(obs, legal))
+    candidates = bot._candidates(obs, legal, baseline)
     assert len(candidates) >= 3
     worth = {action: random.Random(i).random() for i, action in enumerate(candidates)}
     played = Counter()
@@ -292,3 +295,39 @@ def test_attack_plans_are_legal_whole_attacks_the_heuristic_would_not_make():
         if checked >= 5:
             break
     assert checked >= 5
+
+
+def test_it_asks_for_a_hostage_exchange_only_where_its_heuristic_would(monkeypatch):
+    """Asks its heuristic would not make are no candidates (they measured worse than the
+    heuristic's own move): with playouts that score every ask best, it still does not ask
+    where the heuristic would not, and asks where the heuristic would."""
+    from creepnet.engine.racer import planner as planner_module
+
+    def playout(self, world, seat, first, chance_seed):
+        return 1.0 if isinstance(first, racer.AskHostage) else 0.0
+
+    monkeypatch.setattr(planner_module.PlannerBot, "_playout", playout)
+
+    def ask_legal(state, actor, legal):
+        return a_move_decision(state, actor, legal) and any(
+            isinstance(a, racer.AskHostage) for a in legal
+        )
+
+    outcomes = set()
+    for seed in range(30):
+        state = play(2, [], seed, stop=ask_legal)
+        if isinstance(pending(state), GameOver):
+            continue
+        view = redact(state, 0)
+        legal = legal_actions(view)
+        bot = PlannerBot(3, SMALL)
+        heuristic_asks = isinstance(
+            copy.deepcopy(bot.policy).choose(observation_of_view(view, 0), legal),
+            racer.AskHostage,
+        )
+        choice = bot.plan(view, 0, legal)
+        assert isinstance(choice, racer.AskHostage) == heuristic_asks
+        outcomes.add(heuristic_asks)
+        if outcomes == {True, False}:
+            break
+    assert False in outcomes
