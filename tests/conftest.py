@@ -5,12 +5,14 @@ from __future__ import annotations
 import secrets
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import proof_memo
 import pytest
 import trio
+from proof_memo import ProofMemo
 
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
@@ -69,6 +71,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         )
 
     items.sort(key=rank)  # stable: each file's own order, and the rest's, are kept
+
+
+@pytest.fixture(scope="module")
+def proofs_checked_in_module() -> ProofMemo:
+    return ProofMemo()
+
+
+@pytest.fixture
+def memoized_proofs(proofs_checked_in_module: ProofMemo) -> Iterator[ProofMemo]:
+    """For the slow whole-game harness tests only (``pytest.mark.usefixtures(
+    "memoized_proofs")``): while the test runs, each deck proof check runs for real once per
+    distinct input in its file, and a repeat of exactly those bytes by another replica, or by
+    the final ``verify_log_bytes``, returns that first success (tests/proof_memo.py says why
+    that is sound).  Never for the cheat, rejection, property or vector tests, nor any test of
+    a refusal: they run every check for real."""
+    with proof_memo.memoized_proofs(proofs_checked_in_module) as memo:
+        yield memo
 
 
 @pytest.fixture(autouse=True)
