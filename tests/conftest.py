@@ -5,12 +5,14 @@ from __future__ import annotations
 import secrets
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import proof_memo
 import pytest
 import trio
+from proof_memo import ProofMemo
 
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
@@ -21,34 +23,43 @@ from creepnet.protocol.verify import verify_log_bytes
 LOOPBACK = "127.0.0.1"
 FAST = Timeouts(connect=2.0, handshake=2.0, ping=0.5, idle=3.0, send=2.0, retry=0.05)
 
-# The longest test files (--durations, longest first), started first: the README's command
-# runs the suite in pytest-xdist workers a file at a time (--dist loadfile), and one of these
-# begun last would leave the other workers idle while it runs alone.  Only the order changes;
-# every test still runs.
+# The longest test files (their tests' wall time summed, in a whole run at -n 3 on the shared
+# 2-core machine; longest first), started first: the README's command runs the suite in
+# pytest-xdist workers a file at a time (--dist loadfile), and one of these begun last would
+# leave the other workers idle while it runs alone.  Only the order changes; every test still
+# runs.  A new slow file goes in here, at its place.
 LONGEST_FIRST = (
-    "racer/test_racer_retire.py",
-    "racer/test_racer_retire_four.py",
     "vectors/test_vectors.py",
+    "web/test_web_browser.py",
+    "racer/test_racer_retire_four.py",
+    "racer/test_racer_retire.py",
+    "node/test_node_mesh.py",
+    "racer/test_racer_network.py",
+    "node/test_node_wan.py",
+    "racer/test_racer_processes.py",
     "node/test_node_wan_mesh.py",
     "racer/test_racer_retire_hostage.py",
-    "racer/test_racer_retire_complaint.py",
-    "racer/test_racer_processes.py",
-    "racer/test_racer_network.py",
-    "node/test_node_mesh.py",
-    "node/test_node_wan.py",
-    "web/test_web_browser.py",
-    "racer/test_racer_cheats.py",
-    "protocol/test_session_property.py",
     "web/test_web_racer_browser.py",
-    "test_types.py",
+    "racer/test_racer_cheats.py",
     "cli/test_cli_network.py",
-    "racer/test_racer_session.py",
-    "racer/test_racer_planner.py",
-    "creeper/test_creeper_search.py",
-    "protocol/test_deck_fork.py",
+    "protocol/test_session_property.py",
+    "racer/test_racer_adapter_rejections.py",
     "cli/test_cli_feel.py",
+    "web/test_web_replay.py",
+    "node/test_node_retire_objection.py",
+    "creeper/test_creeper_search.py",
+    "test_types.py",
+    "racer/test_racer_planner.py",
+    "racer/test_racer_retire_complaint.py",
     "racer/test_racer_retire_network.py",
+    "racer/test_racer_session.py",
+    "deck/test_deck_escrow_messages.py",
+    "web/test_web_racer_views.py",
     "cli/test_cli_replay.py",
+    "racer/test_racer_games.py",
+    "cli/test_cli_resume.py",
+    "racer/test_racer_replay.py",
+    "protocol/test_deck_fork.py",
     "web/test_web_replay_browser.py",
     "web/test_web_again.py",
 )
@@ -69,6 +80,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         )
 
     items.sort(key=rank)  # stable: each file's own order, and the rest's, are kept
+
+
+@pytest.fixture(scope="module")
+def proofs_checked_in_module() -> ProofMemo:
+    return ProofMemo()
+
+
+@pytest.fixture
+def memoized_proofs(proofs_checked_in_module: ProofMemo) -> Iterator[ProofMemo]:
+    """For the slow whole-game harness tests only (``pytest.mark.usefixtures(
+    "memoized_proofs")``): while the test runs, each deck proof check runs for real once per
+    distinct input in its file, and a repeat of exactly those bytes by another replica, or by
+    the final ``verify_log_bytes``, returns that first success (tests/proof_memo.py says why
+    that is sound).  Never for the cheat, rejection, property or vector tests, nor any test of
+    a refusal: they run every check for real."""
+    with proof_memo.memoized_proofs(proofs_checked_in_module) as memo:
+        yield memo
 
 
 @pytest.fixture(autouse=True)

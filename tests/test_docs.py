@@ -29,6 +29,7 @@ DOCS = sorted(
         *ROOT.glob("docs/*.md"),
         *ROOT.glob("vectors/*.md"),
         *ROOT.glob("fuzz/*.md"),
+        *ROOT.glob("tests/*.md"),
     ]
 )
 # Files that a command writes, so they exist only after it ran (the demo's output, a user's log).

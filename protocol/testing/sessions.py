@@ -133,16 +133,23 @@ class SessionHarness:
                 return
 
 
-def seat_bot(kind: str, name: str = "random", seed: int = 0) -> Player:
-    """A Player that asks the game's registered bot for the session's local seat."""
-    bot = get_game(kind).make_bot(name, seed)
+class SeatBotPlayer:
+    """A Player that asks a game's bot for the session's local seat.  An object, not a closure,
+    so that ``copy.deepcopy`` of a table's players copies the bots' state too: the copy goes on
+    choosing exactly as the original would have (tests fork one game into several)."""
 
-    def choose(session: Session) -> str:
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    def __call__(self, session: Session) -> str:
         seat = session.local_seat
         assert seat is not None, "a seat bot plays a seated session"
-        return bot.choose(session.local_view(), seat)
+        return self.bot.choose(session.local_view(), seat)
 
-    return choose
+
+def seat_bot(kind: str, name: str = "random", seed: int = 0) -> Player:
+    """A Player that asks the game's registered bot for the session's local seat."""
+    return SeatBotPlayer(get_game(kind).make_bot(name, seed))
 
 
 def creeper_bot(name: str = "random", seed: int = 0) -> Player:

@@ -9,6 +9,8 @@ from functools import cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
+sys.path.insert(0, str(Path(__file__).parent.parent))
+from proof_memo import memoized_proofs  # noqa: E402
 from retirement_support import retire, run_without  # noqa: E402
 
 from creepnet.protocol.testing.sessions import SessionHarness, creeper_bot, seat_bot  # noqa: E402
@@ -19,7 +21,14 @@ GONE = 2  # the seat that stops answering
 
 @cache
 def retired_racer_log() -> bytes:
-    """Seat 2 stops at its first decision of turn 3; seats 0 and 1 retire it and finish."""
+    """Seat 2 stops at its first decision of turn 3; seats 0 and 1 retire it and finish.  Built
+    with the proof memo (tests/proof_memo.py: a repeat of a check another replica passed is not
+    run again); the replays under test check the log's every proof for real."""
+    with memoized_proofs():
+        return _retired_racer_log()
+
+
+def _retired_racer_log() -> bytes:
     t = SessionHarness(seats=3, kind="racer", options=RACER, seed=11)
     players = [seat_bot("racer", "random", s) for s in range(3)]
     for _ in range(20_000):

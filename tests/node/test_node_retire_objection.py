@@ -122,6 +122,26 @@ async def at_a_decision(nodes: list[Node], game: bytes) -> retirement.Position:
     return retirement.Position(game, len(session.log), session.log.head, turn.seat)
 
 
+@asynccontextmanager
+async def table_and_mallory(
+    tmp_path: Any,
+) -> AsyncIterator[tuple[list[Node], bytes, list[News], Node]]:
+    """The escrow table, and mallory's node (seated nowhere) to send forged messages from."""
+    async with (
+        table(tmp_path, ESCROW) as (nodes, game, news, _),
+        Node.open(tmp_path / "mallory", name="mallory", timeouts=FAST) as mallory,
+    ):
+        yield nodes, game, news, mallory
+
+
+async def x_deciding(nodes: list[Node], game: bytes) -> tuple[retirement.Position, int, int, int]:
+    """Once every node waits on one seat's decision: that position, the seat (X) and the two
+    others (V, B) in seat order."""
+    where = await at_a_decision(nodes, game)
+    v, b = [s for s in range(3) if s != where.seat]
+    return where, where.seat, v, b
+
+
 def refused(seq: int, key: bytes) -> Callable[[Update], bool]:
     return lambda u: (
         u.kind == updates.REJECTED
@@ -206,13 +226,8 @@ async def test_forged_objections_are_refused_naming_the_culprit_and_the_real_one
     positions at most.  Then X decides, the third seat objects, V takes X's event, a replay of
     that objection is ignored, and the game finishes."""
     with trio.fail_after(TIMEOUT):
-        async with (
-            table(tmp_path, ESCROW) as (nodes, game, news, nursery),
-            Node.open(tmp_path / "mallory", name="mallory", timeouts=FAST) as mallory,
-        ):
-            where = await at_a_decision(nodes, game)
-            x = where.seat
-            v, b = [s for s in range(3) if s != x]
+        async with table_and_mallory(tmp_path) as (nodes, game, news, mallory):
+            where, x, v, b = await x_deciding(nodes, game)
             voter, objector, late = nodes[v], nodes[b], nodes[x]
             clock(voter).hurry()
             await until(lambda: where in retirements(voter)._voted_at.get(game, []))
@@ -297,13 +312,8 @@ async def test_an_objection_after_the_retirement_changes_nothing_and_names_the_e
     same position: the retirement stands (it was appended first) and the seat that signed both
     is named."""
     with trio.fail_after(TIMEOUT):
-        async with (
-            table(tmp_path, ESCROW) as (nodes, game, news, nursery),
-            Node.open(tmp_path / "mallory", name="mallory", timeouts=FAST) as mallory,
-        ):
-            where = await at_a_decision(nodes, game)
-            x = where.seat
-            v, b = [s for s in range(3) if s != x]
+        async with table_and_mallory(tmp_path) as (nodes, game, news, mallory):
+            where, x, v, b = await x_deciding(nodes, game)
             for seat in (v, b):
                 clock(nodes[seat]).hurry()
             for node in nodes:
@@ -329,8 +339,7 @@ async def test_a_retirement_the_rules_refuse_is_a_refusal_not_a_dropped_peer(tmp
     with trio.fail_after(TIMEOUT):
         plain = {k: v for k, v in ESCROW.items() if k != "escrow"}
         async with table(tmp_path, plain) as (nodes, game, news, nursery):
-            where = await at_a_decision(nodes, game)
-            x = where.seat
+            where, x, _, _ = await x_deciding(nodes, game)
             session = nodes[0].session(game)
             author = retirement.retire_author(3, session.retired, x)
             other = next(s for s in range(3) if s not in (x, author))

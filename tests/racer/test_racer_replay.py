@@ -2,6 +2,7 @@
 deck work folded into the move it serves; hands by name once the game is over, counts before."""
 
 import re
+from functools import cache
 
 from creepnet.cli.main import main
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
@@ -10,11 +11,18 @@ from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 JARGON = re.compile(r"deck work|acts:|slot=|card=|target=|deck:\d|faceup|keep-drawn|release ")
 
 
-def racer_log(tmp_path, finished: bool = True):
+@cache
+def played() -> SessionHarness:
+    """One finished game for every test here (they only read it): deterministic from its seeds."""
     table = SessionHarness(
         seats=2, kind="racer", options={"turn_limit": 4}, seed=9, onion_length=256
     )
     table.run([seat_bot("racer", "heuristic", seat) for seat in range(2)])
+    return table
+
+
+def racer_log(tmp_path, finished: bool = True):
+    table = played()
     events = table.sessions[0].log.events
     if not finished:
         events = [e for e in events if e.seq < len(events) - 2]  # before the last reveals

@@ -11,41 +11,52 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
-from retirement_support import retire, run_without  # noqa: E402
-from test_racer_retire import (  # noqa: E402
+from racer_retire_support import (  # noqa: E402
     OPTIONS,
     STOPS,
-    _finish_without,
-    _later,
-    _one_log,
-    _play_until,
-    _players,
-    _undecoded,
+    Forks,
+    finish_without,
+    later,
+    one_log,
+    play_until_owed,
+    players,
     seat_stops_and_the_others_finish,
+    stop_forks,
+    undecoded,
 )
+from retirement_support import retire, run_without  # noqa: E402
 
 from creepnet.protocol.testing.sessions import SessionHarness  # noqa: E402
 from creepnet.protocol.verify import verify_log_bytes  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("memoized_proofs")  # tests/proof_memo.py
+
+
+@pytest.fixture(scope="module")
+def four_seat_stops() -> Forks[str]:
+    return stop_forks(4)
+
 
 @pytest.mark.parametrize("stop", list(STOPS))
-def test_a_seat_that_stops_is_retired_and_three_finish(stop: str) -> None:
-    seat_stops_and_the_others_finish(4, stop)
+def test_a_seat_that_stops_is_retired_and_three_finish(
+    four_seat_stops: Forks[str], stop: str
+) -> None:
+    seat_stops_and_the_others_finish(four_seat_stops, stop)
 
 
 def test_a_second_departure_at_four_seats_and_the_two_left_finish() -> None:
     t = SessionHarness(seats=4, kind="racer", options=OPTIONS, seed=5)
-    players = _players(4)
-    _play_until(t, players, 3, _later(STOPS["decision"], 2))
-    run_without(t, players, {3})
+    table_players = players(4)
+    play_until_owed(t, table_players, 3, later(STOPS["decision"], 2))
+    run_without(t, table_players, {3})
     retire(t, 3)
-    _play_until(t, players, 1, _later(STOPS["private release"], 4))
-    run_without(t, players, {1, 3})
+    play_until_owed(t, table_players, 1, later(STOPS["private release"], 4))
+    run_without(t, table_players, {1, 3})
     assert t.spectator.waiting_for().seat == 1  # type: ignore[union-attr]
     retire(t, 1)
-    _finish_without(t, players, {1, 3})
+    finish_without(t, table_players, {1, 3})
     assert not t.rejections
-    verdict = verify_log_bytes(_one_log(t, [0, 2]))
+    verdict = verify_log_bytes(one_log(t, [0, 2]))
     assert verdict.valid and verdict.finished, verdict.error
     assert sum("retired by the table" in note for note in verdict.notes) == 2
     assert t.spectator.game_state.retired == (3, 1)
@@ -53,4 +64,4 @@ def test_a_second_departure_at_four_seats_and_the_two_left_finish() -> None:
     # cards under those scalars stay hidden; every other card decodes and is checked.
     game = t.spectator.game_state
     assert not t.spectator.result.reason.startswith("audit"), t.spectator.result
-    assert len(_undecoded(game)) < len(game.cards or {})
+    assert len(undecoded(game)) < len(game.cards or {})

@@ -7,6 +7,7 @@ the unblind (the giver)."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,15 +16,23 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
 from retirement_support import retire, run_without  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from racer_retire_support import play_until  # noqa: E402
+from racer_retire_support import (  # noqa: E402
+    OPTIONS,
+    Forks,
+    Held,
+    Stop,
+    one_log,
+    players,
+    stops_in_play,
+)
 
 from creepnet.engine.racer.state import HostageSwap  # noqa: E402
 from creepnet.protocol.games.racer.schedule import DeckStep, RacerGame, next_step  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
-from creepnet.protocol.testing.sessions import SessionHarness, seat_bot  # noqa: E402
+from creepnet.protocol.testing.sessions import SessionHarness  # noqa: E402
 from creepnet.protocol.verify import verify_log_bytes  # noqa: E402
 
-OPTIONS = {"creeps_per_player": 3, "face_up_creeps": 1, "escrow": 1, "turn_limit": 12}
+pytestmark = pytest.mark.usefixtures("memoized_proofs")  # tests/proof_memo.py
 
 
 def _at_hand_over(game: RacerGame, role: str, op: str) -> int | None:
@@ -39,13 +48,6 @@ def _owes_hand_over(session: Session, seat: int, role: str, op: str) -> bool:
     return session.started and _at_hand_over(session.game_state, role, op) == seat
 
 
-def _one_log(t: SessionHarness, seats: list[int]) -> bytes:
-    logs = {b"".join(e.raw for e in t.sessions[s].log.events) for s in seats}
-    logs.add(b"".join(e.raw for e in t.spectator.log.events))
-    assert len(logs) == 1
-    return logs.pop()
-
-
 CASES = [  # (seats, role, op): the taker owes the blind, the giver the unblind
     (3, "asker", "unblind"),  # 2nd hand-over: the asker has taken its card, gives its own
     (3, "target", "blind"),  # 2nd hand-over: the target has given its card, takes the asker's
@@ -56,18 +58,38 @@ CASES = [  # (seats, role, op): the taker owes the blind, the giver the unblind
 ]
 
 
+def hand_over_forks(seats: int) -> Forks[tuple[str, str]]:
+    """Games of ``seats`` from seed 0 on (20 at most), each case's table copied where the first
+    of them reaches it: what playing each case's seeds afresh until one reaches it would give."""
+
+    def play() -> Iterator[Held]:
+        left = {(role, op): _stop(role, op) for n, role, op in CASES if n == seats}
+        for seed in range(20):
+            t = SessionHarness(seats=seats, kind="racer", options=OPTIONS, seed=seed)
+            table_players = players(seats)
+            for key, seat in stops_in_play(t, table_players, dict(left)):
+                del left[key]
+                yield key, seat, t, table_players
+                if not left:
+                    return
+
+    return Forks(play(), settle=lambda t: t.pump())  # play_until delivers what it had sent
+
+
+def _stop(role: str, op: str) -> Stop:
+    return lambda session, seat: _owes_hand_over(session, seat, role, op)
+
+
+@pytest.fixture(scope="module")
+def hand_overs() -> dict[int, Forks[tuple[str, str]]]:
+    return {seats: hand_over_forks(seats) for seats in (3, 4)}
+
+
 @pytest.mark.parametrize(("seats", "role", "op"), CASES)
 def test_a_seat_retired_at_a_hostage_hand_over_and_the_others_finish(
-    seats: int, role: str, op: str
+    hand_overs: dict[int, Forks[tuple[str, str]]], seats: int, role: str, op: str
 ) -> None:
-    for seed in range(20):
-        t = SessionHarness(seats=seats, kind="racer", options=OPTIONS, seed=seed)
-        players = [seat_bot("racer", "random", s) for s in range(seats)]
-        gone = play_until(t, players, lambda s, seat: _owes_hand_over(s, seat, role, op))
-        if gone is not None:
-            break
-    else:
-        raise AssertionError(f"no game of 20 reached a {op} owed by the {role}")
+    t, players, gone = hand_overs[seats].take((role, op))
     game = t.spectator.game_state
     stage = game.state.stage
     assert isinstance(stage, HostageSwap) and _at_hand_over(game, role, op) == gone
@@ -94,7 +116,7 @@ def test_a_seat_retired_at_a_hostage_hand_over_and_the_others_finish(
     for seat in left:
         assert t.sessions[seat].finished, t.sessions[seat].waiting_for()
     assert not [r for r in t.rejections if r[0] != gone]
-    verdict = verify_log_bytes(_one_log(t, left))
+    verdict = verify_log_bytes(one_log(t, left))
     assert verdict.valid and verdict.finished, verdict.error
     assert any("retired by the table" in note for note in verdict.notes)
     assert not t.spectator.result.reason.startswith("audit"), t.spectator.result  # type: ignore[union-attr]

@@ -10,11 +10,9 @@ from contextlib import asynccontextmanager
 
 import trio
 from conftest import FAST, until_guest_decides
-from web_support import call, view_until
+from web_support import call, view_until, web_node
 
 from creepnet.cli.web.again import DECLINED
-from creepnet.cli.web.app import build_app
-from creepnet.cli.web.face import WebFace
 from creepnet.node.node import Node
 
 
@@ -24,15 +22,10 @@ async def two_pages(tmp_path) -> AsyncIterator[tuple]:
     apps)."""
     with trio.fail_after(120):
         async with (
-            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
-            Node.open(tmp_path / "b", host="127.0.0.1", timeouts=FAST) as bob,
-            trio.open_nursery() as nursery,
+            web_node(tmp_path / "a", "alice", host="127.0.0.1", timeouts=FAST) as a,
+            web_node(tmp_path / "b", "bob", host="127.0.0.1", timeouts=FAST) as b,
         ):
-            faces = WebFace(alice, "alice"), WebFace(bob, "bob")
-            for face in faces:
-                await nursery.start(face.run)
-            yield (alice, bob), faces, tuple(build_app(face) for face in faces)
-            nursery.cancel_scope.cancel()
+            yield (a[0], b[0]), (a[1], b[1]), (a[2], b[2])
 
 
 async def _finished_game(alice: Node, bob: Node, host_app) -> bytes:
@@ -122,13 +115,11 @@ async def test_a_no_on_one_page_is_told_on_the_other(tmp_path):
 
 async def test_against_bots_play_again_opens_the_next_game_asking_nobody(tmp_path):
     with trio.fail_after(120):
-        async with (
-            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
-            trio.open_nursery() as nursery,
+        async with web_node(tmp_path / "a", "alice", host="127.0.0.1", timeouts=FAST) as (
+            alice,
+            face,
+            app,
         ):
-            face = WebFace(alice, "alice")
-            await nursery.start(face.run)
-            app = build_app(face)
             body = {"kind": "creeper", "vs": "easy", "limit": 2}
             status, hosted = await call(app, "POST", "/api/host", body)
             assert status == 200, hosted
@@ -148,4 +139,3 @@ async def test_against_bots_play_again_opens_the_next_game_asking_nobody(tmp_pat
             assert status == 200 and said["again"]["next"] not in (None, game.hex()), said
             new = bytes.fromhex(said["again"]["next"])
             assert alice.session(new).started and len(alice.session(new).seats) == 2
-            nursery.cancel_scope.cancel()

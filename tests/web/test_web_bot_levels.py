@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import trio
 from conftest import FAST
-from web_support import call
+from web_support import call, web_node
 
 from creepnet.cli.web.app import build_app
 from creepnet.cli.web.face import WebFace
@@ -29,13 +29,11 @@ async def test_the_lobby_offers_the_registry_levels_and_refuses_others(tmp_path)
 
 async def test_a_game_hosted_against_a_level_gets_a_bot_that_plays(tmp_path) -> None:
     with trio.fail_after(120):
-        async with (
-            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
-            trio.open_nursery() as nursery,
+        async with web_node(tmp_path / "a", "alice", host="127.0.0.1", timeouts=FAST) as (
+            alice,
+            _,
+            app,
         ):
-            face = WebFace(alice, "alice")
-            await nursery.start(face.run)
-            app = build_app(face)
             body = {"kind": "creeper", "vs": "easy"}
             status, hosted = await call(app, "POST", "/api/host", body)
             assert status == 200, hosted
@@ -56,4 +54,3 @@ async def test_a_game_hosted_against_a_level_gets_a_bot_that_plays(tmp_path) -> 
                 else:
                     await alice.wait_changed(game)
             assert (tmp_path / "a" / "bots" / "page" / f"{game.hex()[:16]}-1").is_dir()
-            nursery.cancel_scope.cancel()

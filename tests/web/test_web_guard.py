@@ -8,9 +8,8 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
+from web_support import web_node
 
-from creepnet.cli.web.app import build_app
-from creepnet.cli.web.face import WebFace
 from creepnet.cli.web.server import WebServer, start_web
 from creepnet.node.node import Node
 
@@ -19,10 +18,11 @@ HOST_BODY = b'{"kind": "creeper", "name": "forged"}'
 
 @asynccontextmanager
 async def served(tmp_path) -> AsyncIterator[tuple[Node, WebServer]]:
-    async with Node.open(tmp_path / "home") as node, trio.open_nursery() as nursery:
-        face = WebFace(node, "alice")
-        await nursery.start(face.run)
-        server = await start_web(nursery, build_app(face))
+    async with (
+        web_node(tmp_path / "home", "alice") as (node, _, app),
+        trio.open_nursery() as nursery,
+    ):
+        server = await start_web(nursery, app)
         yield node, server
         nursery.cancel_scope.cancel()
 

@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import trio
 from conftest import FAST, until_guest_decides
-from web_support import call, view_until
+from web_support import call, view_until, web_node
 
-from creepnet.cli.web.app import build_app
-from creepnet.cli.web.face import WebFace
-from creepnet.node.node import Node
 from creepnet.node.retirement import RETIRED, RETIRING
 from creepnet.protocol.verify import verify_log_bytes
 
@@ -18,14 +15,10 @@ from creepnet.protocol.verify import verify_log_bytes
 async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) -> None:
     with trio.fail_after(120):
         async with (
-            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
-            Node.open(tmp_path / "b", host="127.0.0.1", timeouts=FAST) as bob,
-            trio.open_nursery() as nursery,
+            web_node(tmp_path / "a", "alice", host="127.0.0.1", timeouts=FAST) as host,
+            web_node(tmp_path / "b", "bob", host="127.0.0.1", timeouts=FAST) as guest,
         ):
-            host_face, guest_face = WebFace(alice, "alice"), WebFace(bob, "bob")
-            await nursery.start(host_face.run)
-            await nursery.start(guest_face.run)
-            host_app, guest_app = build_app(host_face), build_app(guest_face)
+            (alice, host_face, host_app), (bob, _, guest_app) = host, guest
             _, hosted = await call(host_app, "POST", "/api/host", {"kind": "creeper"})
             game = bytes.fromhex(hosted["game"])
             path = f"/api/game/{game.hex()}"
@@ -66,4 +59,3 @@ async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) 
 
             alice._reporter.publish(RETIRED, "bob left the game; the table plays on", game)
             await view_until(host_face, host_app, path, lambda v: "bob left" in v["news"][-1])
-            nursery.cancel_scope.cancel()

@@ -13,9 +13,10 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 
 CHROMIUM = os.environ.get("CREEPNET_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -165,6 +166,23 @@ async def call(app, method: str, path: str, body: object = None) -> tuple[int, o
     await app(scope, receive, send)
     text = answer["body"].decode()
     return answer["status"], json.loads(text) if b"json" in answer["type"] else text
+
+
+@asynccontextmanager
+async def web_node(home: Path, name: str, **node: Any) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """A node on ``home`` (``node``: Node.open's options) with its page's face running as
+    ``name``, and the page's app over it: (node, face, app), in this trio run, no server."""
+    import trio
+
+    from creepnet.cli.web.app import build_app
+    from creepnet.cli.web.face import WebFace
+    from creepnet.node.node import Node
+
+    async with Node.open(home, **node) as opened, trio.open_nursery() as nursery:
+        face = WebFace(opened, name)
+        await nursery.start(face.run)
+        yield opened, face, build_app(face)
+        nursery.cancel_scope.cancel()
 
 
 async def view_until(face, app, path: str, predicate) -> dict:
