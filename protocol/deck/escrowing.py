@@ -92,6 +92,24 @@ class EscrowBook:
     def bundle(self, dealer: int, scalar: ScalarId) -> tuple[Escrowed, Bundle] | None:
         return self.bundles.get((dealer, scalar))
 
+    def stale_dealers(self) -> frozenset[int]:
+        """The dealers with a bundle a retired seat holds a share of.  The schedule asks at
+        every event and a game keeps hundreds of bundles, so the answer is kept until it can
+        change: bundles change only in `record`, which also appends to ``kept``, and ``retired``
+        only by retirement.  Kept as an attribute beside the fields, a memo the digest skips."""
+        key = (len(self.kept), frozenset(self.retired))
+        memo: tuple[tuple[int, frozenset[int]], frozenset[int]] | None
+        memo = getattr(self, "_stale", None)
+        if memo is None or memo[0] != key:
+            stale = frozenset(
+                dealer
+                for (dealer, _), (target, _) in self.bundles.items()
+                if not self.retired.isdisjoint(target.recipients)
+            )
+            memo = (key, stale)
+            setattr(self, "_stale", memo)  # noqa: B010 (not a field: the digest must skip it)
+        return memo[1]
+
     def fork(self) -> EscrowBook:
         """A copy that messages may change while this book stays as it is (DeckState.fork).
 
@@ -425,7 +443,7 @@ def refresh_due(state: DeckState, seat: int) -> list[Escrowed]:
     """The seat's escrows that a retired seat holds a share of, re-dealt among the remaining
     others at the next epoch (in the order kept).  Empty if none, or fewer than two remain."""
     book = state.escrow
-    if book is None or not book.escrows(seat):
+    if book is None or not book.escrows(seat) or seat not in book.stale_dealers():
         return []
     recipients = book.recipients(seat)
     return [

@@ -36,7 +36,9 @@ class Deck:
 
 
 def _book_digest(state: DeckState) -> bytes:
-    return state_digest(vars(state.escrow))
+    # The book's declared fields, as Session.state_digest walks it: an attribute beside them is
+    # a memo of what they say (EscrowBook.stale_dealers), which a refused message may fill in.
+    return state_digest(state.escrow)
 
 
 def _applied_to_a_fork_only(deck: Deck, seat: int, message: dict) -> None:
