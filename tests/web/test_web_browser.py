@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -247,8 +246,7 @@ def test_against_a_bot_by_keyboard_then_resign_and_replay_the_file(browser, cree
     expect(page.locator("#again")).to_be_hidden()
     solo.wait_line(re.compile(r"^playing again: "))
     assert solo.popen.poll() is None
-    solo.popen.send_signal(signal.SIGINT)  # Ctrl-C: only now does it stop
-    assert solo.popen.wait(30) == 130
+    assert solo.interrupt() == 130  # Ctrl-C: only now does it stop
 
     viewer = creepnet("dora", "replay", "--web", "--no-browser", log_path)
     page = open_page(browser, viewer.url)
@@ -298,8 +296,7 @@ def test_host_and_join_with_web_flag_open_the_game_page_stay_up_and_a_no_is_told
     expect(host.locator("#again")).to_be_hidden()
     for process in (hoster, joiner):
         assert process.popen.poll() is None  # still serving: only Ctrl-C stops it
-        process.popen.send_signal(signal.SIGINT)
-        assert process.popen.wait(30) == 130
+        assert process.interrupt() == 130
     expect(other.locator("#connection")).to_contain_text("the game is over")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -41,7 +42,14 @@ class Process:
     how the command is started, e.g. with a test-only game registered first)."""
 
     def __init__(self, args: list[str], home: Path, cli: list[str] = CLI) -> None:
-        env = {**os.environ, "CREEPNET_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+        # PYTHONFAULTHANDLER: a command that will not stop can be made to print every thread's
+        # stack (interrupt), so a failure says where it hung.
+        env = {
+            **os.environ,
+            "CREEPNET_HOME": str(home),
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONFAULTHANDLER": "1",
+        }
         self.popen = subprocess.Popen(
             [*cli, *args],
             stdout=subprocess.PIPE,
@@ -79,6 +87,20 @@ class Process:
     @property
     def url(self) -> str:
         return self.wait_line(URL).group(1)
+
+    def interrupt(self, timeout: float = 60.0) -> int:
+        """Ctrl-C, then its exit status; one that has not exited within ``timeout`` is made to
+        print its threads' stacks (SIGABRT, with the fault handler on) into the failure."""
+        self.popen.send_signal(signal.SIGINT)
+        try:
+            return self.popen.wait(timeout)
+        except subprocess.TimeoutExpired as hung:
+            self.popen.send_signal(signal.SIGABRT)
+            self.popen.wait(10)
+            with self.seen:
+                self.seen.wait_for(lambda: False, 2.0)  # the reader takes the last lines
+                tail = "\n".join(self.lines[-80:])
+            raise AssertionError(f"no exit {timeout} s after Ctrl-C; it printed:\n{tail}") from hung
 
     def stop(self) -> None:
         if self.popen.poll() is None:
