@@ -133,7 +133,7 @@ async def test_an_invite_pasted_in_the_page_starts_the_game_over_real_libp2p(tmp
     from creepnet.node.wan.carrier import Carrier, Limits
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "web"))
-    from web_support import call
+    from web_support import call, paste_invite
 
     loopback = "/ip4/127.0.0.1/tcp/0"
     relay = Carrier(secrets.token_bytes(32), listen=[loopback], relay_limits=Limits())
@@ -154,12 +154,7 @@ async def test_an_invite_pasted_in_the_page_starts_the_game_over_real_libp2p(tmp
                 _, view = await call(host_app, "GET", f"/api/game/{hosted['game']}")
                 invite = Invite.parse(view["invite"])
                 assert invite.peer == alice_carrier.peer_id and list(invite.relays) == relays
-                body = {"invite": view["invite"]}
-                status, joined = await call(guest_app, "POST", "/api/join-invite", body)
-                assert status == 200, joined
-                assert joined["game"] == hosted["game"]
-                await alice.wait_for(invite.game, lambda rt: rt.session.started, timeout=30)
-                assert alice.session(invite.game).seats[1].player == "bob"
+                await paste_invite(guest_app, alice, view["invite"], hosted["game"], "bob")
                 (peer,) = [p for p in bob.peers.values() if p.key == alice.identity.public_key]
                 assert peer.dialed == invite.address  # over the carrier, not TCP
             nursery.cancel_scope.cancel()

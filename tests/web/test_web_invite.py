@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import trio
 from conftest import FAST
-from web_support import call
+from web_support import call, paste_invite
 
 from creepnet.cli.web.app import build_app
 from creepnet.cli.web.face import WebFace
@@ -81,11 +81,6 @@ async def test_the_hosts_invite_pasted_into_a_lobby_joins_the_game(tmp_path) -> 
             assert status == 400 and answer["error"].startswith("could not join"), answer
             assert alice.session(invite.game).seats[1:] == []
 
-            body = {"invite": view["invite"]}
-            status, joined = await call(guest_app, "POST", "/api/join-invite", body)
-            assert status == 200, joined
-            assert joined["game"] == hosted["game"]
-            await alice.wait_for(invite.game, lambda rt: rt.session.started, timeout=30)
-            assert alice.session(invite.game).seats[1].player == "bob"
+            await paste_invite(guest_app, alice, view["invite"], hosted["game"], "bob")
             _, view = await call(host_app, "GET", path)
             assert view["invite"] is None  # the seats are taken: nothing left to invite to

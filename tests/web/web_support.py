@@ -151,6 +151,17 @@ def card_ids(value: object) -> set[int]:
     return set()
 
 
+async def paste_invite(guest_app, host: Any, invite: str, game: str, player: str) -> None:
+    """The guest's page joins with the invite the host's page showed: it answers with the
+    hosted game (its hex id), the host seats ``player`` and the game starts."""
+    status, joined = await call(guest_app, "POST", "/api/join-invite", {"invite": invite})
+    assert status == 200, joined
+    assert joined["game"] == game  # type: ignore[index]
+    game_id = bytes.fromhex(game)
+    await host.wait_for(game_id, lambda rt: rt.session.started, timeout=30)
+    assert host.session(game_id).seats[1].player == player
+
+
 async def call(app, method: str, path: str, body: object = None) -> tuple[int, object]:
     """One request to an ASGI app in this trio run, no server and no browser: (status, the
     JSON it answers, or its text when it is not JSON)."""
