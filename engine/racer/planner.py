@@ -423,9 +423,10 @@ class PlannerBot:
                 plan_attack(obs, action.target) is None or self.policy.gave_up(obs, action.target)
             ):
                 continue
-            if isinstance(action, AskHostage) and _effect(obs, action) != baseline:
+            effect = _effect(obs, action)
+            if isinstance(action, AskHostage) and effect != baseline:
                 continue
-            seen.setdefault(_effect(obs, action), action)
+            seen.setdefault(effect, action)
         plans = attack_plans(obs, legal) if obs.request == Decide(obs.seat, "move") else []
         return [*seen.values(), *plans] or list(legal)
 
