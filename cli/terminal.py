@@ -40,7 +40,7 @@ class StdinLines:
             StdinLines.read += 1
             try:
                 trio.from_thread.run(self._send.send, line or None, trio_token=token)
-            except trio.RunFinishedError:
+            except (trio.RunFinishedError, trio.Cancelled):  # the run ended, or is ending
                 return
             if not line:
                 return
