@@ -142,6 +142,69 @@ def say(line: str) -> None:
     print(line, flush=True)
 
 
+# ----- child: `creepnet join` with a step clock (--join-steps) ------------------------------
+
+
+def step(what: str) -> None:
+    say(f"step {time.monotonic():.6f} {what}")
+
+
+def clock(owner: Any, name: str, label: Any = None) -> None:
+    """Wrap owner.name (a coroutine method) so that it prints a step as it starts and ends."""
+    original = getattr(owner, name)
+
+    @functools.wraps(original)
+    async def timed(*args: Any, **kwargs: Any) -> Any:
+        tag = label(*args) if label else f"{owner.__name__}.{name}"
+        step(f"+ {tag}")
+        try:
+            return await original(*args, **kwargs)
+        finally:
+            step(f"- {tag}")
+
+    setattr(owner, name, timed)
+
+
+def role_join_steps(argv: list[str]) -> int:
+    """`creepnet join …` in this process, every libp2p and node step of the join stamped (the
+    benchmark's instrument only: timing wrappers around public methods, nothing else changed)."""
+    step("python started")
+    from creepnet.cli.main import main as cli_main
+
+    step("creepnet imported")
+    import libp2p.host.basic_host as basic_host
+    from libp2p.protocol_muxer.multiselect_client import MultiselectClient
+    from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
+    from libp2p.relay.circuit_v2.transport import CircuitV2Transport
+    from libp2p.security.noise.transport import Transport as Noise
+
+    from creepnet.node import connections, sync
+    from creepnet.node.node import Node
+    from creepnet.node.wan import carrier
+
+    step("libp2p imported")
+    short = lambda peer: str(peer)[-6:]  # noqa: E731
+    clock(basic_host.BasicHost, "connect", lambda h, info: f"connect {short(info.peer_id)}")
+    clock(basic_host.BasicHost, "new_stream", lambda h, peer, ps: f"stream {list(ps)}")
+    clock(MultiselectClient, "select_one_of", lambda c, ps, *a: f"select {list(ps)}")
+    clock(CircuitV2Transport, "dial", lambda t, addr: "circuit dial")
+    clock(DCUtRProtocol, "initiate_hole_punch", lambda d, peer: "dcutr punch")
+    clock(Noise, "secure_outbound", lambda t, conn, peer: "noise out")
+    clock(Noise, "secure_inbound", lambda t, conn: "noise in")
+    clock(carrier.Carrier, "run", lambda c, **k: "carrier run")
+    clock(carrier.Carrier, "open_stream", lambda c, peer, *a, **k: "open_stream")
+    clock(carrier.Carrier, "_punch", lambda c, peer, wait: f"punch wait (<= {wait:.2f} s)")
+    kind = lambda conn: "relayed" if carrier.is_relayed(conn) else "direct"  # noqa: E731
+    clock(carrier._Watcher, "connected", lambda w, net, conn: f"libp2p connection ({kind(conn)})")
+    clock(connections, "handshake", lambda conn, *a: "our handshake")
+    clock(sync.GameSync, "list_remote", lambda s, peer: "list")
+    clock(Node, "join", lambda n, *a: "node.join")
+    clock(Node, "_catch_up", lambda n, rt, length: f"catch up ({length})")
+    code = cli_main(argv)
+    step("exit")
+    return code
+
+
 # ----- child: a node playing games, stamping sign and apply times -----------------------------
 
 
@@ -799,7 +862,7 @@ async def bare_round_trips(bed: PathBed, size: int, count: int) -> dict[str, lis
     return found
 
 
-async def time_joins(bed: PathBed, root: Path, samples: int) -> list[float]:
+async def time_joins(bed: PathBed, root: Path, samples: int, steps: bool = False) -> list[float]:
     """From starting `creepnet join INVITE` (a fresh process) to its "joined at" line (seated;
     the board follows at once), each against a freshly hosted game."""
     cli = [sys.executable, "-m", "creepnet.cli"]
@@ -821,12 +884,20 @@ async def time_joins(bed: PathBed, root: Path, samples: int) -> list[float]:
             target = line.rstrip(")").split()
         else:
             target = [(await out.expect("invite ")).split("creepnet join ", 1)[1].strip()]
-        join = [*cli, "join", *target, "--bot", "random", "--iface", guest_ip]
+        join = ["join", *target, "--bot", "random", "--iface", guest_ip]
         join += ["--player", "guest", "--home", str(root / f"jg{k}")]
-        started = time.perf_counter()
+        join = child("join-steps", "--", *join) if steps else [*cli, *join]
+        started = time.monotonic()
         joined = await bed.start(guest_ns, join)
-        await joined.expect("joined at ")
-        times.append(time.perf_counter() - started)
+        line = await joined.next()
+        while not line.startswith("joined at "):
+            if line.startswith("step "):
+                _, at, what = line.split(" ", 2)
+                print(f"  {(float(at) - started) * 1000:7.0f} ms  {what}")
+            line = await joined.next()
+        times.append(time.monotonic() - started)
+        if steps:
+            print(f"  {times[-1] * 1000:7.0f} ms  joined (seated)\n")
     return times
 
 
@@ -874,9 +945,9 @@ async def path_main(args: argparse.Namespace) -> int:
                 + (f"; every uplink {args.delay_ms:g} ms each way" if args.delay_ms else "")
             )
             bare = await bare_round_trips(bed, size, min(args.pings, 2000))
-            run = await measure_moves(root, args.moves, args.plies, place)
-            racer = await measure_racer(root, args.turns, place)
-            joins = await time_joins(bed, root, args.joins)
+            run = await measure_moves(root, args.moves, args.plies, place) if args.moves else None
+            racer = await measure_racer(root, args.turns, place) if args.turns else []
+            joins = await time_joins(bed, root, args.joins, args.join_steps)
         report(args.path, bare, run, racer, joins, size)
     finally:
         bed.close()
@@ -913,46 +984,23 @@ async def measure_racer(root: Path, turns: int, place: Place) -> list[float]:
 def report(
     path: str,
     bare: dict[str, list[int]],
-    run: dict[str, Any],
+    run: dict[str, Any] | None,
     racer: list[float],
     joins: list[float],
     size: int,
 ) -> None:
-    print(f"\nthe game's connection: {run['path']}")
     for label, times in bare.items():
         print(
             f"bare TCP round trip {label} ({size}-byte frames, {len(times)}): "
             f"median {us(statistics.median(times))}, p99 {us(percentile(times, 99))}"
-        )
-    lat = run["latencies"]
-    move = statistics.median(lat)
-    print(
-        f"move latency, one way (sign+fsync, send, verify+fsync): {len(lat)} moves, median "
-        f"{ms(move)}, p99 {ms(percentile(lat, 99))}"
-    )
-    seg = {k: statistics.median(v) for k, v in run["segments"].items()}
-    print(
-        f"  median split: mover {ms(seg['mover'])} | queue->receiver's handler "
-        f"{ms(seg['wire'])} (the path) | receiver {ms(seg['receiver'])}"
-    )
-    ping = run["ping"]
-    if ping:
-        libp2p = statistics.median(ping["times"])
-        print(
-            "libp2p round trip on the game's connection "
-            f"({'relayed' if ping['relayed'] else 'direct'}), "
-            f"{len(ping['times'])}: median {ms(libp2p)}; move latency / it = {move / libp2p:.1f}x"
         )
     if path == "relayed":
         base_label, goal = "through a bare TCP relay", 2
     else:
         base_label, goal = ("lan" if path == "lan" else "through both NATs"), 5
     base = statistics.median(bare[base_label])
-    ratio = move / base
-    print(
-        f"  move latency / bare round trip {base_label} = {ratio:.1f}x "
-        f"({'meets' if ratio <= goal else 'MISSES'} the goal of <= {goal}x)"
-    )
+    if run is not None:
+        report_moves(run, base, base_label, goal)
     if racer:
         turn = statistics.median(racer)
         print(
@@ -973,6 +1021,34 @@ def report(
         )
 
 
+def report_moves(run: dict[str, Any], base: float, base_label: str, goal: float) -> None:
+    print(f"\nthe game's connection: {run['path']}")
+    lat = run["latencies"]
+    move = statistics.median(lat)
+    print(
+        f"move latency, one way (sign+fsync, send, verify+fsync): {len(lat)} moves, median "
+        f"{ms(move)}, p99 {ms(percentile(lat, 99))}"
+    )
+    seg = {k: statistics.median(v) for k, v in run["segments"].items()}
+    print(
+        f"  median split: mover {ms(seg['mover'])} | queue->receiver's handler "
+        f"{ms(seg['wire'])} (the path) | receiver {ms(seg['receiver'])}"
+    )
+    ping = run["ping"]
+    if ping:
+        libp2p = statistics.median(ping["times"])
+        print(
+            "libp2p round trip on the game's connection "
+            f"({'relayed' if ping['relayed'] else 'direct'}), "
+            f"{len(ping['times'])}: median {ms(libp2p)}; move latency / it = {move / libp2p:.1f}x"
+        )
+    ratio = move / base
+    print(
+        f"  move latency / bare round trip {base_label} = {ratio:.1f}x "
+        f"({'meets' if ratio <= goal else 'MISSES'} the goal of <= {goal}x)"
+    )
+
+
 def parse() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=300, help="moves to time (default 300)")
@@ -986,6 +1062,11 @@ def parse() -> argparse.Namespace:
         "test bed of tests/node/netns_nat.py (root), against the path's bare round trips",
     )
     parser.add_argument("--joins", type=int, default=3, help="--path: joins timed (default 3)")
+    parser.add_argument(
+        "--join-steps",
+        action="store_true",
+        help="--path: print where each join's time goes (libp2p and node steps, stamped)",
+    )
     parser.add_argument("--turns", type=int, default=6, help="--path: Racer turn limit (default 6)")
     parser.add_argument(
         "--delay-ms",
@@ -1021,6 +1102,8 @@ if __name__ == "__main__":
         trio.run(role_racer_host, rest[0], int(rest[1]), bind, relay)
     elif role == "racer-guest":
         trio.run(role_racer_guest, rest[0], rest[1], bind, relay)
+    elif role == "join-steps":
+        sys.exit(role_join_steps(rest))
     elif options.path:
         sys.exit(trio.run(path_main, options))
     elif role == "advertiser":
