@@ -263,15 +263,19 @@ class Node:
         *,
         player: str = "player",
         host: str | None = None,
+        listed: list[dict[str, Any]] | None = None,
     ) -> bytes:
         """Join a lobby game at address: fetch its log, ask for the next seat, wait to be seated.
 
         ``game`` may be the id, a hex prefix (as discovery shows it) or None when the host
         holds exactly one open lobby; ``host``, the host's fingerprint where an advert named
-        it.  The node at address must prove it hosts the game before we say a word about it
-        (JoinRefused otherwise): a forged advert leads nowhere."""
+        it; ``listed``, the games the node at address just listed (``list_games``), so that
+        they are not asked for again.  The node at address must prove it hosts the game
+        before we say a word about it (JoinRefused otherwise): a forged advert leads nowhere;
+        the proof is checked against the key of the connection we join on, whichever
+        connection gave the listing."""
         peer = await self.connect(address)
-        info = await self._sync.pick_remote_game(peer, game, lobby=True)
+        info = await self._sync.pick_remote_game(peer, game, lobby=True, items=listed)
         game_id = info["game"]
         try:
             self._sync.check_host(peer, info, host)

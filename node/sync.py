@@ -451,10 +451,15 @@ class GameSync:
         return items
 
     async def pick_remote_game(
-        self, peer: Peer, game: bytes | str | None, lobby: bool
+        self,
+        peer: Peer,
+        game: bytes | str | None,
+        lobby: bool,
+        items: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
-        """The one game at peer that game (id, hex prefix, or None: the only open one) names."""
-        items = await self.list_remote(peer)
+        """The one game at peer that game (id, hex prefix, or None: the only open one) names,
+        among ``items`` when peer's listing is already at hand."""
+        items = await self.list_remote(peer) if items is None else items
         if isinstance(game, bytes):
             chosen = [item for item in items if item["game"] == game]
         elif isinstance(game, str):

@@ -97,7 +97,13 @@ async def pick(
     games with one name, an open one wins; to play, it must have a free seat."""
     if prefix is None and target is None:
         return None
-    games = await node.list_games(address)
+    return choose(await node.list_games(address), address, target, prefix, to_play=to_play)
+
+
+def choose(
+    games: list[dict], address: str, target: str | None, prefix: str | None, *, to_play: bool
+) -> str:
+    """pick's choice among the games a host listed."""
     wanted = (prefix or target or "").lower()
     matching = [
         item
@@ -158,11 +164,15 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
         if game is not None:
             return await resume(node, game, args)
         address, prefix, host = await locate(args)
-        target = await pick(node, address, args.game, prefix, to_play=True)
+        # One listing serves both the choice and the join (a round trip less over the internet).
+        listed = await node.list_games(address) if prefix or args.game else None
+        target = None
+        if listed is not None:
+            target = choose(listed, address, args.game, prefix, to_play=True)
         known = set(node.games)
         player = player_name(args, saved, node.fingerprint)
         try:
-            game = await node.join(address, target, player=player, host=host)
+            game = await node.join(address, target, player=player, host=host, listed=listed)
         except BaseException:
             ghosts.extend(
                 g

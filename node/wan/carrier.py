@@ -51,6 +51,17 @@ from libp2p.custom_types import TProtocol
 from libp2p.network.stream.exceptions import StreamError
 from libp2p.peer.id import ID
 from libp2p.peer.peerinfo import PeerInfo, info_from_p2p_addr
+from libp2p.protocol_muxer.exceptions import (
+    MultiselectClientError,
+    MultiselectCommunicatorError,
+    ProtocolNotSupportedError,
+)
+from libp2p.protocol_muxer.multiselect_client import (
+    DEFAULT_NEGOTIATE_TIMEOUT,
+    MULTISELECT_PROTOCOL_ID,
+    PROTOCOL_NOT_FOUND_MSG,
+    MultiselectClient,
+)
 from libp2p.relay.circuit_v2.config import RelayConfig, RelayRole
 from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
 from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID, STOP_PROTOCOL_ID, CircuitV2Protocol
@@ -96,6 +107,60 @@ class Limits:
             max_reservations=self.reservations,
             reservation_ttl=self.reservation_ttl,
         )
+
+
+class PipelinedSelect(MultiselectClient):
+    """multistream-select as its spec lets a dialer speak it: the header and the first
+    proposal in one flight, both answers read after (go-libp2p's dialers do the same).
+    py-libp2p's own client waits for the header's echo before it proposes: a round trip more
+    for every stream.  A listener answers both in order either way; a refused first proposal
+    falls back to proposing the others one by one."""
+
+    async def select_one_of(
+        self,
+        protocols: Any,
+        communicator: Any,
+        negotiate_timeout: int = DEFAULT_NEGOTIATE_TIMEOUT,
+    ) -> Any:
+        first, *others = list(protocols)
+        with trio.move_on_after(negotiate_timeout):
+            try:
+                await communicator.write(MULTISELECT_PROTOCOL_ID)
+                await communicator.write(first)
+                header = await communicator.read()
+                answer = await communicator.read()
+            except MultiselectCommunicatorError as exc:
+                raise MultiselectClientError(f"negotiating {first}: {exc}") from exc
+            if header != MULTISELECT_PROTOCOL_ID:
+                raise MultiselectClientError(f"not multistream-select: {header!r}")
+            if answer == first:
+                return first
+            if answer != PROTOCOL_NOT_FOUND_MSG:
+                raise MultiselectClientError(f"unexpected answer to {first}: {answer!r}")
+            for protocol in others:
+                with contextlib.suppress(ProtocolNotSupportedError):
+                    return await self.try_select(communicator, protocol)
+            raise MultiselectClientError(f"none of {list(protocols)} is supported")
+        raise MultiselectClientError(f"no answer to {list(protocols)} in {negotiate_timeout}s")
+
+
+def pipeline_negotiations(host: Any) -> list[str]:
+    """Give host's every multistream-select dialer the pipelined client; which ones got it.
+
+    The streams' client is the host's public ``multiselect_client``.  The connection
+    upgrades' (security, then muxer: on the relay connection, inside the circuit, on the
+    punched one) are reached only through an attribute py-libp2p does not publish
+    (``_selector``); should a release move it, those upgrades only keep their extra round
+    trip (``tests/node/test_node_wan_invite.py`` fails to say so)."""
+    host.multiselect_client = PipelinedSelect()
+    done = ["streams"]
+    upgrader = getattr(host.get_network(), "upgrader", None)
+    for stage in ("security_multistream", "muxer_multistream"):
+        selector = getattr(getattr(upgrader, stage, None), "_selector", None)
+        if isinstance(getattr(selector, "multiselect_client", None), MultiselectClient):
+            selector.multiselect_client = PipelinedSelect()
+            done.append(stage)
+    return done
 
 
 class CarrierStream(trio.abc.Stream):
@@ -229,6 +294,7 @@ class Carrier:
             key_pair=self._key_pair,
             announce_addrs=[multiaddr.Multiaddr(a) for a in announce] or None,
         )
+        pipeline_negotiations(self.host)
         self._incoming_send, self.incoming = trio.open_memory_channel[CarrierStream](INCOMING_QUEUE)
         self.reserved: dict[str, bool] = {str(info.peer_id): False for info in self.relays}
         self.changed = trio.Event()
@@ -250,7 +316,10 @@ class Carrier:
     async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         limits = (self.relay_limits or Limits()).to_libp2p()
         hop = self.relay_limits is not None
-        roles = RelayRole.STOP | RelayRole.CLIENT | (RelayRole.HOP if hop else RelayRole(0))
+        # No CLIENT role: with it, py-libp2p's circuit dial first makes a reservation of its
+        # own on a stream of its own (three round trips to the relay before the CONNECT).
+        # Reservations are ours to make (_keep_relays, with the transport's public reserve).
+        roles = RelayRole.STOP | (RelayRole.HOP if hop else RelayRole(0))
         circuit = CircuitV2Protocol(self.host, limits=limits, allow_hop=hop)
         async with self.host.run(listen_addrs=self._listen), trio.open_nursery() as nursery:
             self._nursery = nursery
