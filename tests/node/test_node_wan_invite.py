@@ -169,3 +169,99 @@ def test_a_dial_waits_for_a_hole_punch_in_proportion_to_its_relay_circuit_within
     assert PUNCH_FLOOR <= punch_wait(0.0) < punch_wait(0.4) < punch_wait(0.9) <= HOLE_PUNCH_WAIT
     assert punch_wait(60.0) == HOLE_PUNCH_WAIT
     assert punch_wait(0.9, limit=1.0) == 1.0  # a caller's own bound wins
+
+
+# ----- fewer round trips on the way to a seat ----------------------------------------------------
+
+
+class Wire:
+    """A multistream-select listener's side, scripted: what the dialer wrote and read, in order."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = list(answers)
+        self.said: list[str] = []
+
+    async def write(self, message: str) -> None:
+        self.said.append(f"write {message}")
+
+    async def read(self) -> str:
+        self.said.append("read")
+        return self.answers.pop(0)
+
+
+def test_multistream_select_sends_the_header_and_the_first_proposal_before_reading():
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    from creepnet.node.wan.carrier import PipelinedSelect
+
+    header = "/multistream/1.0.0"
+    wire = Wire(header, "/creepnet/stream/2")
+    chosen = trio.run(PipelinedSelect().select_one_of, ["/creepnet/stream/2"], wire)
+    assert chosen == "/creepnet/stream/2"
+    # One flight out, then both answers: one round trip, where py-libp2p's own takes two.
+    assert wire.said == [f"write {header}", "write /creepnet/stream/2", "read", "read"]
+
+
+def test_multistream_select_falls_back_to_the_other_proposals_and_refuses_garbage():
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    from libp2p.protocol_muxer.exceptions import MultiselectClientError
+
+    from creepnet.node.wan.carrier import PipelinedSelect
+
+    header = "/multistream/1.0.0"
+    wire = Wire(header, "na", "/mplex/6.7.0")
+    chosen = trio.run(PipelinedSelect().select_one_of, ["/yamux/1.0.0", "/mplex/6.7.0"], wire)
+    assert chosen == "/mplex/6.7.0"
+    assert wire.said[-2:] == ["write /mplex/6.7.0", "read"]
+    for answers, says in [
+        (("/other/1.0.0", "/yamux/1.0.0"), "not multistream-select"),
+        ((header, "/yamux/9"), "unexpected answer"),
+        ((header, "na"), "none of"),
+    ]:
+        with pytest.raises(MultiselectClientError, match=says):
+            trio.run(PipelinedSelect().select_one_of, ["/yamux/1.0.0"], Wire(*answers))
+
+
+def test_every_negotiation_of_a_carrier_is_pipelined():
+    """The streams' client is py-libp2p's public attribute; the connection upgrades' is not
+    published: should a release move it, this says so (the upgrades would just be slower)."""
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    import secrets
+
+    from creepnet.node.wan.carrier import Carrier, pipeline_negotiations
+
+    carrier = Carrier(secrets.token_bytes(32), listen=["/ip4/127.0.0.1/tcp/0"])
+    stages = ["streams", "security_multistream", "muxer_multistream"]
+    assert pipeline_negotiations(carrier.host) == stages
+
+
+async def test_a_join_given_another_nodes_listing_proves_the_host_on_its_own_connection(
+    tmp_path, fast
+):
+    """node.join(listed=…) spares a second listing; the proof that the node joined hosts the
+    game is still made against that node's key, so a listing from elsewhere seats nobody."""
+    from creepnet.node.errors import JoinRefused
+
+    async with (
+        Node.open(tmp_path / "alice", timeouts=fast) as alice,
+        Node.open(tmp_path / "mallory", timeouts=fast) as mallory,
+        Node.open(tmp_path / "bob", timeouts=fast) as bob,
+    ):
+        game = await alice.host_game("creeper", "friday", player="alice")
+        await mallory.host_game("creeper", "friday", player="mallory")
+        asked: list[str] = []
+        serve = alice.connections.handler
+        assert serve is not None
+
+        async def counting(peer, message):
+            asked.append(message.get("type"))
+            await serve(peer, message)
+
+        alice.connections.handler = counting  # what Alice is asked, on connections from now
+        listed = await bob.list_games(alice.address)
+        assert asked == ["list"]
+        with pytest.raises(JoinRefused, match="does not prove it hosts it"):
+            await bob.join(mallory.address, game.hex(), player="bob", listed=listed)
+        assert all(rt.session.seats[1:] == [] for rt in mallory.games.values())
+        assert await bob.join(alice.address, game.hex(), player="bob", listed=listed) == game
+        assert bob.session(game).local_seat == 1
+        assert asked.count("list") == 1 and "join" in asked  # the listing was not asked again
