@@ -77,6 +77,10 @@ HOLE_PUNCH_WAIT = 5.0  # seconds at most a dial waits for a direct path before u
 # plus a floor for a busy machine, before the relay carries the game.
 PUNCH_FLOOR, PUNCH_PER_CIRCUIT = 2.0, 2.0
 HOLE_PUNCH_LIMIT = 20.0  # seconds a hole punch may go on in the background (DCUtR's 3 rounds)
+# Once a direct connection to a peer holds, its relayed ones are closed after this long
+# (py-libp2p waits 60 s): a punch that landed after the dial stopped waiting takes the game
+# off the relay within seconds, the node redialling onto the direct connection.
+RELAY_GRACE = 3.0
 READ_CHUNK = 65536
 INCOMING_QUEUE = 16  # streams opened to us, not yet taken by the node
 
@@ -237,6 +241,9 @@ class _Watcher(INotifee):
 
     async def connected(self, network: Any, conn: Any) -> None:
         self.carrier._notify()
+        peer = getattr(getattr(conn, "muxed_conn", None), "peer_id", None)
+        if peer is not None and not is_relayed(conn):
+            self.carrier._retire_relayed(peer)
 
     async def disconnected(self, network: Any, conn: Any) -> None:
         pass
@@ -300,6 +307,7 @@ class Carrier:
         self.changed = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._punching: set[ID] = set()
+        self._retiring: set[ID] = set()  # peers whose relayed connections are being closed
         self.host.get_network().register_notifee(_Watcher(self))
 
     @property
@@ -389,11 +397,31 @@ class Carrier:
 
     # ----- dialling -----------------------------------------------------------------------
 
-    def _direct(self, peer: ID) -> bool:
+    def _connections(self, peer: ID) -> list[Any]:
         conns = self.host.get_network().connections.get(peer) or []
-        if not isinstance(conns, list):
-            conns = [conns]
-        return any(not is_relayed(conn) for conn in conns)
+        return conns if isinstance(conns, list) else [conns]
+
+    def _direct(self, peer: ID) -> bool:
+        return any(not is_relayed(conn) for conn in self._connections(peer))
+
+    def _retire_relayed(self, peer: ID) -> None:
+        """A direct connection to peer came up: its relayed ones go after RELAY_GRACE."""
+        if self._nursery is not None and peer not in self._retiring:
+            self._retiring.add(peer)
+            self._nursery.start_soon(self._close_relayed, peer)
+
+    async def _close_relayed(self, peer: ID) -> None:
+        try:
+            await trio.sleep(RELAY_GRACE)  # a grace period, not synchronisation
+            if not self._direct(peer):
+                return  # never strand the peer: the direct connection went again
+            for conn in self._connections(peer):
+                if is_relayed(conn):
+                    log.info("closing the relayed connection to %s: a direct one holds", peer)
+                    with contextlib.suppress(Exception):
+                        await conn.close()
+        finally:
+            self._retiring.discard(peer)
 
     async def open_stream(
         self, peer: str, relays: Iterable[str], *, punch: float = HOLE_PUNCH_WAIT

@@ -191,6 +191,21 @@ class Internet:
             self.relay_addresses.append(wan_pub)
         return self
 
+    def cut(self, a: str, b: str) -> None:
+        """Drop, in the public network, every packet between homes a and b's routers: their
+        direct path is gone (a hole punch cannot land) while the relay is still reached."""
+        one, two = self.homes[a].public, self.homes[b].public
+        rules = (
+            "table ip cut {\n  chain forward { type filter hook forward priority filter;\n"
+            f"    ip saddr {one} ip daddr {two} drop\n    ip saddr {two} ip daddr {one} drop\n"
+            "  }\n}\n"
+        )
+        _run(self.argv(self.public, "nft", "-f", "-"), stdin=rules)
+
+    def mend(self) -> None:
+        """Undo cut(): the direct path is back."""
+        self.run(self.public, "nft", "delete", "table", "ip", "cut")
+
     def argv(self, ns: str, *words: str) -> list[str]:
         return ["ip", "netns", "exec", ns, *words]
 

@@ -9,7 +9,10 @@ as a finished game.
 
 * two cone homes: the joiner's connection is direct after a hole punch (the routers drop, never
   answer, unsolicited packets, so only a punch opens them), not relayed;
-* a home behind the symmetric NAT: no punch can work; the game goes through the relay.
+* a home behind the symmetric NAT: no punch can work; the game goes through the relay;
+* a hole punch that lands late (the direct path cut until the game runs relayed): the relayed
+  connection is closed once the direct one holds, the guest redials onto the direct one, and
+  the game finishes with the relay gone.
 
 Skipped (with the reason) when not root, without `ip`/`nft`, where namespaces cannot be made, or
 without the optional extra (`pip install 'creepnet[wan]'`).
@@ -133,3 +136,67 @@ async def test_a_home_behind_a_symmetric_nat_plays_through_the_relay(symmetric_h
 async def test_a_relayed_game_resumes_when_the_killed_relay_comes_back(symmetric_home, tmp_path):
     path, _game = await play_over_the_internet(symmetric_home, tmp_path, kill_relay=True)
     assert path.startswith("path: relayed"), path
+
+
+async def test_a_hole_punch_that_lands_late_takes_the_game_off_the_relay(cone_homes, tmp_path):
+    """The punch lands after the dial stopped waiting for it: the game starts relayed and
+    must end on the direct path.  The direct path between the two homes is cut until the
+    guest says its path is relayed, then mended, so the punch still going on in the
+    background lands late; the relayed connection is then closed, the guest redials and finds
+    the direct one.  The relay is then killed for good: the game finishing shows that it no
+    longer needs the relay."""
+    bed, host_home, guest_home = cone_homes, tmp_path / "host", tmp_path / "guest"
+    processes = Processes(bed)
+    a, b = bed.homes["a"], bed.homes["b"]
+    outputs: dict[str, str] = {}
+    watched: dict[str, Lines] = {}
+    bed.cut("a", "b")
+    try:
+        with trio.fail_after(TIMEOUT):
+            relay_process, relay = await relay_in_public(processes, tmp_path)
+            pace = ["--pace", "2.5"]  # these bots' game is 21 plies: ~50 s, over both paths
+            host, host_out = await processes.start(
+                a.name,
+                "host", "creeper", "--bot", "greedy", "--seed", "1", "--max-plies", "60",
+                "--no-discovery", "--iface", a.address, "--player", "host",
+                "--name", "late punch", "--home", str(host_home),
+                "--internet", "--relay", relay, *pace,
+            )  # fmt: skip
+            watched["host"] = host_out
+            invite = (await host_out.until("invite ")).split("creepnet join ", 1)[1].strip()
+            game = invite.split(":")[1][:8]
+            guest, guest_out = await processes.start(
+                b.name,
+                "join", invite, "--bot", "random", "--seed", "2", "--iface", b.address,
+                "--player", "guest", "--home", str(guest_home), "-v", *pace,
+            )  # fmt: skip
+            watched["guest"] = guest_out
+            path = await guest_out.until("path: ")
+            assert path.startswith("path: relayed"), path
+            bed.mend()
+            await guest_out.until(" peer-disconnected: ", anywhere=True)  # the relayed one
+            await guest_out.until(" peer-connected: ", anywhere=True)  # the redial
+            relay_process.send_signal(signal.SIGKILL)
+            await relay_process.wait()
+            cut = len(guest_out.seen)
+            async with trio.open_nursery() as nursery:
+
+                async def finish(name: str, process: trio.Process, lines: Lines) -> None:
+                    outputs[name] = await lines.rest()
+                    await process.wait()
+
+                nursery.start_soon(finish, "host", host, host_out)
+                nursery.start_soon(finish, "guest", guest, guest_out)
+    except trio.TooSlowError:
+        for name, lines in watched.items():
+            (tmp_path / f"{name}.out").write_text("\n".join(lines.seen) + lines.buffer.decode())
+        tails = {name: lines.seen[-30:] for name, lines in watched.items()}
+        raise AssertionError(f"the game did not finish in {TIMEOUT}s; last: {tails}") from None
+    finally:
+        processes.kill_all()
+    assert host.returncode == 0, outputs.get("host")
+    assert guest.returncode == 0, outputs.get("guest")
+    assert "game over" in outputs["host"] and "game over" in outputs["guest"]
+    # Moves went on after the relay was gone: over the direct path.
+    assert any(" event: " in line for line in outputs["guest"].splitlines()[cut:])
+    same_finished_log(host_home, guest_home, game)
