@@ -745,6 +745,54 @@ async def role_relay(home: str, public: str) -> None:
     )
 
 
+def handovers_per_turn(game: bytes, raws: list[bytes]) -> dict[int, int]:
+    """Author changes between consecutive events of a Racer log, by the turn under way when
+    the later one was appended.  The log is one chain (each event names the one before), so
+    every change of author is a one-way trip between seats: a turn of h hand-overs takes at
+    least h one-way path times, whatever the carrier."""
+    from creepnet.protocol.session import Session
+
+    replay = Session.follow(game)
+    counts: dict[int, int] = {}
+    author = None
+    for raw in raws:
+        played = replay.game_state  # None until the game starts
+        turn = None if played is None or played.state.turn is None else played.state.turn.number
+        replay.receive(raw)
+        event = replay.log.events[-1]
+        if turn is not None:
+            counts[turn] = counts.get(turn, 0) + (event.author != author)
+        author = event.author
+    return counts
+
+
+def harness_handovers(games: int, turns: int) -> list[int]:
+    """Hand-overs per turn over some 2-seat random-bot Racer games (in memory, no network)."""
+    from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
+
+    found = []
+    for seed in range(games):
+        table = SessionHarness(seats=2, kind="racer", seed=seed, options={"turn_limit": turns})
+        table.run(
+            [seat_bot("racer", "random", 2 * seed + 1), seat_bot("racer", "random", 2 * seed + 2)]
+        )
+        host = table.sessions[0]
+        assert host.game is not None and host.finished
+        counts = handovers_per_turn(host.game, [event.raw for event in host.log.events])
+        found.extend(counts.values())
+    return found
+
+
+def report_handovers(counts: list[int], games: int) -> None:
+    median, mean = statistics.median(counts), statistics.mean(counts)
+    print(
+        f"Racer hand-overs per turn (author changes in the log; 2 seats, random bots, "
+        f"{games} games, {len(counts)} turns): median {median:g}, mean {mean:.1f}, "
+        f"min {min(counts)}, max {max(counts)}; so a turn takes at least {median / 2:g} round "
+        f"trips of the path (median), {mean / 2:.1f} on average"
+    )
+
+
 def racer_turn(runtime: Any) -> int | None:
     played = runtime.session.game_state  # None until the game starts
     turn = None if played is None else played.state.turn
@@ -781,6 +829,8 @@ async def role_racer_host(home: str, turns: int, bind: str, relay: str) -> None:
             with trio.fail_after(30):
                 await node.wait_synced(game)
             nursery.cancel_scope.cancel()
+        raws = [event.raw for event in node.session(game).log.events]
+        say("handovers " + json.dumps(handovers_per_turn(game, raws)))
         say("result " + json.dumps(stamps))
 
 
@@ -955,8 +1005,9 @@ async def path_main(args: argparse.Namespace) -> int:
     return 0
 
 
-async def measure_racer(root: Path, turns: int, place: Place) -> list[float]:
-    """Seconds of each Racer turn after the first (2 seats, random bots), the host's view."""
+async def measure_racer(root: Path, turns: int, place: Place) -> list[tuple[float, int]]:
+    """Seconds of each Racer turn after the first (2 seats, random bots), the host's view,
+    with the turn's hand-overs between the seats (handovers_per_turn)."""
     extra = ["--bind", place.host_bind, "--relay", place.relay]
     host_out = await spawn(
         place.inside(place.host_ns, child("racer-host", str(root / "rh"), str(turns), *extra)),
@@ -972,13 +1023,16 @@ async def measure_racer(root: Path, turns: int, place: Place) -> list[float]:
             quiet=True,
         )
         processes.append(guest[0])
+        handovers = json.loads(await host_out[1].expect("handovers "))
         stamps = json.loads(await host_out[1].expect("result "))
     finally:
         for process in processes:
             if process.returncode is None:
                 process.kill()
-    times = [b[1] - a[1] for a, b in zip(stamps, stamps[1:], strict=False)]
-    return [t / 1e9 for t in times]
+    # A turn's time: from its number showing to the next one's; its hand-overs, by number.
+    turns = [(b[1] - a[1]) / 1e9 for a, b in zip(stamps, stamps[1:], strict=False)]
+    counts = [handovers.get(str(a[0]), 0) for a, _ in zip(stamps, stamps[1:], strict=False)]
+    return list(zip(turns, counts, strict=True))
 
 
 def report(
@@ -1002,11 +1056,21 @@ def report(
     if run is not None:
         report_moves(run, base, base_label, goal)
     if racer:
-        turn = statistics.median(racer)
+        times = [seconds for seconds, _ in racer]
+        turn, handovers = statistics.median(times), statistics.median(c for _, c in racer)
         print(
             f"Racer turn (2 seats, random bots, the host's clock), {len(racer)} turns: median "
-            f"{turn * 1000:.0f} ms, max {max(racer) * 1000:.0f} ms "
-            f"({turn * 1e9 / base:.0f}x the bare round trip)"
+            f"{turn * 1000:.0f} ms, max {max(times) * 1000:.0f} ms "
+            f"({turn * 1e9 / base:.1f}x the bare round trip)"
+        )
+        # Each hand-over is a one-way trip: half a round trip of the path at least.
+        floor = statistics.median(c * base / 2e9 for _, c in racer)
+        print(
+            f"  hand-overs between the seats per turn: median {handovers:g} (the log's author "
+            f"changes), a floor of {floor * 1000:.0f} ms a turn at this path's round trip "
+            f"({handovers / 2:g}x it); turn / floor = {turn / floor:.2f}"
+            if floor
+            else f"  hand-overs between the seats per turn: median {handovers:g}"
         )
     if joins:
         median = statistics.median(joins)
@@ -1063,6 +1127,14 @@ def parse() -> argparse.Namespace:
     )
     parser.add_argument("--joins", type=int, default=3, help="--path: joins timed (default 3)")
     parser.add_argument(
+        "--racer-handovers",
+        type=int,
+        default=0,
+        metavar="GAMES",
+        help="instead: count the hand-overs between the seats per Racer turn over GAMES "
+        "in-memory 2-seat random-bot games of --turns turns (no network)",
+    )
+    parser.add_argument(
         "--join-steps",
         action="store_true",
         help="--path: print where each join's time goes (libp2p and node steps, stamped)",
@@ -1102,6 +1174,10 @@ if __name__ == "__main__":
         trio.run(role_racer_host, rest[0], int(rest[1]), bind, relay)
     elif role == "racer-guest":
         trio.run(role_racer_guest, rest[0], rest[1], bind, relay)
+    elif options.racer_handovers:
+        report_handovers(
+            harness_handovers(options.racer_handovers, options.turns), options.racer_handovers
+        )
     elif role == "join-steps":
         sys.exit(role_join_steps(rest))
     elif options.path:
