@@ -1063,14 +1063,18 @@ def report(
             f"{turn * 1000:.0f} ms, max {max(times) * 1000:.0f} ms "
             f"({turn * 1e9 / base:.1f}x the bare round trip)"
         )
-        # Each hand-over is a one-way trip: half a round trip of the path at least.
+        # Each hand-over is a one-way trip: half a round trip of the path at least (on
+        # loopback, where the path is µs, the turn is all CPU and no floor is worth printing).
         floor = statistics.median(c * base / 2e9 for _, c in racer)
         print(
             f"  hand-overs between the seats per turn: median {handovers:g} (the log's author "
-            f"changes), a floor of {floor * 1000:.0f} ms a turn at this path's round trip "
-            f"({handovers / 2:g}x it); turn / floor = {turn / floor:.2f}"
-            if floor
-            else f"  hand-overs between the seats per turn: median {handovers:g}"
+            f"changes, each a one-way trip)"
+            + (
+                f", a floor of {floor * 1000:.0f} ms a turn on this path ({handovers / 2:g} "
+                f"round trips); turn / floor = {turn / floor:.2f}"
+                if base >= 1e6
+                else ""
+            )
         )
     if joins:
         median = statistics.median(joins)

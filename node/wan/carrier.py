@@ -18,7 +18,7 @@ Two verbs, one object:
 A carrier with ``relay_limits`` is a relay (``creepnet relay``): it accepts reservations and
 relays circuits, within those limits.
 
-Two settings of ours, both measured (docs/NODE.md, "Measured per path"):
+Settings of ours, each measured (docs/NODE.md, "Measured per path"):
 
 * ``PY_YAMUX_RELEASE_ON_READ=0`` (py-libp2p's own tuning variable, unless already set): by
   default its yamux sends a window update after *every* read, before the read returns —
@@ -31,6 +31,14 @@ Two settings of ours, both measured (docs/NODE.md, "Measured per path"):
   ``HOLE_PUNCH_WAIT``), and moves on the moment a direct connection exists (a libp2p notifee,
   not DCUtR's own polling); the punch itself runs on in the background, so a late success
   still turns later streams direct.
+* A late success takes the game off the relay: ``RELAY_GRACE`` after a direct connection to a
+  peer comes up, its relayed connections are closed (py-libp2p waits 60 s), and the node's
+  redial opens the next stream on the direct one.
+* multistream-select pipelined (``PipelinedSelect``: the header and the first proposal in one
+  flight, as the spec allows), on every stream and connection upgrade: a round trip less on
+  each negotiation.
+* No circuit relay *client* role on the transport: with it, py-libp2p's circuit dial makes a
+  reservation first (three relay round trips); our reservations are made by ``_keep_relays``.
 """
 
 from __future__ import annotations
@@ -160,7 +168,7 @@ def pipeline_negotiations(host: Any) -> list[str]:
     done = ["streams"]
     upgrader = getattr(host.get_network(), "upgrader", None)
     for stage in ("security_multistream", "muxer_multistream"):
-        selector = getattr(getattr(upgrader, stage, None), "_selector", None)
+        selector: Any = getattr(getattr(upgrader, stage, None), "_selector", None)
         if isinstance(getattr(selector, "multiselect_client", None), MultiselectClient):
             selector.multiselect_client = PipelinedSelect()
             done.append(stage)
