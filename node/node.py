@@ -264,18 +264,24 @@ class Node:
         player: str = "player",
         host: str | None = None,
         listed: list[dict[str, Any]] | None = None,
+        nonce: bytes | None = None,
     ) -> bytes:
         """Join a lobby game at address: fetch its log, ask for the next seat, wait to be seated.
 
         ``game`` may be the id, a hex prefix (as discovery shows it) or None when the host
         holds exactly one open lobby; ``host``, the host's fingerprint where an advert named
         it; ``listed``, the games the node at address just listed (``list_games``), so that
-        they are not asked for again.  The node at address must prove it hosts the game
-        before we say a word about it (JoinRefused otherwise): a forged advert leads nowhere;
-        the proof is checked against the key of the connection we join on, whichever
-        connection gave the listing."""
+        they are not asked for again; ``nonce``, with ``game`` an id, the game's genesis nonce
+        (an invite's): the host is proved with it and nothing is listed at all.  The node at
+        address must prove it hosts the game before we say a word about it (JoinRefused
+        otherwise): a forged advert leads nowhere; the proof is checked against the key of the
+        connection we join on, whichever connection gave the listing or the nonce."""
         peer = await self.connect(address)
-        info = await self._sync.pick_remote_game(peer, game, lobby=True, items=listed)
+        info: dict[str, Any]
+        if nonce is not None and isinstance(game, bytes) and listed is None:
+            info = {"game": game, "nonce": nonce}  # check_host proves it, as for a listing
+        else:
+            info = await self._sync.pick_remote_game(peer, game, lobby=True, items=listed)
         game_id = info["game"]
         try:
             self._sync.check_host(peer, info, host)
@@ -295,7 +301,19 @@ class Node:
             session = Session.follow(game_id, self.identity, secrets, host=peer.key)
             runtime = self._register(session, store)
         self._follow_through(runtime, peer, address)
-        await self._catch_up(runtime, max(info["length"], 1))
+        length = info.get("length")
+        if length is None:  # not listed: the host's `have` answering ours says how far it is
+            try:
+                await self.wait_for(
+                    game_id, lambda rt: peer.key in rt.acked, timeout=self.timeouts.handshake
+                )
+            except trio.TooSlowError:
+                raise NodeError(
+                    f"{peer.label} said nothing about game {game_id.hex()[:8]}"
+                ) from None
+            length = runtime.acked[peer.key]
+        await self._catch_up(runtime, max(length, 1))
+        name = runtime.session.name
         # Several players may ask for the same free seat at once: the host seats one, refuses
         # the others, and a refused player asks again for the seat that is now free.
         for _ in range(runtime.session.seat_count or 1):
@@ -304,7 +322,7 @@ class Node:
                     seat = runtime.session.next_free_seat
                     request = runtime.session.join_request(player)
                 except Rejection as exc:
-                    raise JoinRefused(f"cannot join {info['name']!r}: {exc.reason}") from None
+                    raise JoinRefused(f"cannot join {name!r}: {exc.reason}") from None
             runtime.join_refused = None
             peer.send({"type": "join", "game": game_id, "request": request})
             await self.wait_for(

@@ -164,15 +164,21 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
         if game is not None:
             return await resume(node, game, args)
         address, prefix, host = await locate(args)
-        # One listing serves both the choice and the join (a round trip less over the internet).
-        listed = await node.list_games(address) if prefix or args.game else None
-        target = None
-        if listed is not None:
+        # Round trips saved over the internet: an invite with the genesis nonce proves the host
+        # without a listing; else one listing serves both the choice and the join.
+        invite = getattr(args, "invite", None)
+        nonce = invite.nonce if invite is not None else None
+        target: str | bytes | None = invite.game if nonce is not None else None
+        listed = None
+        if nonce is None and (prefix or args.game):
+            listed = await node.list_games(address)
             target = choose(listed, address, args.game, prefix, to_play=True)
         known = set(node.games)
         player = player_name(args, saved, node.fingerprint)
         try:
-            game = await node.join(address, target, player=player, host=host, listed=listed)
+            game = await node.join(
+                address, target, player=player, host=host, listed=listed, nonce=nonce
+            )
         except BaseException:
             ghosts.extend(
                 g

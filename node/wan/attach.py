@@ -92,7 +92,16 @@ async def internet(
 
 
 def invite(node: Node, carrier: Carrier, game: bytes) -> Invite:
-    return Invite(game, node.fingerprint, carrier.peer_id, tuple(carrier.relay_addresses))
+    """The invite to a game we host, with its genesis nonce (a joiner proves us with it)."""
+    events = node.session(game).log.events
+    nonce = events[0].body.get("nonce") if events else None
+    return Invite(
+        game,
+        node.fingerprint,
+        carrier.peer_id,
+        tuple(carrier.relay_addresses),
+        nonce if isinstance(nonce, bytes) else None,
+    )
 
 
 def path_of(connection: Connection) -> str:

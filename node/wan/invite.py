@@ -2,17 +2,22 @@
 
 An **invite** is one line a friend can paste::
 
-    creepnet:<game id, 32 hex>:<host fingerprint>:<host peer id>:<relay>[,<relay>…]
+    creepnet:<game id>[.<genesis nonce>]:<host fingerprint>:<host peer id>:<relay>[,<relay>…]
+
+(the game id and the nonce 32 hex digits each; an invite without the nonce is still read).
 
 ``relay`` is a relay's libp2p multiaddr (``/ip4/203.0.113.7/tcp/4001/p2p/12D3Koo…``).  It names
 no server of ours: the relays are whoever the host chose to use.
 
-Why a pasted invite cannot be used to impersonate the host: the joiner lists the game from the
-node it reaches and refuses it unless the listing's genesis nonce with the handshake key of that
-node rebuilds the invite's game id (``GameSync.check_host``), and the id (128 bits of SHA-256)
-commits to the host's key (PROTOCOL.md §5.1).  The peer id and the relays only say where to knock; a
-relay, or anyone who owns the peer id, gets no further than a refused join.  The fingerprint is
-for people: read it to your friend over the phone.
+Why a pasted invite cannot be used to impersonate the host: the joiner refuses the node it
+reaches unless the game's genesis nonce with that node's handshake key rebuilds the invite's
+game id (``GameSync.check_host``), and the id (128 bits of SHA-256) commits to the host's key
+(PROTOCOL.md §5.1).  The nonce is the invite's own where it has one (the host writes it: a
+round trip less, no listing before the join), else the node's listing's.  The nonce is no
+secret (any node listing the game shows it) and a wrong one only gets the join refused.  The
+peer id and the relays only say where to knock; a relay, or anyone who owns the peer id, gets
+no further than a refused join.  The fingerprint is for people: read it to your friend over
+the phone.
 
 An **internet address** (what a game stores to redial, like ``HOST:PORT`` on a LAN) is
 ``wan:<peer id>@<relay>[,<relay>…]``.
@@ -23,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from creepnet.protocol.event import GAME_ID_SIZE
+from creepnet.protocol.lobby import GAME_NONCE_SIZE
 
 PREFIX = "creepnet:"
 WAN_PREFIX = "wan:"
@@ -40,9 +46,11 @@ class Invite:
     host: str  # the host key's fingerprint
     peer: str  # the host's libp2p peer id
     relays: tuple[str, ...]
+    nonce: bytes | None = None  # the game's genesis nonce: proves the host with no listing
 
     def __str__(self) -> str:
-        return f"{PREFIX}{self.game.hex()}:{self.host}:{self.peer}:{','.join(self.relays)}"
+        game = self.game.hex() + (f".{self.nonce.hex()}" if self.nonce is not None else "")
+        return f"{PREFIX}{game}:{self.host}:{self.peer}:{','.join(self.relays)}"
 
     @property
     def address(self) -> str:
@@ -56,18 +64,30 @@ class Invite:
         parts = text[len(PREFIX) :].split(":", 3)
         if len(parts) != 4:
             raise InviteError("an invite has four fields: game id, fingerprint, peer id, relays")
-        game_hex, host, peer, relays = parts
-        try:
-            game = bytes.fromhex(game_hex)
-        except ValueError:
-            game = b""
+        game_field, host, peer, relays = parts
+        game_hex, dot, nonce_hex = game_field.partition(".")
+        game = _hex(game_hex)
         if len(game) != GAME_ID_SIZE:
             raise InviteError(
                 f"the invite's game id must be {2 * GAME_ID_SIZE} hex digits, not {game_hex!r}"
             )
+        nonce = _hex(nonce_hex) if dot else None
+        if nonce is not None and len(nonce) != GAME_NONCE_SIZE:
+            raise InviteError(
+                f"the invite's genesis nonce must be {2 * GAME_NONCE_SIZE} hex digits, "
+                f"not {nonce_hex!r}"
+            )
         if not host or not _plain(host):
             raise InviteError(f"the invite's host fingerprint is not valid: {host!r}")
-        return cls(game, host, *_peer_and_relays(peer, relays))
+        peer, found = _peer_and_relays(peer, relays)
+        return cls(game, host, peer, found, nonce)
+
+
+def _hex(text: str) -> bytes:
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        return b""
 
 
 def wan_address(peer: str, relays: tuple[str, ...] | list[str]) -> str:

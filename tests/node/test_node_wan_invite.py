@@ -10,11 +10,13 @@ import pytest
 import trio
 
 from creepnet.cli.main import main
-from creepnet.node.errors import NodeError
+from creepnet.node.errors import JoinRefused, NodeError
 from creepnet.node.node import Node
 from creepnet.node.wan.invite import Invite, InviteError, parse_wan_address, wan_address
+from creepnet.protocol.lobby import derive_game_id
 
 GAME = bytes(range(16))
+NONCE = bytes(range(100, 116))
 RELAY = "/ip4/203.0.113.7/tcp/4001/p2p/12D3KooWFy8BjPcNCDW5uEPyzrqWqjycHgv1FWC7Kx8jQ1Jbunp5"
 PEER = "12D3KooWQ7V4yK236DU2EKShVJ79bpcCFzmWX1W7RwQTSV95hduT"
 
@@ -25,6 +27,9 @@ def test_an_invite_is_one_line_that_reads_back_the_same():
     assert "\n" not in text and " " not in text and text.startswith("creepnet:")
     assert Invite.parse(text) == invite
     assert parse_wan_address(invite.address) == (PEER, invite.relays)
+    with_nonce = dataclasses.replace(invite, nonce=NONCE)
+    assert str(with_nonce).startswith(f"creepnet:{GAME.hex()}.{NONCE.hex()}:k3xq-7mfa:")
+    assert Invite.parse(str(with_nonce)) == with_nonce
 
 
 @pytest.mark.parametrize(
@@ -37,6 +42,8 @@ def test_an_invite_is_one_line_that_reads_back_the_same():
         (f"creepnet:{GAME.hex()}:k3xq-7mfa:{PEER}:203.0.113.7:4001", "multiaddr"),
         (f"creepnet:{GAME.hex()}:k3\x1b[2J:{PEER}:{RELAY}", "fingerprint"),
         (f"creepnet:{GAME.hex()}:k3xq-7mfa:{PEER}:" + ",".join([RELAY] * 5), "at most 4"),
+        (f"creepnet:{GAME.hex()}.{NONCE.hex()[:30]}:k3xq-7mfa:{PEER}:{RELAY}", "genesis nonce"),
+        (f"creepnet:{GAME.hex()}.:k3xq-7mfa:{PEER}:{RELAY}", "genesis nonce"),
         ("creepnet:" + "0" * 5000, "one line"),
     ],
 )
@@ -80,6 +87,20 @@ async def start_relay(nursery: trio.Nursery, tmp_path) -> str:
     return f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
 
 
+def hear(node: Node) -> list[str]:
+    """The types of the messages node is sent from now on (on connections made from now)."""
+    heard: list[str] = []
+    serve = node.connections.handler
+    assert serve is not None
+
+    async def counting(peer, message):
+        heard.append(message.get("type"))
+        await serve(peer, message)
+
+    node.connections.handler = counting
+    return heard
+
+
 async def test_a_joiner_with_an_invite_joins_and_a_forged_invite_is_refused(tmp_path, fast):
     """Mallory copies Alice's invite but puts her own peer id in it, and hosts a game of the
     same name: the joiner reaches Mallory and finds no game with the invited id there, so it
@@ -107,15 +128,31 @@ async def test_a_joiner_with_an_invite_joins_and_a_forged_invite_is_refused(tmp_
                 assert await alice_carrier.wait_reserved(60)
                 assert await mallory_carrier.wait_reserved(60)
                 real = invite(alice, alice_carrier, game)
+                assert (
+                    real.nonce is not None
+                    and derive_game_id(alice.identity.public_key, real.nonce) == game
+                )
                 forged = Invite(real.game, real.host, mallory_carrier.peer_id, real.relays)
+                mallory_heard = hear(mallory)
                 with pytest.raises(NodeError, match="no matching game"):
                     await bob.join(
                         forged.address, forged.game.hex(), player="bob", host=forged.host
                     )
+                # With the genesis nonce no listing is asked, and still nothing said to Mallory:
+                # her key does not rebuild the game id with it.
+                with pytest.raises(JoinRefused, match="does not prove it hosts it"):
+                    await bob.join(
+                        forged.address, forged.game, player="bob", host=None, nonce=real.nonce
+                    )
+                assert mallory_heard == ["list"]  # the first try's; no `have`, no `join`
                 assert game not in mallory.games or mallory.games[game].session.seats == []
-                joined = await bob.join(real.address, real.game.hex(), player="bob", host=real.host)
+                alice_heard = hear(alice)
+                joined = await bob.join(
+                    real.address, real.game, player="bob", host=real.host, nonce=real.nonce
+                )
                 assert joined == game
                 assert bob.session(game).local_seat == 1
+                assert "list" not in alice_heard and "join" in alice_heard  # a round trip less
             nursery.cancel_scope.cancel()
 
 
@@ -239,8 +276,6 @@ async def test_a_join_given_another_nodes_listing_proves_the_host_on_its_own_con
 ):
     """node.join(listed=…) spares a second listing; the proof that the node joined hosts the
     game is still made against that node's key, so a listing from elsewhere seats nobody."""
-    from creepnet.node.errors import JoinRefused
-
     async with (
         Node.open(tmp_path / "alice", timeouts=fast) as alice,
         Node.open(tmp_path / "mallory", timeouts=fast) as mallory,
@@ -248,15 +283,7 @@ async def test_a_join_given_another_nodes_listing_proves_the_host_on_its_own_con
     ):
         game = await alice.host_game("creeper", "friday", player="alice")
         await mallory.host_game("creeper", "friday", player="mallory")
-        asked: list[str] = []
-        serve = alice.connections.handler
-        assert serve is not None
-
-        async def counting(peer, message):
-            asked.append(message.get("type"))
-            await serve(peer, message)
-
-        alice.connections.handler = counting  # what Alice is asked, on connections from now
+        asked = hear(alice)
         listed = await bob.list_games(alice.address)
         assert asked == ["list"]
         with pytest.raises(JoinRefused, match="does not prove it hosts it"):
