@@ -312,6 +312,7 @@ class Carrier:
         pipeline_negotiations(self.host)
         self._incoming_send, self.incoming = trio.open_memory_channel[CarrierStream](INCOMING_QUEUE)
         self.reserved: dict[str, bool] = {str(info.peer_id): False for info in self.relays}
+        self._reserved_on: dict[str, Any] = {}  # relay → the connection its reservation is on
         self.changed = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._punching: set[ID] = set()
@@ -335,6 +336,10 @@ class Carrier:
         # No CLIENT role: with it, py-libp2p's circuit dial first makes a reservation of its
         # own on a stream of its own (three round trips to the relay before the CONNECT).
         # Reservations are ours to make (_keep_relays, with the transport's public reserve).
+        # And circuits are dialled by a transport of their own, one that never reserved: a
+        # dial attaches its transport's last reservation voucher to the CONNECT, and a relay
+        # that restarted since refuses a voucher it did not issue (PERMISSION_DENIED) for as
+        # long as the voucher has not expired (an hour).
         roles = RelayRole.STOP | (RelayRole.HOP if hop else RelayRole(0))
         circuit = CircuitV2Protocol(self.host, limits=limits, allow_hop=hop)
         async with self.host.run(listen_addrs=self._listen), trio.open_nursery() as nursery:
@@ -345,6 +350,9 @@ class Carrier:
             async with background_trio_service(circuit):
                 self.transport = CircuitV2Transport(
                     self.host, circuit, RelayConfig(roles=roles, limits=limits)
+                )
+                self._dialer = CircuitV2Transport(
+                    self.host, circuit, RelayConfig(roles=RelayRole.STOP, limits=limits)
                 )
                 self.dcutr = DCUtRProtocol(self.host)
                 async with background_trio_service(self.dcutr):
@@ -367,8 +375,10 @@ class Carrier:
         while True:
             for info in self.relays:
                 key = str(info.peer_id)
-                connected = info.peer_id in self.host.get_connected_peers()
-                if connected and self.reserved[key]:
+                # A reservation lives on the connection it was made on: one the relay lost
+                # (it restarted) is gone even when a dial has connected us again meanwhile.
+                live = [conn.muxed_conn for conn in self._connections(info.peer_id)]
+                if self.reserved[key] and any(c is self._reserved_on.get(key) for c in live):
                     continue
                 self.reserved[key] = False
                 try:
@@ -377,6 +387,7 @@ class Carrier:
                         stream = await self.host.new_stream(info.peer_id, [PROTOCOL_ID])
                         assert self._nursery is not None
                         ok = await self.transport.reserve(stream, info.peer_id, self._nursery)
+                        self._reserved_on[key] = stream.muxed_conn
                         with contextlib.suppress(Exception):
                             await stream.close()
                 except Exception as exc:  # noqa: BLE001 - a relay down is normal; retry
@@ -479,7 +490,7 @@ class Carrier:
                 relay_peer = relay_info(relay)
                 if relay_peer.peer_id not in self.host.get_connected_peers():
                     await self._connect_relay(relay_peer)
-                await self.transport.dial(multiaddr.Multiaddr(f"{relay}/p2p-circuit/p2p/{peer}"))
+                await self._dialer.dial(multiaddr.Multiaddr(f"{relay}/p2p-circuit/p2p/{peer}"))
                 return
             except Exception as exc:  # noqa: BLE001 - libp2p raises many kinds
                 errors.append(f"{relay}: {exc}")

@@ -33,7 +33,7 @@ from netns_nat import Lines, Processes, bed_or_skip, relay_in_public  # noqa: E4
 TIMEOUT = 240  # generous: these machines are slow and shared
 # Bots wait before each move, so the game outlasts the mesh's dials (a relay circuit, then a
 # hole punch): a game over before two guests met would prove nothing about the mesh.
-PACE = ["--pace", "0.4"]
+PACE = ["--pace", "1.2"]  # 0.4 s: once a game of 7 s, over before the symmetric seat was met
 CONNECTED = re.compile(r"peer-connected: connected to (\S+) .* at (\S+)")
 
 pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
