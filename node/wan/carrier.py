@@ -134,6 +134,8 @@ class PipelinedSelect(MultiselectClient):
         communicator: Any,
         negotiate_timeout: int = DEFAULT_NEGOTIATE_TIMEOUT,
     ) -> Any:
+        if not protocols:
+            raise MultiselectClientError("no protocol to propose")
         first, *others = list(protocols)
         with trio.move_on_after(negotiate_timeout):
             try:
