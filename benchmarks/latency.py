@@ -39,7 +39,15 @@ public namespace); each Racer turn of a 2-seat random-bot game as the host sees 
 
 ``--delay-ms D`` makes every home's uplink a wire D ms long each way (tests/node/netns_wire.py:
 the kernel here has no ``netem``), so a path between the homes takes 2·D one way, direct or
-relayed; the bare round trips cross the very same wires as the game.
+relayed; the bare round trips cross the very same wires as the game.  ``--join-steps`` prints
+where each join's time goes (the join run with timing wrappers around py-libp2p's and the
+node's steps); ``--moves 0`` and ``--turns 0`` leave out the moves and the Racer game.  Each
+Racer turn is printed with its hand-overs between the seats (author changes in the log, each a
+one-way trip) and the floor they put on it.
+
+    .venv/bin/python benchmarks/latency.py --racer-handovers GAMES [--turns N]
+
+counts those hand-overs per turn over in-memory 2-seat random-bot games (no network).
 """
 
 from __future__ import annotations

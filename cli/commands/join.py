@@ -168,7 +168,9 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
         # without a listing; else one listing serves both the choice and the join.
         invite = getattr(args, "invite", None)
         nonce = invite.nonce if invite is not None else None
-        target: str | bytes | None = invite.game if nonce is not None else None
+        target: str | bytes | None = None
+        if invite is not None and nonce is not None:
+            target = invite.game
         listed = None
         if nonce is None and (prefix or args.game):
             listed = await node.list_games(address)
