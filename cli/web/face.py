@@ -417,7 +417,11 @@ class WebFace:
             raise WebError(str(exc)) from None
         try:
             return await self.node.join(
-                invite.address, invite.game, player=self.player, host=invite.host
+                invite.address,
+                invite.game,
+                player=self.player,
+                host=invite.host,
+                nonce=invite.nonce,  # proves the host with no listing: a round trip less
             )
         except (NodeError, OSError, trio.TooSlowError) as exc:
             raise WebError(f"could not join: {exc or 'the host did not answer'}") from None
