@@ -11,7 +11,7 @@ from creepnet.node.node import Node
 from creepnet.protocol.games.racer import seat_view
 from creepnet.protocol.verify import verify_log_bytes
 
-OPTIONS = {"turn_limit": 12}  # bounded games keep the suite fast
+OPTIONS = {"turn_limit": 8}  # bounded games keep the suite fast (the late spectator test's too)
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
