@@ -14,6 +14,9 @@ from creepnet.protocol.verify import verify_log_bytes
 OPTIONS = {"turn_limit": 8}  # bounded games keep the suite fast (the late spectator test's too)
 
 
+# Every node here runs in this process and checks every proof of the game: with the proof memo
+# (tests/proof_memo.py) a repeat of exactly the bytes another node passed returns that success.
+@pytest.mark.usefixtures("memoized_proofs")
 @pytest.mark.parametrize("seats", [2, 3, 4])
 async def test_bots_on_every_seat_play_a_whole_racer_game(tmp_path, seats):
     with trio.fail_after(240):
