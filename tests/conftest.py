@@ -20,6 +20,12 @@ from creepnet.node.transport import Connection, Timeouts
 from creepnet.protocol.games import get_game
 from creepnet.protocol.verify import verify_log_bytes
 
+# Where PYTHONDONTWRITEBYTECODE is set (as on these machines), every pytest process (three
+# workers a run) would rewrite every test module's asserts and compile every module afresh, each
+# run: about 2.5 s of CPU per process.  The suite keeps them in __pycache__ (ignored by git), as
+# Python and pytest do by default; the commands the tests start read the product's too.
+sys.dont_write_bytecode = False
+
 LOOPBACK = "127.0.0.1"
 FAST = Timeouts(connect=2.0, handshake=2.0, ping=0.5, idle=3.0, send=2.0, retry=0.05)
 
