@@ -185,9 +185,12 @@ def _mapping_proxies_copied() -> Iterator[None]:
 
 def copied(t: SessionHarness, players: list) -> tuple[SessionHarness, list]:
     """A deep copy of the table and its bots: nothing shared, and it goes on exactly as the
-    original would (the same decisions from the same states; only fresh proof nonces differ)."""
+    original would (the same decisions from the same states; only fresh proof nonces differ).
+    The events of the logs are the exception: immutable (a frozen Event, whose only cache is its
+    own signature's verdict), so both tables hold the same ones, as copy.deepcopy treats bytes."""
+    events: dict[int, Any] = {id(e): e for _, session in t.everyone for e in session.log.events}
     with _mapping_proxies_copied():
-        return copy.deepcopy((t, players))
+        return copy.deepcopy((t, players), events)
 
 
 # what a game played for forks yields: a stop's key and seat, at that table with those players
