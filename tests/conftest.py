@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import copy
+import copyreg
 import secrets
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any, TypeVar
 
 import proof_memo
 import pytest
@@ -103,6 +107,20 @@ def memoized_proofs(proofs_checked_in_module: ProofMemo) -> Iterator[ProofMemo]:
     a refusal: they run every check for real."""
     with proof_memo.memoized_proofs(proofs_checked_in_module) as memo:
         yield memo
+
+
+T = TypeVar("T")
+
+
+def deep_copy(value: T, memo: dict[int, Any] | None = None) -> T:
+    """``copy.deepcopy`` (``memo`` as there: what maps to itself is shared), which alone cannot
+    copy the read-only maps the engine's frozen states hold.  For tests that hand each test a
+    copy of one game played once: the copy shares nothing mutable and goes on as it would."""
+    copyreg.pickle(MappingProxyType, lambda m: (MappingProxyType, (dict(m),)))
+    try:
+        return copy.deepcopy(value, memo)
+    finally:
+        copyreg.dispatch_table.pop(MappingProxyType, None)
 
 
 @pytest.fixture(autouse=True)
