@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import copy
+import copyreg
 import secrets
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any, TypeVar
 
 import proof_memo
 import pytest
@@ -20,6 +24,12 @@ from creepnet.node.transport import Connection, Timeouts
 from creepnet.protocol.games import get_game
 from creepnet.protocol.verify import verify_log_bytes
 
+# Where PYTHONDONTWRITEBYTECODE is set (as on these machines), every pytest process (three
+# workers a run) would rewrite every test module's asserts and compile every module afresh, each
+# run: about 2.5 s of CPU per process.  The suite keeps them in __pycache__ (ignored by git), as
+# Python and pytest do by default; the commands the tests start read the product's too.
+sys.dont_write_bytecode = False
+
 LOOPBACK = "127.0.0.1"
 FAST = Timeouts(connect=2.0, handshake=2.0, ping=0.5, idle=3.0, send=2.0, retry=0.05)
 
@@ -30,38 +40,44 @@ FAST = Timeouts(connect=2.0, handshake=2.0, ping=0.5, idle=3.0, send=2.0, retry=
 # runs.  A new slow file goes in here, at its place.
 LONGEST_FIRST = (
     "vectors/test_vectors.py",
-    "web/test_web_browser.py",
     "racer/test_racer_retire_four.py",
+    "web/test_web_browser.py",
+    "node/test_node_wan.py",
     "racer/test_racer_retire.py",
     "node/test_node_mesh.py",
-    "racer/test_racer_network.py",
-    "node/test_node_wan.py",
-    "racer/test_racer_processes.py",
+    "cli/test_cli_network.py",
     "node/test_node_wan_mesh.py",
+    "racer/test_racer_processes.py",
+    "racer/test_racer_network.py",
     "racer/test_racer_retire_hostage.py",
     "web/test_web_racer_browser.py",
-    "racer/test_racer_cheats.py",
-    "cli/test_cli_network.py",
     "protocol/test_session_property.py",
-    "racer/test_racer_adapter_rejections.py",
     "cli/test_cli_feel.py",
-    "web/test_web_replay.py",
+    "racer/test_racer_adapter_rejections.py",
     "node/test_node_retire_objection.py",
     "creeper/test_creeper_search.py",
-    "test_types.py",
     "racer/test_racer_planner.py",
-    "racer/test_racer_retire_complaint.py",
-    "racer/test_racer_retire_network.py",
-    "racer/test_racer_session.py",
+    "cli/test_cli_replay.py",
+    "racer/test_racer_cheats.py",
+    "web/test_web_replay.py",
     "deck/test_deck_escrow_messages.py",
     "web/test_web_racer_views.py",
-    "cli/test_cli_replay.py",
-    "racer/test_racer_games.py",
+    "racer/test_racer_retire_complaint.py",
+    "web/test_web_replay_browser.py",
     "cli/test_cli_resume.py",
     "racer/test_racer_replay.py",
-    "protocol/test_deck_fork.py",
-    "web/test_web_replay_browser.py",
-    "web/test_web_again.py",
+    "racer/test_racer_retire_network.py",
+    "racer/test_racer_games.py",
+    "racer/test_racer_session.py",
+    "creeper/test_creeper_abandon.py",
+    "deck/test_deck_none_of.py",
+    "node/test_node_resume.py",
+    "deck/test_deck_class.py",
+    "node/test_node_adverts.py",
+    "cli/test_racer_terminal_feel.py",
+    "creeper/test_creeper_properties.py",
+    "node/test_node_recovery.py",
+    "racer/test_racer_session_game.py",
 )
 
 
@@ -97,6 +113,20 @@ def memoized_proofs(proofs_checked_in_module: ProofMemo) -> Iterator[ProofMemo]:
     a refusal: they run every check for real."""
     with proof_memo.memoized_proofs(proofs_checked_in_module) as memo:
         yield memo
+
+
+T = TypeVar("T")
+
+
+def deep_copy(value: T, memo: dict[int, Any] | None = None) -> T:
+    """``copy.deepcopy`` (``memo`` as there: what maps to itself is shared), which alone cannot
+    copy the read-only maps the engine's frozen states hold.  For tests that hand each test a
+    copy of one game played once: the copy shares nothing mutable and goes on as it would."""
+    copyreg.pickle(MappingProxyType, lambda m: (MappingProxyType, (dict(m),)))
+    try:
+        return copy.deepcopy(value, memo)
+    finally:
+        copyreg.dispatch_table.pop(MappingProxyType, None)
 
 
 @pytest.fixture(autouse=True)

@@ -27,7 +27,7 @@ from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.terminal import StdinLines
 from creepnet.cli.text import printable
 from creepnet.node.node import Node, NodeError
-from creepnet.protocol.verify import verify_log_bytes
+from creepnet.protocol.verify import Verdict, verify_log_bytes
 
 LOOPBACK = "127.0.0.1"  # demos never leave this machine
 NODE = [sys.executable, "-m", "creepnet.cli"]  # how one bot node of the demo is started
@@ -211,8 +211,11 @@ def _report(
         logs["watcher"] = watched[0].read_bytes()
         shutil.copyfile(watched[0], out / "watcher.log")
     ok = True
+    verdicts: dict[bytes, Verdict] = {}  # a function of the bytes: identical logs verified once
     for role, data in logs.items():
-        verdict = verify_log_bytes(data)
+        if data not in verdicts:
+            verdicts[data] = verify_log_bytes(data)
+        verdict = verdicts[data]
         state = "finished" if verdict.finished else "unfinished"
         print(
             f"{out / (role + '.log')}: {'valid' if verdict.valid else 'INVALID'}, "
@@ -226,7 +229,7 @@ def _report(
     if ok and identical and cheat is not None and not cheat(logs["guest"], homes["guest"]):
         return fail("a cheat was not caught as expected", 1)
     if ok and identical:
-        print(f"outcome: {verify_log_bytes(logs['host']).outcome}")
+        print(f"outcome: {verdicts[logs['host']].outcome}")
         me = runnable()  # commands that work as typed, on PATH or not
         log = out / "host.log"
         print(f"check it yourself:\n  {me} verify {log}\n  {me} replay {log}")

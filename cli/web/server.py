@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import webbrowser
+from typing import Any
 
 import trio
 from hypercorn.config import Config
@@ -42,9 +43,20 @@ async def start_web(nursery: trio.Nursery, app: ASGIApp, port: int = 0) -> WebSe
     config.accesslog = None
     config.errorlog = log
     config.graceful_timeout = 1.0
-    binds = await nursery.start(serve, guard, config)
+    binds = await nursery.start(_serve, guard, config)
     guard.port = int(binds[0].rsplit(":", 1)[1])
     return WebServer(guard)
+
+
+async def _serve(app: ASGIApp, config: Config, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    """Hypercorn's serve, which returns by itself only when a KeyboardInterrupt was raised in one
+    of its own tasks: trio raises Ctrl-C in whichever task runs when the signal lands (on a
+    loaded machine often not the one waiting), and Hypercorn takes it there for its shutdown
+    signal and swallows it.  The page would stop and the command wait on for ever: Ctrl-C is
+    raised again here, so the command stops as at any other Ctrl-C."""
+    # the ignore: Hypercorn types its app more narrowly than the ASGI callables the guard wraps
+    await serve(app, config, task_status=task_status)  # type: ignore[arg-type]
+    raise KeyboardInterrupt
 
 
 async def open_browser(url: str) -> bool:

@@ -589,13 +589,19 @@ def audit_escrows(state: DeckState) -> None:
     book = state.escrow
     if book is None or book.directory is None:
         return
+    # one EscrowKeys per dealer, not per bundle: its channel points (a variable-base
+    # multiplication per recipient) and derived scalars are then computed once per audit
+    dealers: dict[int, EscrowKeys] = {}
     for target, bundle in book.kept:
         secret = state.secrets[target.dealer]
         if secret is None:
             continue
-        keys = DeckKeys(state.game_id, state.seat_keys[target.dealer], secret)
-        value = _scalar_value(keys, target.scalar)
-        expected = make_bundle(book.directory, EscrowKeys(keys, target.dealer), target, value)
+        mine = dealers.get(target.dealer)
+        if mine is None:
+            keys = DeckKeys(state.game_id, state.seat_keys[target.dealer], secret)
+            mine = dealers[target.dealer] = EscrowKeys(keys, target.dealer)
+        value = _scalar_value(mine.keys, target.scalar)
+        expected = make_bundle(book.directory, mine, target, value)
         if expected != bundle:
             scalar = target.scalar
             raise DeckError(

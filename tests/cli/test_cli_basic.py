@@ -1,9 +1,12 @@
 """`creepnet id`, `log` and `verify` as a user runs them: output and exit codes."""
 
+import io
 import json
+from contextlib import redirect_stdout
 
 from creepnet.cli.main import main
 from creepnet.protocol.testing.sessions import SessionHarness, creeper_bot
+from creepnet.protocol.verify import verify_log_bytes
 
 
 def write_log(path, plies=4):
@@ -197,3 +200,37 @@ def test_every_cheat_of_the_cheat_demo_is_caught_and_attributed(tmp_path):
     text = "\n".join(said)
     assert text.count("creepnet verify: INVALID") == 4
     assert f"(author {guest.fingerprint})" in text and f"{guest.fingerprint} equivocated" in text
+
+
+def test_the_demo_verifies_each_distinct_log_once_and_reports_every_copy(tmp_path, monkeypatch):
+    """Byte-identical logs have one verdict (verification is a function of the bytes): the
+    demo's report verifies each distinct log once, and still names every node's copy."""
+    from types import SimpleNamespace
+
+    from creepnet.cli.commands import demo
+
+    table = SessionHarness(seed=5, options={"max_plies": 6})
+    table.run([creeper_bot("random", 1), creeper_bot("random", 2)])
+    data = table.spectator.log.to_bytes()
+    homes = {role: tmp_path / role for role in ("host", "guest", "watcher")}
+    for home in homes.values():
+        (home / "games" / "g").mkdir(parents=True)
+        (home / "games" / "g" / "log").write_bytes(data)
+    verified: list[bytes] = []
+
+    def counting(log: bytes):
+        verified.append(log)
+        return verify_log_bytes(log)
+
+    monkeypatch.setattr(demo, "verify_log_bytes", counting)
+    processes = {role: SimpleNamespace(returncode=0) for role in ("host", "guest")}
+    said, out = io.StringIO(), tmp_path / "out"
+    out.mkdir()
+    with redirect_stdout(said):
+        assert demo._report(out, homes, processes, None) == 0  # type: ignore[arg-type]
+    assert verified == [data]
+    text = said.getvalue()
+    for role in homes:
+        assert f"{role}.log: valid, 11 events, finished" in text
+    assert "logs byte-identical: yes (host, guest, watcher)" in text
+    assert "outcome: draw (move limit of 6 plies)" in text

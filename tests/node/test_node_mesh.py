@@ -35,6 +35,10 @@ OPTIONS = {"creeps_per_player": 3, "face_up_creeps": 1, "turn_limit": 4}  # a sh
 ASK = 0.3  # seconds a waiting node gives the normal path before it asks every peer
 FORCED = (racer.PlaceCreep, racer.KeepDrawn)  # steps the console plays by itself
 TIMEOUT = 120  # generous: these machines are slow and shared
+# The games here are honest and every node runs in this process, so each checks every proof of
+# the others: with the proof memo (tests/proof_memo.py) a repeat of exactly the bytes another
+# node passed returns that success.  Not for the tests of a refused address or message.
+memoized = pytest.mark.usefixtures("memoized_proofs")
 
 
 @asynccontextmanager
@@ -136,6 +140,7 @@ class News:
 # ----- the mesh forms and plays ---------------------------------------------------------------
 
 
+@memoized
 async def test_the_seats_connect_to_each_other_and_a_spectator_follows_a_guest(tmp_path):
     """Once seated, guest 2 dials guest 1 (the higher seat dials the lower, so one connection
     per pair); a spectator that watches at guest 1 follows the whole game from there."""
@@ -154,6 +159,7 @@ async def test_the_seats_connect_to_each_other_and_a_spectator_follows_a_guest(t
             assert set(watcher.peers) <= {key(g1)}
 
 
+@memoized
 async def test_a_spectator_whose_seat_is_gone_watches_at_another_seat(tmp_path):
     """Spectators may watch at any seat (issue #23): the seat a spectator watches at tells it
     where the other seats are; when that seat's node goes away (and comes back elsewhere, at a
@@ -193,6 +199,7 @@ async def test_a_spectator_whose_seat_is_gone_watches_at_another_seat(tmp_path):
             assert watcher.peers.keys() & {key(host), key(g2)}
 
 
+@memoized
 async def test_four_seats_form_a_full_mesh_with_one_connection_per_pair(tmp_path):
     with trio.fail_after(TIMEOUT):
         async with (
@@ -212,6 +219,7 @@ async def test_four_seats_form_a_full_mesh_with_one_connection_per_pair(tmp_path
                 assert seats[low].peers[key(seats[high])].dialed is None
 
 
+@memoized
 async def test_a_restarted_guest_finds_the_other_guest_without_the_host(tmp_path):
     """Where a handshake proved a seat is stored with the game: guest 2, restarted while the
     host is gone, dials guest 1 there again."""
@@ -232,6 +240,7 @@ async def test_a_restarted_guest_finds_the_other_guest_without_the_host(tmp_path
                 assert g2.peers[key(g1)].dialed == g1.address
 
 
+@memoized
 async def test_a_seat_gets_each_event_once_in_a_mesh(tmp_path, monkeypatch):
     """Gossip does not multiply in a mesh: a seat is sent an event by its author, the other
     seats only tell it their length (have), so a guest decodes each event about once."""
@@ -260,6 +269,7 @@ async def test_a_seat_gets_each_event_once_in_a_mesh(tmp_path, monkeypatch):
 # ----- the host has no relay power left ---------------------------------------------------
 
 
+@memoized
 @pytest.mark.parametrize("lose_the_first_push", [False, True])
 async def test_a_host_that_withholds_a_guests_events_blames_nobody(
     tmp_path, monkeypatch, lose_the_first_push
@@ -308,6 +318,7 @@ def withhold_once(sender: Node, to: Node) -> list[int]:
     return lost
 
 
+@memoized
 async def test_when_the_host_dies_the_guests_still_deliver_each_others_events(tmp_path):
     """The host is killed while a guest is to decide: the guests (and a spectator watching at
     guest 1) go on exchanging their events directly, until the game needs the host's; then
@@ -381,6 +392,7 @@ async def bot_within(scope: trio.CancelScope, node: Node, game: bytes) -> None:
 # ----- the "not delivered" alarm -----------------------------------------------------------
 
 
+@memoized
 async def test_a_guests_moves_are_delivered_in_a_three_seat_game(tmp_path, monkeypatch):
     """Guest 2 plays at the terminal: each move is acknowledged by both other seats (guest 1
     directly, through the mesh), so "not delivered yet" never shows.  Before the mesh every

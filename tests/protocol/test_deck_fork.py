@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from functools import cache
+
+from conftest import deep_copy
+
 from creepnet.protocol.digest import state_digest
 from creepnet.protocol.games.racer.schedule import RacerGame
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 
 def racer_game_midway() -> RacerGame:
+    """A game of its own for each test (they change it): a deep copy of one played once."""
+    return deep_copy(_played_midway())
+
+
+@cache
+def _played_midway() -> RacerGame:
     table = SessionHarness(
         seats=2, kind="racer", options={"turn_limit": 4}, seed=5, onion_length=256
     )

@@ -6,14 +6,12 @@ without a seat must pass."""
 
 from __future__ import annotations
 
-import copy
-import copyreg
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Generic, TypeVar
+
+from conftest import deep_copy
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
 from retirement_support import retire, run_without  # noqa: E402
@@ -173,21 +171,13 @@ def play_until_owed(t: SessionHarness, players: list, gone: int, stop: Stop) -> 
 # --- one game standing in for several that differ only in where they stop ---------------------
 
 
-@contextmanager
-def _mapping_proxies_copied() -> Iterator[None]:
-    # The engine's frozen states hold read-only maps, which copy.deepcopy cannot copy alone.
-    copyreg.pickle(MappingProxyType, lambda m: (MappingProxyType, (dict(m),)))
-    try:
-        yield
-    finally:
-        copyreg.dispatch_table.pop(MappingProxyType, None)
-
-
 def copied(t: SessionHarness, players: list) -> tuple[SessionHarness, list]:
     """A deep copy of the table and its bots: nothing shared, and it goes on exactly as the
-    original would (the same decisions from the same states; only fresh proof nonces differ)."""
-    with _mapping_proxies_copied():
-        return copy.deepcopy((t, players))
+    original would (the same decisions from the same states; only fresh proof nonces differ).
+    The events of the logs are the exception: immutable (a frozen Event, whose only cache is its
+    own signature's verdict), so both tables hold the same ones, as copy.deepcopy treats bytes."""
+    events: dict[int, Any] = {id(e): e for _, session in t.everyone for e in session.log.events}
+    return deep_copy((t, players), events)
 
 
 # what a game played for forks yields: a stop's key and seat, at that table with those players

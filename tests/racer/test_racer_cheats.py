@@ -1,10 +1,16 @@
 """Every cheat a Racer log can show is rejected at once (or, for a hidden card, at the audit),
 and the author is named.  Honest seats play through the real session code, one event at a time;
-at the chosen step one seat signs a doctored event instead."""
+at the chosen step one seat signs a doctored event instead.
+
+Three games (seeds 7, 3 and 11) stand in for one per test: each is played once per file, and a
+test takes a deep copy of the table made the first time its situation arose (``Forks``,
+tests/racer/racer_retire_support.py), the same table a game played afresh to it would leave."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,12 +28,17 @@ from creepnet.protocol.games.racer.schedule import (
 )
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
+sys.path.insert(0, str(Path(__file__).parent))
+from racer_retire_support import Forks, Held  # noqa: E402
+
 SEATS = 2
+# (the table, the spectator's game) -> True when the situation a test needs has come
+Situation = Callable[[SessionHarness, Any], bool]
 
 
-def racer_table(seed: int = 7) -> SessionHarness:
+def racer_table(seed: int = 7, turn_limit: int = 40) -> SessionHarness:
     return SessionHarness(
-        seats=SEATS, kind="racer", options={"turn_limit": 40}, seed=seed, onion_length=512
+        seats=SEATS, kind="racer", options={"turn_limit": turn_limit}, seed=seed, onion_length=512
     )
 
 
@@ -71,19 +82,32 @@ def deliver(table: SessionHarness, event: Event) -> list:
     return [session.receive(event.raw) for _, session in table.everyone]
 
 
-def drive(table: SessionHarness, until: Callable[[Any], bool]) -> int:
-    """Play honestly, one event at a time, until ``until(spectator game)``; returns the seat
-    owing the next event."""
+def drive_to_each(
+    table: SessionHarness, situations: Mapping[str, Situation]
+) -> Iterator[Held[str]]:
+    """Play honestly, one event at a time; (name, the seat owing the next event, the table, its
+    bots) the first time each situation arises, until all have (or the game ends)."""
     table.bots = [seat_bot("racer", "random", seat) for seat in range(SEATS)]
+    arisen: set[str] = set()
     while True:
         spectator = table.spectator
         turn = spectator.expected()
-        if spectator.started and until(spectator.game_state):
-            return turn.seat if turn is not None else -1
-        assert turn is not None, "the game ended before the situation arose"
+        for name, situation in situations.items():
+            if spectator.started and name not in arisen and situation(table, spectator.game_state):
+                arisen.add(name)
+                yield name, turn.seat if turn is not None else -1, table, table.bots
+        if len(arisen) == len(situations) or turn is None:
+            return
         seat = turn.seat
         receipts = deliver(table, sign(table, seat, *honest(table, seat)))
         assert all(r.status == "accepted" for r in receipts), receipts
+
+
+def drive(games: dict[int, Forks[str]], seed: int, situation: str) -> tuple[SessionHarness, int]:
+    """A table of its own (seed ``seed``) where ``situation`` first arose, and the seat owing
+    the next event there."""
+    table, _, seat = games[seed].take(situation)
+    return table, seat
 
 
 def assert_rejected_at_once(
@@ -96,27 +120,25 @@ def assert_rejected_at_once(
         assert why in receipt.rejection.reason, receipt.rejection.reason
 
 
-def at_deck(op: str) -> Callable[[Any], bool]:
-    return lambda game: isinstance(step := next_step(game), DeckStep) and step.op == op
+def at_deck(op: str) -> Situation:
+    return lambda table, game: isinstance(step := next_step(game), DeckStep) and step.op == op
 
 
-def at_decision(game) -> bool:
+def at_decision(table: SessionHarness, game) -> bool:
     return isinstance(next_step(game), racer.Decide)
 
 
 # --- events out of turn -----------------------------------------------------------------------
 
 
-def test_a_decision_out_of_turn_is_rejected_and_its_author_named():
-    table = racer_table()
-    seat = drive(table, at_decision)
+def test_a_decision_out_of_turn_is_rejected_and_its_author_named(games):
+    table, seat = drive(games, 7, "decision")
     other = 1 - seat
     assert_rejected_at_once(table, other, "act", {"action": "pass"}, f"is for seat {seat}")
 
 
-def test_a_deck_step_out_of_turn_is_rejected():
-    table = racer_table()
-    seat = drive(table, at_deck("shuffle"))
+def test_a_deck_step_out_of_turn_is_rejected(games):
+    table, seat = drive(games, 7, "deck shuffle")
     other = (seat + 1) % SEATS
     type_, body = honest(table, seat)  # the owed shuffle, but signed by the wrong seat
     assert_rejected_at_once(table, other, type_, body, f"is for seat {seat}")
@@ -132,17 +154,16 @@ def non_calamity_in_hand(table: SessionHarness, seat: int) -> tuple[int, int] | 
     return None
 
 
-def test_a_card_claimed_that_the_slot_does_not_hold_is_rejected():
+def deciding_a_move_with_a_non_calamity_in_hand(table: SessionHarness, game) -> bool:
+    step = next_step(game)
+    if not (isinstance(step, racer.Decide) and step.topic == "move"):
+        return False
+    return non_calamity_in_hand(table, step.seat) is not None
+
+
+def test_a_card_claimed_that_the_slot_does_not_hold_is_rejected(games):
     """The seat shows one of its own hand slots, with its true key, but names a Calamity."""
-    table = racer_table()
-
-    def deciding_a_move_with_a_non_calamity_in_hand(game) -> bool:
-        step = next_step(game)
-        if not (isinstance(step, racer.Decide) and step.topic == "move"):
-            return False
-        return non_calamity_in_hand(table, step.seat) is not None
-
-    seat = drive(table, deciding_a_move_with_a_non_calamity_in_hand)
+    table, seat = drive(games, 7, "a move with a non-Calamity in hand")
     slot, real = non_calamity_in_hand(table, seat)
     state = table.spectator.game_state.state
     target = state.players[1 - seat].line[0].slot
@@ -166,19 +187,15 @@ def calamity_in_hand(table: SessionHarness, seat: int) -> tuple[int, int] | None
     return None
 
 
-def a_move_by_a_seat_with_a_calamity(table: SessionHarness) -> Callable[[Any], bool]:
-    def predicate(game) -> bool:
-        step = next_step(game)
-        if not (isinstance(step, racer.Decide) and step.topic == "move"):
-            return False
-        return calamity_in_hand(table, step.seat) is not None
-
-    return predicate
+def a_move_by_a_seat_with_a_calamity(table: SessionHarness, game) -> bool:
+    step = next_step(game)
+    if not (isinstance(step, racer.Decide) and step.topic == "move"):
+        return False
+    return calamity_in_hand(table, step.seat) is not None
 
 
-def test_a_card_of_another_seats_hand_cannot_be_played():
-    table = racer_table()
-    seat = drive(table, at_decision)
+def test_a_card_of_another_seats_hand_cannot_be_played(games):
+    table, seat = drive(games, 7, "decision")
     other = 1 - seat
     slot, _ = table.sessions[other].local_view().observation.hand[0]
     state = table.spectator.game_state.state
@@ -188,9 +205,8 @@ def test_a_card_of_another_seats_hand_cannot_be_played():
     assert_rejected_at_once(table, seat, "act", body, "not in your hand")
 
 
-def test_a_played_card_with_a_wrong_key_is_rejected():
-    table = racer_table()
-    seat = drive(table, a_move_by_a_seat_with_a_calamity(table))
+def test_a_played_card_with_a_wrong_key_is_rejected(games):
+    table, seat = drive(games, 7, "a move with a Calamity in hand")
     slot, card = calamity_in_hand(table, seat)
     target = table.spectator.game_state.state.players[1 - seat].line[0].slot
     text = racer.format_action(racer.PlayCalamity(slot, card, target))
@@ -200,19 +216,18 @@ def test_a_played_card_with_a_wrong_key_is_rejected():
     assert_rejected_at_once(table, seat, "act", {**body, "key": flip(body["key"])}, "commitment")
 
 
-def test_a_drawn_creep_kept_in_hand_is_rejected_at_once():
+def drew_a_creep(table: SessionHarness, game) -> bool:
+    step = next_step(game)
+    if not isinstance(step, ShowDrawn):
+        return False
+    card = table.sessions[step.seat].private.card(game, step.slot)
+    return racer.STANDARD_CATALOGUE[card].kind is racer.Kind.CREEP
+
+
+def test_a_drawn_creep_kept_in_hand_is_rejected_at_once(games):
     """Keeping a drawn card needs a none-of proof that it is no Creep: with none, or with a proof
     replayed from an earlier kept card, the event is rejected and its author named."""
-    table = racer_table(seed=3)
-
-    def drew_a_creep(game) -> bool:
-        step = next_step(game)
-        if not isinstance(step, ShowDrawn):
-            return False
-        card = table.sessions[step.seat].private.card(game, step.slot)
-        return racer.STANDARD_CATALOGUE[card].kind is racer.Kind.CREEP
-
-    seat = drive(table, drew_a_creep)
+    table, seat = drive(games, 3, "drew a Creep")
     slot = next_step(table.spectator.game_state).slot
     keep = {"action": racer.format_action(racer.KeepDrawn(slot))}
     assert_rejected_at_once(table, seat, "act", keep, "needs the proof")
@@ -225,29 +240,35 @@ def test_a_drawn_creep_kept_in_hand_is_rejected_at_once():
     assert_rejected_at_once(table, seat, "act", replayed, "not proven to be no Creep")
 
 
-def kept_draw(creep: bool) -> tuple[SessionHarness, int, DeckSeat, int, str]:
-    """Play until a seat must show a card drawn from the dealt family that is (or is not) a
-    Creep: the table, that seat, its deck side, the drawn slot and its card."""
-    table = racer_table(seed=3)
+def showing_a_draw_from_the_dealt_family(creep: bool) -> Situation:
+    """A seat must show a card drawn from the dealt family that is (or is not) a Creep."""
 
-    def predicate(game) -> bool:
+    def arisen(table: SessionHarness, game) -> bool:
         step = next_step(game)
         if not isinstance(step, ShowDrawn) or not_a_creep(game, step.slot) is None:
             return False
         card = table.sessions[step.seat].private.card(game, step.slot)
         return (racer.STANDARD_CATALOGUE[card].kind is racer.Kind.CREEP) == creep
 
-    seat = drive(table, predicate)
+    return arisen
+
+
+def kept_draw(
+    games: dict[int, Forks[str]], creep: bool
+) -> tuple[SessionHarness, int, DeckSeat, int, str]:
+    """Where a seat must show a card drawn from the dealt family that is (or is not) a Creep:
+    the table, that seat, its deck side, the drawn slot and its card."""
+    table, seat = drive(games, 3, "a drawn Creep to show" if creep else "a drawn card to keep")
     slot = next_step(table.spectator.game_state).slot
     session = table.sessions[seat]
     me = DeckSeat(session.game_state.deck, seat, session.secrets.deck_secret)
     return table, seat, me, slot, str(session.private.card(session.game_state, slot))
 
 
-def test_a_drawn_creep_proven_against_a_set_of_its_own_choosing_is_rejected():
+def test_a_drawn_creep_proven_against_a_set_of_its_own_choosing_is_rejected(games):
     """The Creeps to exclude are the table's, from public state: a valid proof that the card is
     none of the *other* Creeps proves nothing, and the body has no field to name a set."""
-    table, seat, me, slot, card = kept_draw(creep=True)
+    table, seat, me, slot, card = kept_draw(games, creep=True)
     game, seq = table.spectator.game_state, len(table.spectator.log)
     pool, position, excluded = not_a_creep(game, slot)
     assert card in excluded
@@ -258,10 +279,10 @@ def test_a_drawn_creep_proven_against_a_set_of_its_own_choosing_is_rejected():
     assert_rejected_at_once(table, seat, "act", {**keep, "excluded": others}, "excluded")
 
 
-def test_a_kept_card_from_a_log_before_none_of_proofs_still_verifies():
+def test_a_kept_card_from_a_log_before_none_of_proofs_still_verifies(games):
     """Old logs carry the OR-proof over the play cards the family may hide (a list): accepted
     where the rule asks for a proof, checked against the set the table computes."""
-    table, seat, me, slot, card = kept_draw(creep=False)
+    table, seat, me, slot, card = kept_draw(games, creep=False)
     game, seq = table.spectator.game_state, len(table.spectator.log)
     pool, position, _ = not_a_creep(game, slot)
     keep = {"action": racer.format_action(racer.KeepDrawn(slot))}
@@ -277,9 +298,8 @@ def test_a_kept_card_from_a_log_before_none_of_proofs_still_verifies():
 # --- dice ---------------------------------------------------------------------------------------
 
 
-def test_a_wrong_die_reveal_is_rejected():
-    table = racer_table()
-    drive(table, lambda game: isinstance(racer.pending(game.state), racer.NeedDie))
+def test_a_wrong_die_reveal_is_rejected(games):
+    table, _ = drive(games, 7, "a die")
     seat = table.spectator.expected().seat
     type_, body = honest(table, seat)
     body = {**body, "pre": bytes(32)}
@@ -310,10 +330,10 @@ DECK_CHEATS = {
 
 
 @pytest.mark.parametrize("op", list(DECK_CHEATS))
-def test_a_bad_deck_step_is_rejected_at_once(op):
+def test_a_bad_deck_step_is_rejected_at_once(games, op):
     tamper, why = DECK_CHEATS[op]
-    table = racer_table(seed=11 if op in ("blind", "unblind") else 7)
-    seat = drive(table, at_deck(op.split("-")[0]))
+    seed = 11 if op in ("blind", "unblind") else 7
+    table, seat = drive(games, seed, "deck " + op.split("-")[0])
     type_, body = honest(table, seat)
     assert_rejected_at_once(table, seat, type_, tamper(body), why)
 
@@ -321,11 +341,10 @@ def test_a_bad_deck_step_is_rejected_at_once(op):
 # --- a rejected event changes nothing ------------------------------------------------------------
 
 
-def test_a_played_card_with_a_stray_proof_is_rejected_and_the_honest_play_then_accepted():
+def test_a_played_card_with_a_stray_proof_is_rejected_and_the_honest_play_then_accepted(games):
     """Issue 21, attack 1: the card's key was applied to the deck before the stray field was
     seen, so the honest event for that position then crashed every receiver."""
-    table = racer_table()
-    seat = drive(table, a_move_by_a_seat_with_a_calamity(table))
+    table, seat = drive(games, 7, "a move with a Calamity in hand")
     slot, card = calamity_in_hand(table, seat)
     target = table.spectator.game_state.state.players[1 - seat].line[0].slot
     text = racer.format_action(racer.PlayCalamity(slot, card, target))
@@ -334,3 +353,34 @@ def test_a_played_card_with_a_stray_proof_is_rejected_and_the_honest_play_then_a
     assert_rejected_at_once(table, seat, "act", {**body, "proof": b"stray"}, "proof is only")
     receipts = deliver(table, sign(table, seat, "act", body))
     assert all(r.status == "accepted" for r in receipts), receipts
+
+
+# --- the games the tests fork ---------------------------------------------------------------
+
+SITUATIONS: dict[int, dict[str, Situation]] = {
+    7: {
+        "decision": at_decision,
+        "a move with a non-Calamity in hand": deciding_a_move_with_a_non_calamity_in_hand,
+        "a move with a Calamity in hand": a_move_by_a_seat_with_a_calamity,
+        "a die": lambda table, game: isinstance(racer.pending(game.state), racer.NeedDie),
+        **{f"deck {op}": at_deck(op) for op in ("join", "shuffle", "lock", "release", "reveal")},
+    },
+    3: {
+        "drew a Creep": drew_a_creep,
+        "a drawn Creep to show": showing_a_draw_from_the_dealt_family(creep=True),
+        "a drawn card to keep": showing_a_draw_from_the_dealt_family(creep=False),
+    },
+    11: {"deck blind": at_deck("blind"), "deck unblind": at_deck("unblind")},
+}
+# Seed 7's situations all arise by its first turn but the deck reveal, which comes once the game
+# is over: two turns reach it soonest (a game is the same as with a later limit up to its own).
+TURN_LIMITS = {7: 2, 3: 40, 11: 40}
+
+
+@pytest.fixture(scope="module")
+def games() -> dict[int, Forks[str]]:
+    """Each seed's game, played lazily as far as the tests ask, forked at each situation."""
+    return {
+        seed: Forks(drive_to_each(racer_table(seed, TURN_LIMITS[seed]), situations))
+        for seed, situations in SITUATIONS.items()
+    }

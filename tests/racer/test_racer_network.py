@@ -11,9 +11,12 @@ from creepnet.node.node import Node
 from creepnet.protocol.games.racer import seat_view
 from creepnet.protocol.verify import verify_log_bytes
 
-OPTIONS = {"turn_limit": 12}  # bounded games keep the suite fast
+OPTIONS = {"turn_limit": 8}  # bounded games keep the suite fast (the late spectator test's too)
 
 
+# Every node here runs in this process and checks every proof of the game: with the proof memo
+# (tests/proof_memo.py) a repeat of exactly the bytes another node passed returns that success.
+@pytest.mark.usefixtures("memoized_proofs")
 @pytest.mark.parametrize("seats", [2, 3, 4])
 async def test_bots_on_every_seat_play_a_whole_racer_game(tmp_path, seats):
     with trio.fail_after(240):
@@ -68,6 +71,7 @@ async def test_players_who_ask_for_the_same_seat_at_once_are_all_seated(tmp_path
             await host.wait_for(game, lambda rt: rt.session.started)
 
 
+@pytest.mark.usefixtures("memoized_proofs")
 async def test_a_late_spectator_catches_up_and_holds_no_hidden_card(tmp_path):
     with trio.fail_after(240):
         async with (
@@ -109,6 +113,7 @@ def late_log(tmp_path, game: bytes) -> bytes:
     return (tmp_path / "late" / "games" / game.hex() / "log").read_bytes()
 
 
+@pytest.mark.usefixtures("memoized_proofs")
 async def test_a_node_is_not_sent_back_the_events_it_just_sent(tmp_path, monkeypatch):
     """A seat that answers at once (a key release, a none-of proof) sends the sender only its
     answer: the sender's own events (a shuffle is ~20 kB) do not come back to be discarded."""

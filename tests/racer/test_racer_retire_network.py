@@ -4,6 +4,7 @@ valid, finished logs that name the retirement."""
 
 from __future__ import annotations
 
+import pytest
 import trio
 from conftest import FAST, until_guest_decides
 
@@ -22,6 +23,7 @@ async def _guest(tmp_path, host: Node, game: bytes, k: int, scope: trio.CancelSc
             await node.wait_synced(game)
 
 
+@pytest.mark.usefixtures("memoized_proofs")  # honest nodes in one process (tests/README.md)
 async def test_a_node_killed_for_good_is_retired_and_the_others_finish(tmp_path) -> None:
     with trio.fail_after(240):
         async with Node.open(tmp_path / "host", name="host", timeouts=FAST) as host:

@@ -1,5 +1,7 @@
 """Creepy Racer through the real session code (in memory): whole games, seat views, spectators."""
 
+import pytest
+
 from creepnet.engine import racer
 from creepnet.protocol.games.racer import public_observation, seat_view
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
@@ -20,6 +22,7 @@ def log_bytes(session) -> bytes:
     return b"".join(event.raw for event in session.log.events)
 
 
+@pytest.mark.usefixtures("memoized_proofs")  # each of the 5 checks of a proof runs once for real
 def test_a_whole_game_is_the_same_at_every_seat_and_verifies():
     table = racer_table(3, seed=2)
     table.run(bots(3))

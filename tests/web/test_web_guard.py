@@ -183,3 +183,26 @@ async def test_an_oversized_or_malformed_request_gets_words_and_changes_nothing(
             status, rest = await request(server, head, body)
             assert status == 400 and words in rest
         assert not node.games
+
+
+async def test_a_ctrl_c_raised_in_the_web_servers_own_task_still_stops_the_command(monkeypatch):
+    """trio raises Ctrl-C in whichever task runs when SIGINT lands: here Hypercorn's accept loop,
+    which takes it for its own shutdown signal and swallows it.  The command must stop all the
+    same (cli/network.py makes the KeyboardInterrupt exit 130), not serve nothing for ever."""
+    import hypercorn.trio.run
+
+    from creepnet.cli.network import leaf_error
+
+    async def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    async def app(scope, receive, send):  # never asked: no request is made
+        raise AssertionError(scope)
+
+    monkeypatch.setattr(hypercorn.trio.run.trio, "serve_listeners", interrupted)
+    with pytest.raises(BaseException) as stopped:  # noqa: PT011 (a group, unwrapped below)
+        with trio.fail_after(30):
+            async with trio.open_nursery() as nursery:
+                await start_web(nursery, app)
+                await trio.sleep_forever()
+    assert isinstance(leaf_error(stopped.value), KeyboardInterrupt), stopped.value
