@@ -6,6 +6,7 @@ import argparse
 import ipaddress
 import logging
 import os
+import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -192,10 +193,49 @@ def leaf_error(exc: BaseException) -> BaseException:
     return exc
 
 
-def run_trio(main: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.Namespace) -> int:
-    """trio.run for a command: user errors become one line on stderr and an exit code."""
+async def until_interrupted(
+    main: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.Namespace
+) -> int:
+    """main(args), cancelled at the first Ctrl-C, which then ends it as a KeyboardInterrupt.
+
+    Left to itself, trio raises KeyboardInterrupt in whichever task runs when SIGINT lands.
+    In a task of Hypercorn's, or of a page's websocket (inside a nursery, so in an exception
+    group), Hypercorn takes it for an error of the app or for its own shutdown, logs it and
+    goes on: the command then never stops (on a loaded machine, where a task is more often
+    running when the signal lands).  Here the signal is received, and the command's tasks are
+    cancelled as at any other end.  A second Ctrl-C gets trio's own KeyboardInterrupt, for a
+    clean-up that hangs."""
+    interrupted = False
+    code = 0
     try:
-        return trio.run(main, args)
+        async with trio.open_nursery() as nursery:
+
+            async def watch(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+                nonlocal interrupted
+                with trio.open_signal_receiver(signal.SIGINT) as signals:
+                    task_status.started()
+                    async for _ in signals:
+                        break
+                interrupted = True
+                nursery.cancel_scope.cancel()
+
+            await nursery.start(watch)
+            code = await main(args)
+            nursery.cancel_scope.cancel()
+    except BaseException as exc:
+        if interrupted:  # what the clean-up raised is not the user's news: they stopped it
+            raise KeyboardInterrupt from exc
+        raise
+    if interrupted:
+        raise KeyboardInterrupt
+    return code
+
+
+def run_trio(main: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.Namespace) -> int:
+    """trio.run for a command: user errors become one line on stderr and an exit code; Ctrl-C
+    stops it (``until_interrupted``)."""
+    try:
+        return trio.run(until_interrupted, main, args)
     except BaseException as exc:  # unwrapped below; re-raised unless it is a user error
         leaf = leaf_error(exc)
         if isinstance(leaf, KeyboardInterrupt):
