@@ -69,7 +69,10 @@ from creepnet.engine.racer.actions import (
     AskHostage,
     Decide,
     DeclareAttack,
+    ForceHostage,
     GameOver,
+    PlayCalamity,
+    StopHeroes,
     Withdraw,
 )
 from creepnet.engine.racer.attack_plans import AttackPlan, attack_plans
@@ -85,6 +88,13 @@ PLANNED_TOPICS = frozenset({"move", "hero", "hostage"})
 DUEL_SHARE = 0.4  # of the budget, for the duel of the screen's winner and the policy's choice
 CONFIDENCE = 1.5  # standard errors the challenger must beat the policy's choice by
 STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety net)
+# Choices the planner leaves to its policy (``PlannerBot.follow``): "ask" and "force" (a
+# Hostage Exchange asked or forced only where the policy does), "stop" (an exchange's Heroes
+# stopped only where the policy stops), "calamity" (where the policy plays a Calamity, no
+# other Calamity: another card or target).
+FOLLOWS = frozenset({"ask", "force", "stop", "calamity"})
+FOLLOW = frozenset({"ask"})
+_FOLLOWED = {"ask": AskHostage, "force": ForceHostage, "stop": StopHeroes}
 
 
 @dataclass(frozen=True)
@@ -291,11 +301,18 @@ class PlannerBot:
 
     name = "planner"
 
-    def __init__(self, seed: int, budget: PlanBudget | None = None) -> None:
+    def __init__(
+        self, seed: int, budget: PlanBudget | None = None, follow: frozenset[str] = FOLLOW
+    ) -> None:
+        if not follow <= FOLLOWS:
+            raise ValueError(f"unknown choices to follow: {sorted(follow - FOLLOWS)}")
         self.seed = seed
         self.budget = budget or PlanBudget(playouts=200)
+        self.follow = follow
         self.policy = HeuristicBot(seed)  # its own steps (declaring, Monsters, discards)
         self.last_playouts = 0
+        # (its choice, the policy's) at its last planned decision, for measuring
+        self.last_choice: tuple[Candidate, Candidate] | None = None
         self._attack: AttackPlan | None = None  # the attack plan it is declaring
 
     def choose(self, obs: Observation, legal: Sequence[Action]) -> Action:
@@ -307,6 +324,7 @@ class PlannerBot:
         obs = observation_of_view(view, seat)
         request = pending(view)
         self.last_playouts = 0
+        self.last_choice = None
         if isinstance(request, Decide) and request.topic == "attack" and self._attack:
             step = self._next_attack_step(obs, legal)
             if step is not None:
@@ -330,6 +348,7 @@ class PlannerBot:
         if best == base:
             self.policy = fork  # it remembers what it just chose (an ask, a withdrawal)
         chosen = candidates[best]
+        self.last_choice = (chosen, candidates[base])
         if isinstance(chosen, AttackPlan):
             self._attack = chosen
             return chosen.steps()[0]
@@ -418,13 +437,18 @@ class PlannerBot:
         the effect of its choice: see ``ASK_ONLY_AS_POLICY``), and the attacks the policy
         would not make (`attack_plans`)."""
         seen: dict[tuple[object, ...], Candidate] = {}
+        followed = tuple(_FOLLOWED[name] for name in self.follow if name in _FOLLOWED)
+        calamity_as_policy = "calamity" in self.follow and baseline[0] == "PlayCalamity"
         for action in legal:
             if isinstance(action, DeclareAttack) and (
                 plan_attack(obs, action.target) is None or self.policy.gave_up(obs, action.target)
             ):
                 continue
             effect = _effect(obs, action)
-            if isinstance(action, AskHostage) and effect != baseline:
+            if effect != baseline and (
+                isinstance(action, followed)
+                or (calamity_as_policy and isinstance(action, PlayCalamity))
+            ):
                 continue
             seen.setdefault(effect, action)
         plans = attack_plans(obs, legal) if obs.request == Decide(obs.seat, "move") else []
