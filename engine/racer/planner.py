@@ -59,7 +59,8 @@ kinds looked negative: a Hostage Exchange forced (-0.015 ± 0.010), an exchange'
 Following the heuristic in the first three, checked on 20 fresh deals (230-249), changed 153
 choices by -0.003 ± 0.004 each (-0.02 a game; its Heroes played where this planner stopped,
 -0.04 ± 0.03): those kinds had only looked negative by chance, so the default follows asks
-only.
+only. A playout horizon of 3 turns (0.31 s a decision) won 59 of 100 fresh deals (100-199)
+where this planner won 63.
 """
 
 from __future__ import annotations
@@ -116,7 +117,8 @@ class PlanBudget:
     clock: Callable[[], float] | None = None
     # Turns a playout plays before the position is scored: 2 (this turn and the opponent's
     # next) did best in 40-game 2-player trials at 120 playouts (62% against 52% for 1 turn;
-    # 4 turns had given 52-62%), though within the noise (benchmarks/bots.py --racer-horizon).
+    # 4 turns had given 52-62%), though within the noise (benchmarks/bots.py --racer-horizon);
+    # at 300 playouts, 3 turns won 59 of 100 fresh deals where 2 won 63.
     horizon: int = 2
 
     def __post_init__(self) -> None:
