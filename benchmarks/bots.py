@@ -10,12 +10,17 @@ Prints a league table with Wilson 95% intervals and the think times:
 * Creeper: the forced-connection set (tests/creeper/forced_connections.json) solved, and the
   nodes per second and depth each level reaches from positions of a real game.
 
+* Racer: the planner's choices that differ from its heuristic's (``--only replay``; or from a
+  planner that leaves other choices to the heuristic, ``--replay-against``), each replayed to
+  the end of the game from worlds sampled from its seat's view: the gain by kind of choice.
+
 * Racer: the planner's win model refitted to fresh heuristic games (``--only fit``), its
   weights printed beside the log-loss of the model in engine/racer/planner.py.
 
     nice -n 19 python benchmarks/bots.py [--games N] [--racer-playouts P] [--racer-horizon T]
         [--racer-follow ask,force,stop,calamity] [--jobs J] [--first G] [--creeper-seconds S]
-        [--only racer2|racer4|creeper|forced|levels|fit]
+        [--replay-against FOLLOW] [--replay-worlds W]
+        [--only racer2|racer4|replay|creeper|forced|levels|fit]
 
 ``--jobs`` plays the Racer games in that many processes (each game is seeded, so the figures
 do not depend on it); ``--first`` starts at game G, so that two runs add up to one league.
