@@ -60,7 +60,8 @@ Following the heuristic in the first three, checked on 20 fresh deals (230-249),
 choices by -0.003 ± 0.004 each (-0.02 a game; its Heroes played where this planner stopped,
 -0.04 ± 0.03): those kinds had only looked negative by chance, so the default follows asks
 only. A playout horizon of 3 turns (0.31 s a decision) won 59 of 100 fresh deals (100-199)
-where this planner won 63.
+where this planner won 63; screened by replaying to the end, 1,000 playouts of 3 turns (1 s)
+gained 0.08 ± 0.04 a game over this planner (14 deals), not yet checked in a league.
 """
 
 from __future__ import annotations
