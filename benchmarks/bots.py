@@ -19,7 +19,7 @@ Prints a league table with Wilson 95% intervals and the think times:
 
     nice -n 19 python benchmarks/bots.py [--games N] [--racer-playouts P] [--racer-horizon T]
         [--racer-follow ask,force,stop,calamity] [--jobs J] [--first G] [--creeper-seconds S]
-        [--replay-against FOLLOW] [--replay-worlds W]
+        [--replay-against FOLLOW] [--replay-playouts P] [--replay-horizon T] [--replay-worlds W]
         [--only racer2|racer4|replay|creeper|forced|levels|fit]
 
 ``--jobs`` plays the Racer games in that many processes (each game is seeded, so the figures
@@ -188,12 +188,14 @@ def replayed_choices(
     budget: PlanBudget,
     follow: frozenset[str],
     against: frozenset[str] | None,
+    against_budget: PlanBudget | None,
     worlds: int,
     game: int,
 ) -> tuple[bool, list[tuple[str, float]]]:
     """2-player game ``game`` (the league's deal and seat) with the planner following
     ``follow``. Wherever its choice differs from the reference (its heuristic's choice; with
-    ``against``, the choice of a copy of it that follows ``against``), both are played to the
+    ``against`` or ``against_budget``, the choice of a copy of it that follows ``against``
+    and/or plans with ``against_budget``), both are played to the
     end of the game from ``worlds`` worlds sampled from its seat's view (heuristic playouts,
     the same chance answers for both). Whether it won, and per difference "reference>choice"
     with the mean gain of its choice in win chance."""
@@ -215,9 +217,10 @@ def replayed_choices(
                 action = legal[0]
             elif actor == seat:
                 reference = None
-                if against is not None:
+                if against is not None or against_budget is not None:
                     other = copy.deepcopy(planner)
-                    other.follow = against
+                    other.follow = follow if against is None else against
+                    other.budget = against_budget or budget
                     other.plan(view, actor, legal)
                     reference = other.last_choice and other.last_choice[0]
                 action = planner.plan(view, actor, legal)
@@ -256,17 +259,24 @@ def replay_choices(
     budget: PlanBudget,
     follow: frozenset[str],
     against: frozenset[str] | None,
+    against_budget: PlanBudget | None,
     worlds: int,
     jobs: int,
     first: int,
 ) -> None:
-    play = functools.partial(replayed_choices, budget, follow, against, worlds)
+    play = functools.partial(replayed_choices, budget, follow, against, against_budget, worlds)
     won, gains = 0, []
     with ProcessPoolExecutor(jobs) as pool:
         for win, found in pool.map(play, range(first, first + games)):
             won += win
             gains.extend(found)
-    reference = "its heuristic" if against is None else f"a planner following {_names(against)}"
+    reference = "its heuristic"
+    if against is not None or against_budget is not None:
+        other = against_budget or budget
+        reference = (
+            f"a planner following {_names(follow if against is None else against)} at "
+            f"{other.playouts} playouts of {other.horizon} turns"
+        )
     print(
         f"racer 2p, planner following {_names(follow)}, games {first}-{first + games - 1}: won "
         f"{won} of {games}; its choices where {reference} chose otherwise, each replayed to "
@@ -601,6 +611,12 @@ def main() -> None:
         help="--only replay: compare with a planner that follows these (default: its heuristic)",
     )
     parser.add_argument(
+        "--replay-playouts", type=int, help="--only replay: compare with a planner at P playouts"
+    )
+    parser.add_argument(
+        "--replay-horizon", type=int, help="--only replay: compare with a planner of T turns"
+    )
+    parser.add_argument(
         "--replay-worlds", type=int, default=100, help="--only replay: worlds per choice"
     )
     parser.add_argument("--jobs", type=int, default=1, help="processes for the Racer games")
@@ -618,8 +634,15 @@ def main() -> None:
         parser.error(f"--racer-follow and --replay-against take some of {_names(FOLLOWS)}")
     for part in parts:
         if part == "replay":
+            against_budget = None
+            if args.replay_playouts is not None or args.replay_horizon is not None:
+                against_budget = PlanBudget(
+                    playouts=args.replay_playouts or args.racer_playouts,
+                    horizon=args.replay_horizon or args.racer_horizon,
+                )
             replay_choices(
-                args.games, budget, follow, against, args.replay_worlds, args.jobs, args.first
+                *(args.games, budget, follow, against, against_budget),
+                *(args.replay_worlds, args.jobs, args.first),
             )
         elif part == "fit":
             fit_model(args.games)
