@@ -10,12 +10,17 @@ Prints a league table with Wilson 95% intervals and the think times:
 * Creeper: the forced-connection set (tests/creeper/forced_connections.json) solved, and the
   nodes per second and depth each level reaches from positions of a real game.
 
+* Racer: the planner's choices that differ from its heuristic's (``--only replay``; or from a
+  planner that leaves other choices to the heuristic, ``--replay-against``), each replayed to
+  the end of the game from worlds sampled from its seat's view: the gain by kind of choice.
+
 * Racer: the planner's win model refitted to fresh heuristic games (``--only fit``), its
   weights printed beside the log-loss of the model in engine/racer/planner.py.
 
     nice -n 19 python benchmarks/bots.py [--games N] [--racer-playouts P] [--racer-horizon T]
-        [--jobs J] [--first G] [--creeper-seconds S]
-        [--only racer2|racer4|creeper|forced|levels|fit]
+        [--racer-follow ask,force,stop,calamity] [--jobs J] [--first G] [--creeper-seconds S]
+        [--replay-against FOLLOW] [--replay-playouts P] [--replay-horizon T] [--replay-worlds W]
+        [--only racer2|racer4|replay|creeper|forced|levels|fit]
 
 ``--jobs`` plays the Racer games in that many processes (each game is seeded, so the figures
 do not depend on it); ``--first`` starts at game G, so that two runs add up to one league.
@@ -24,6 +29,7 @@ do not depend on it); ``--first`` starts at game G, so that two runs add up to o
 from __future__ import annotations
 
 import argparse
+import copy
 import functools
 import json
 import math
@@ -46,7 +52,18 @@ from creepnet.engine.creeper import (
 )
 from creepnet.engine.creeper.bots import ClassicSearchBot, SearchBot
 from creepnet.engine.creeper.search import Budget, Searcher
-from creepnet.engine.racer.planner import FEATURES, PlanBudget, PlannerBot, features, value
+from creepnet.engine.racer.attack_plans import AttackPlan
+from creepnet.engine.racer.planner import (
+    FEATURES,
+    FOLLOW,
+    FOLLOWS,
+    Candidate,
+    PlanBudget,
+    PlannerBot,
+    determinize,
+    features,
+    value,
+)
 from creepnet.protocol.games.creeper import LEVEL_DEPTH, LEVEL_SECONDS
 from creepnet.protocol.games.racer.bots import LEVEL_SECONDS as RACER_LEVEL_SECONDS
 
@@ -81,13 +98,18 @@ def header() -> None:
 
 
 def racer_game(
-    players: int, planner_seat: int, seed: int, budget: PlanBudget | None, times: list[float]
+    players: int,
+    planner_seat: int,
+    seed: int,
+    budget: PlanBudget | None,
+    times: list[float],
+    follow: frozenset[str] = FOLLOW,
 ) -> int | None:
     """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
     the reference), heuristic bots elsewhere; the winner."""
     rng = random.Random(seed)
     bots = [racer.make_bot("heuristic", seed * 10 + s) for s in range(players)]
-    planner = PlannerBot(seed, budget) if budget is not None else None
+    planner = PlannerBot(seed, budget, follow) if budget is not None else None
     state = racer.new_game(racer.Options(players=players, turn_limit=300))
     while not isinstance(request := racer.pending(state), racer.GameOver):
         actor = request.actor
@@ -110,20 +132,25 @@ def racer_game(
 
 
 def _racer_pair(
-    players: int, budget: PlanBudget, game: int
+    players: int, budget: PlanBudget, follow: frozenset[str], game: int
 ) -> tuple[bool, int | None, list[float]]:
     """Game ``game`` with the planner at seat ``game mod players``: (the heuristic reference
     won that seat, the planner's game's winner, its think times)."""
     seat = game % players
     reference = racer_game(players, seat, 7_000 + game, None, []) == seat
     times: list[float] = []
-    return reference, racer_game(players, seat, 7_000 + game, budget, times), times
+    return reference, racer_game(players, seat, 7_000 + game, budget, times, follow), times
 
 
 def racer_league(
-    players: int, games: int, budget: PlanBudget, jobs: int = 1, first: int = 0
+    players: int,
+    games: int,
+    budget: PlanBudget,
+    jobs: int = 1,
+    first: int = 0,
+    follow: frozenset[str] = FOLLOW,
 ) -> None:
-    play = functools.partial(_racer_pair, players, budget)
+    play = functools.partial(_racer_pair, players, budget, follow)
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(jobs) as pool:
@@ -149,8 +176,125 @@ def racer_league(
         goal,
         f"decision median {median:.2f} s, p90 {p90:.2f} s (CPU), "
         f"{elapsed * max(1, jobs) / games:.0f} s/game ({budget.playouts} playouts, "
-        f"horizon {budget.horizon} turns)",
+        f"horizon {budget.horizon} turns, follows {','.join(sorted(follow))}; "
+        f"games {first}-{first + games - 1})",
     )
+
+
+# --- the planner's choices, each replayed to the end of the game ------------------------------
+
+
+def replayed_choices(
+    budget: PlanBudget,
+    follow: frozenset[str],
+    against: frozenset[str] | None,
+    against_budget: PlanBudget | None,
+    worlds: int,
+    game: int,
+) -> tuple[bool, list[tuple[str, float]]]:
+    """2-player game ``game`` (the league's deal and seat) with the planner following
+    ``follow``. Wherever its choice differs from the reference (its heuristic's choice; with
+    ``against`` or ``against_budget``, the choice of a copy of it that follows ``against``
+    and/or plans with ``against_budget``), both are played to the
+    end of the game from ``worlds`` worlds sampled from its seat's view (heuristic playouts,
+    the same chance answers for both). Whether it won, and per difference "reference>choice"
+    with the mean gain of its choice in win chance."""
+    seat, seed = game % 2, 7_000 + game
+    rng = random.Random(seed)
+    bots = [racer.make_bot("heuristic", seed * 10 + s) for s in range(2)]
+    planner = PlannerBot(seed, budget, follow)
+    judge = PlannerBot(seed, PlanBudget(playouts=1, horizon=10**6))  # playouts to the end
+    state = racer.new_game(racer.Options(players=2, turn_limit=300))
+    found: list[tuple[racer.State, Candidate, Candidate]] = []
+    while not isinstance(request := racer.pending(state), racer.GameOver):
+        actor = request.actor
+        if actor == racer.CHANCE:
+            action: racer.Action = racer.chance_action(state, rng)
+        else:
+            view = racer.redact(state, actor)
+            legal = racer.legal_actions(view)
+            if len(legal) == 1:
+                action = legal[0]
+            elif actor == seat:
+                reference = None
+                if against is not None or against_budget is not None:
+                    other = copy.deepcopy(planner)
+                    other.follow = follow if against is None else against
+                    other.budget = against_budget or budget
+                    other.plan(view, actor, legal)
+                    reference = other.last_choice and other.last_choice[0]
+                action = planner.plan(view, actor, legal)
+                if planner.last_choice is not None:
+                    chosen, policy = planner.last_choice
+                    reference = reference or policy
+                    if chosen != reference:
+                        found.append((view, chosen, reference))
+            else:
+                action = bots[actor].choose(racer.observation_of_view(view, actor), legal)
+        state = racer.apply(state, action)
+    gains = []
+    for index, (view, chosen, reference) in enumerate(found):
+        sampler = random.Random(f"{seed}:{index}")
+        diffs = []
+        for _ in range(worlds):
+            world = determinize(view, sampler)
+            if world is None:
+                break
+            chance = sampler.randrange(1 << 30)
+            mine = judge._playout(world, seat, chosen, chance)
+            diffs.append(mine - judge._playout(world, seat, reference, chance))
+        if diffs:
+            gains.append((f"{_kind(reference)}>{_kind(chosen)}", statistics.mean(diffs)))
+    return request.winner == seat, gains
+
+
+def _kind(candidate: Candidate) -> str:
+    if isinstance(candidate, AttackPlan):
+        return f"AttackPlan({candidate.opener or 'margin'})"
+    return type(candidate).__name__
+
+
+def replay_choices(
+    games: int,
+    budget: PlanBudget,
+    follow: frozenset[str],
+    against: frozenset[str] | None,
+    against_budget: PlanBudget | None,
+    worlds: int,
+    jobs: int,
+    first: int,
+) -> None:
+    play = functools.partial(replayed_choices, budget, follow, against, against_budget, worlds)
+    won, gains = 0, []
+    with ProcessPoolExecutor(jobs) as pool:
+        for win, found in pool.map(play, range(first, first + games)):
+            won += win
+            gains.extend(found)
+    reference = "its heuristic"
+    if against is not None or against_budget is not None:
+        other = against_budget or budget
+        reference = (
+            f"a planner following {_names(follow if against is None else against)} at "
+            f"{other.playouts} playouts of {other.horizon} turns"
+        )
+    print(
+        f"racer 2p, planner following {_names(follow)}, games {first}-{first + games - 1}: won "
+        f"{won} of {games}; its choices where {reference} chose otherwise, each replayed to "
+        f"the end in {worlds} worlds: gain in win chance, mean ± standard error"
+    )
+    by_kind: dict[str, list[float]] = {"all": [g for _, g in gains]}
+    for kind, gain in gains:
+        by_kind.setdefault(kind, []).append(gain)
+    for kind, values in sorted(by_kind.items(), key=lambda item: -len(item[1])):
+        error = statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+        print(
+            f"  {kind:<44}{len(values):>5}  {statistics.mean(values):+.4f} ± {error:.4f}"
+            f"   {sum(values) / games:+.3f} a game"
+        )
+
+
+def _names(follow: frozenset[str]) -> str:
+    return ",".join(sorted(follow)) or "nothing"
 
 
 # --- the planner's win model ------------------------------------------------------------------
@@ -450,10 +594,30 @@ def main() -> None:
     parser.add_argument("--creeper-seconds", type=float, default=0.2, help="think time a move")
     parser.add_argument(
         "--only",
-        choices=["racer2", "racer4", "creeper", "forced", "levels", "make-forced", "fit"],
+        choices=[
+            *("racer2", "racer4", "replay", "creeper", "forced", "levels", "make-forced", "fit"),
+        ],
     )
     parser.add_argument(
         "--racer-horizon", type=int, default=2, help="turns a planner playout plays (default 2)"
+    )
+    parser.add_argument(
+        "--racer-follow",
+        default=",".join(sorted(FOLLOW)),
+        help="choices the planner leaves to its heuristic, of " + ",".join(sorted(FOLLOWS)),
+    )
+    parser.add_argument(
+        "--replay-against",
+        help="--only replay: compare with a planner that follows these (default: its heuristic)",
+    )
+    parser.add_argument(
+        "--replay-playouts", type=int, help="--only replay: compare with a planner at P playouts"
+    )
+    parser.add_argument(
+        "--replay-horizon", type=int, help="--only replay: compare with a planner of T turns"
+    )
+    parser.add_argument(
+        "--replay-worlds", type=int, default=100, help="--only replay: worlds per choice"
     )
     parser.add_argument("--jobs", type=int, default=1, help="processes for the Racer games")
     parser.add_argument(
@@ -462,8 +626,25 @@ def main() -> None:
     args = parser.parse_args()
     parts = [args.only] if args.only else ["forced", "levels", "racer2", "racer4", "creeper"]
     budget = PlanBudget(playouts=args.racer_playouts, horizon=args.racer_horizon)
+    follow = frozenset(filter(None, args.racer_follow.split(",")))
+    against = None
+    if args.replay_against is not None:
+        against = frozenset(filter(None, args.replay_against.split(",")))
+    if not follow <= FOLLOWS or not (against or frozenset()) <= FOLLOWS:
+        parser.error(f"--racer-follow and --replay-against take some of {_names(FOLLOWS)}")
     for part in parts:
-        if part == "fit":
+        if part == "replay":
+            against_budget = None
+            if args.replay_playouts is not None or args.replay_horizon is not None:
+                against_budget = PlanBudget(
+                    playouts=args.replay_playouts or args.racer_playouts,
+                    horizon=args.replay_horizon or args.racer_horizon,
+                )
+            replay_choices(
+                *(args.games, budget, follow, against, against_budget),
+                *(args.replay_worlds, args.jobs, args.first),
+            )
+        elif part == "fit":
             fit_model(args.games)
         elif part == "make-forced":
             make_forced(args.games)
@@ -474,9 +655,9 @@ def main() -> None:
         else:
             header()
             if part == "racer2":
-                racer_league(2, args.games, budget, args.jobs, args.first)
+                racer_league(2, args.games, budget, args.jobs, args.first, follow)
             elif part == "racer4":
-                racer_league(4, args.games, budget, args.jobs, args.first)
+                racer_league(4, args.games, budget, args.jobs, args.first, follow)
             else:
                 creeper_league(args.games, args.creeper_seconds)
 

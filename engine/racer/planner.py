@@ -50,6 +50,18 @@ screen, 0.6 s) won 19, too few worlds to let the real gains through; told the op
 this one: leaving the Heroes of an exchange to the heuristic won 25 (its 11 overrulings there
 above averaged -0.008 ± 0.008); a duel threshold of 1 standard error won 27 (and 66 of the
 first 100 deals, where this one won 67).
+
+Leaving more to the heuristic (``follow``; `benchmarks/bots.py --only replay` replays each
+differing choice to the end of the game in 100 worlds): over 30 games (deals 200-229) this
+planner's 336 overrulings gained 0.011 ± 0.003 of win chance each (0.125 a game), and four
+kinds looked negative: a Hostage Exchange forced (-0.015 ± 0.010), an exchange's Heroes stopped
+(-0.014 ± 0.015), another Calamity (-0.003 ± 0.003), a Hostage ask refused (-0.008 ± 0.011).
+Following the heuristic in the first three, checked on 20 fresh deals (230-249), changed 153
+choices by -0.003 ± 0.004 each (-0.02 a game; its Heroes played where this planner stopped,
+-0.04 ± 0.03): those kinds had only looked negative by chance, so the default follows asks
+only. A playout horizon of 3 turns (0.31 s a decision) won 59 of 100 fresh deals (100-199)
+where this planner won 63; screened by replaying to the end, 1,000 playouts of 3 turns (1 s)
+gained 0.08 ± 0.04 a game over this planner (14 deals), not yet checked in a league.
 """
 
 from __future__ import annotations
@@ -69,7 +81,10 @@ from creepnet.engine.racer.actions import (
     AskHostage,
     Decide,
     DeclareAttack,
+    ForceHostage,
     GameOver,
+    PlayCalamity,
+    StopHeroes,
     Withdraw,
 )
 from creepnet.engine.racer.attack_plans import AttackPlan, attack_plans
@@ -85,6 +100,13 @@ PLANNED_TOPICS = frozenset({"move", "hero", "hostage"})
 DUEL_SHARE = 0.4  # of the budget, for the duel of the screen's winner and the policy's choice
 CONFIDENCE = 1.5  # standard errors the challenger must beat the policy's choice by
 STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety net)
+# Choices the planner leaves to its policy (``PlannerBot.follow``): "ask" and "force" (a
+# Hostage Exchange asked or forced only where the policy does), "stop" (an exchange's Heroes
+# stopped only where the policy stops), "calamity" (where the policy plays a Calamity, no
+# other Calamity: another card or target).
+FOLLOWS = frozenset({"ask", "force", "stop", "calamity"})
+FOLLOW = frozenset({"ask"})
+_FOLLOWED = {"ask": AskHostage, "force": ForceHostage, "stop": StopHeroes}
 
 
 @dataclass(frozen=True)
@@ -96,7 +118,8 @@ class PlanBudget:
     clock: Callable[[], float] | None = None
     # Turns a playout plays before the position is scored: 2 (this turn and the opponent's
     # next) did best in 40-game 2-player trials at 120 playouts (62% against 52% for 1 turn;
-    # 4 turns had given 52-62%), though within the noise (benchmarks/bots.py --racer-horizon).
+    # 4 turns had given 52-62%), though within the noise (benchmarks/bots.py --racer-horizon);
+    # at 300 playouts, 3 turns won 59 of 100 fresh deals where 2 won 63.
     horizon: int = 2
 
     def __post_init__(self) -> None:
@@ -291,11 +314,18 @@ class PlannerBot:
 
     name = "planner"
 
-    def __init__(self, seed: int, budget: PlanBudget | None = None) -> None:
+    def __init__(
+        self, seed: int, budget: PlanBudget | None = None, follow: frozenset[str] = FOLLOW
+    ) -> None:
+        if not follow <= FOLLOWS:
+            raise ValueError(f"unknown choices to follow: {sorted(follow - FOLLOWS)}")
         self.seed = seed
         self.budget = budget or PlanBudget(playouts=200)
+        self.follow = follow
         self.policy = HeuristicBot(seed)  # its own steps (declaring, Monsters, discards)
         self.last_playouts = 0
+        # (its choice, the policy's) at its last planned decision, for measuring
+        self.last_choice: tuple[Candidate, Candidate] | None = None
         self._attack: AttackPlan | None = None  # the attack plan it is declaring
 
     def choose(self, obs: Observation, legal: Sequence[Action]) -> Action:
@@ -307,6 +337,7 @@ class PlannerBot:
         obs = observation_of_view(view, seat)
         request = pending(view)
         self.last_playouts = 0
+        self.last_choice = None
         if isinstance(request, Decide) and request.topic == "attack" and self._attack:
             step = self._next_attack_step(obs, legal)
             if step is not None:
@@ -330,6 +361,7 @@ class PlannerBot:
         if best == base:
             self.policy = fork  # it remembers what it just chose (an ask, a withdrawal)
         chosen = candidates[best]
+        self.last_choice = (chosen, candidates[base])
         if isinstance(chosen, AttackPlan):
             self._attack = chosen
             return chosen.steps()[0]
@@ -418,13 +450,18 @@ class PlannerBot:
         the effect of its choice: see ``ASK_ONLY_AS_POLICY``), and the attacks the policy
         would not make (`attack_plans`)."""
         seen: dict[tuple[object, ...], Candidate] = {}
+        followed = tuple(_FOLLOWED[name] for name in self.follow if name in _FOLLOWED)
+        calamity_as_policy = "calamity" in self.follow and baseline[0] == "PlayCalamity"
         for action in legal:
             if isinstance(action, DeclareAttack) and (
                 plan_attack(obs, action.target) is None or self.policy.gave_up(obs, action.target)
             ):
                 continue
             effect = _effect(obs, action)
-            if isinstance(action, AskHostage) and effect != baseline:
+            if effect != baseline and (
+                isinstance(action, followed)
+                or (calamity_as_policy and isinstance(action, PlayCalamity))
+            ):
                 continue
             seen.setdefault(effect, action)
         plans = attack_plans(obs, legal) if obs.request == Decide(obs.seat, "move") else []

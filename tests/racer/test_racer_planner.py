@@ -331,3 +331,65 @@ def test_it_asks_for_a_hostage_exchange_only_where_its_heuristic_would(monkeypat
         if outcomes == {True, False}:
             break
     assert False in outcomes
+
+
+@pytest.mark.parametrize(
+    ("follow", "kind", "topic"),
+    [
+        ("force", racer.ForceHostage, "move"),
+        ("stop", racer.StopHeroes, "hero"),
+        ("calamity", racer.PlayCalamity, "move"),
+    ],
+)
+def test_a_followed_choice_is_made_only_as_its_heuristic_makes_it(follow, kind, topic, monkeypatch):
+    """With playouts that score every action of ``kind`` best (the heuristic's own choice
+    less), a planner that follows its heuristic there plays such an action only where the
+    heuristic plays that very one (for "calamity": where the heuristic plays a Calamity, that
+    Calamity); one that does not follow plays it."""
+    from creepnet.engine.racer import planner as planner_module
+
+    heuristic = None  # the effect of the heuristic's choice at the decision under test
+
+    def playout(self, world, seat, first, chance_seed):
+        if not isinstance(first, kind):
+            return 0.0
+        return 0.5 if planner_module._effect(obs, first) == heuristic else 1.0
+
+    monkeypatch.setattr(planner_module.PlannerBot, "_playout", playout)
+    budget = PlanBudget(playouts=300)  # the scripted playouts cost nothing
+
+    def decision(state, actor, legal):
+        return (
+            actor == 0
+            and pending(state) == Decide(0, topic)
+            and state.turn.number >= 4
+            and sum(isinstance(a, kind) for a in legal) >= (2 if kind is racer.PlayCalamity else 1)
+        )
+
+    checked = overruled = 0
+    for seed in range(60):
+        state = play(2, [], seed, stop=decision)
+        if isinstance(pending(state), GameOver):
+            continue
+        view = redact(state, 0)
+        legal = legal_actions(view)
+        obs = observation_of_view(view, 0)
+        policy = copy.deepcopy(PlannerBot(3, budget).policy)
+        heuristic = planner_module._effect(obs, policy.choose(obs, legal))
+        if kind is racer.PlayCalamity and heuristic[0] != "PlayCalamity":
+            continue
+        following = PlannerBot(3, budget, follow=frozenset({follow})).plan(view, 0, legal)
+        free = PlannerBot(3, budget, follow=frozenset()).plan(view, 0, legal)
+        effect = planner_module._effect(obs, following)
+        assert not isinstance(following, kind) or effect == heuristic
+        assert isinstance(free, kind)
+        overruled += planner_module._effect(obs, free) != heuristic
+        checked += 1
+        if checked >= 4 and overruled:
+            break
+    assert checked >= 2 and overruled
+
+
+def test_it_refuses_a_choice_it_cannot_follow():
+    with pytest.raises(ValueError, match="follow"):
+        PlannerBot(3, SMALL, follow=frozenset({"discard"}))
