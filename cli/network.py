@@ -10,6 +10,7 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -210,7 +211,7 @@ async def until_interrupted(
     try:
         async with trio.open_nursery() as nursery:
 
-            async def watch(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+            async def watch(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
                 nonlocal interrupted
                 with trio.open_signal_receiver(signal.SIGINT) as signals:
                     task_status.started()
