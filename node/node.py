@@ -337,10 +337,17 @@ class Node:
             raise JoinRefused(f"the host refused: {runtime.join_refused}")
         return game_id
 
-    async def watch(self, address: str, game: bytes | str | None = None) -> bytes:
-        """Follow a game read-only (as a spectator); returns its id once its log is fetched."""
+    async def watch(
+        self,
+        address: str,
+        game: bytes | str | None = None,
+        *,
+        listed: list[dict[str, Any]] | None = None,
+    ) -> bytes:
+        """Follow a game read-only (as a spectator); returns its id once its log is fetched.
+        ``listed``: the games the node at address just listed, so they are not asked again."""
         peer = await self.connect(address)
-        info = await self._sync.pick_remote_game(peer, game, lobby=False)
+        info = await self._sync.pick_remote_game(peer, game, lobby=False, items=listed)
         game_id = info["game"]
         runtime = self.games.get(game_id)
         if runtime is None:

@@ -92,12 +92,15 @@ OPEN_FIRST = {"lobby": 0, "playing": 1}  # a game still open wins over a finishe
 
 async def pick(
     node: Node, address: str, target: str | None, prefix: str | None, *, to_play: bool = False
-) -> str | None:
-    """The id to ask the host for (None lets a host with one open game decide).  Of several
-    games with one name, an open one wins; to play, it must have a free seat."""
+) -> tuple[str | None, list[dict] | None]:
+    """The id to ask the host for (None lets a host with one open game decide), and the
+    listing it was chosen from (None if none was asked), which ``node.join``/``node.watch``
+    then take instead of listing again.  Of several games with one name, an open one wins;
+    to play, it must have a free seat."""
     if prefix is None and target is None:
-        return None
-    return choose(await node.list_games(address), address, target, prefix, to_play=to_play)
+        return None, None
+    games = await node.list_games(address)
+    return choose(games, address, target, prefix, to_play=to_play), games
 
 
 def choose(
@@ -168,13 +171,12 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
         # without a listing; else one listing serves both the choice and the join.
         invite = getattr(args, "invite", None)
         nonce = invite.nonce if invite is not None else None
-        target: str | bytes | None = None
+        target: str | bytes | None
+        listed: list[dict] | None = None
         if invite is not None and nonce is not None:
             target = invite.game
-        listed = None
-        if nonce is None and (prefix or args.game):
-            listed = await node.list_games(address)
-            target = choose(listed, address, args.game, prefix, to_play=True)
+        else:
+            target, listed = await pick(node, address, args.game, prefix, to_play=True)
         known = set(node.games)
         player = player_name(args, saved, node.fingerprint)
         try:

@@ -37,7 +37,8 @@ async def _watch(args: argparse.Namespace) -> int:
         args, discovery=False, name=saved_player_name(home_dir(args)) or ""
     ) as node:
         address, prefix, _host = await locate(args)  # a spectator may watch through anyone
-        game = await node.watch(address, await pick(node, address, args.game, prefix))
+        target, listed = await pick(node, address, args.game, prefix)
+        game = await node.watch(address, target, listed=listed)  # listed once, not twice
         print(f"watching at {address}")
         if args.web:
             return await serve_game(node, game, args)

@@ -292,3 +292,18 @@ async def test_a_join_given_another_nodes_listing_proves_the_host_on_its_own_con
         assert await bob.join(alice.address, game.hex(), player="bob", listed=listed) == game
         assert bob.session(game).local_seat == 1
         assert asked.count("list") == 1 and "join" in asked  # the listing was not asked again
+
+
+async def test_a_watch_given_the_listing_it_chose_from_does_not_list_again(tmp_path, fast):
+    """`creepnet watch NAME` lists the host's games to choose one, and node.watch takes that
+    listing: one round trip less over the internet, and the game is followed all the same."""
+    async with (
+        Node.open(tmp_path / "alice", timeouts=fast) as alice,
+        Node.open(tmp_path / "carol", timeouts=fast) as carol,
+    ):
+        game = await alice.host_game("creeper", "friday", player="alice")
+        asked = hear(alice)
+        listed = await carol.list_games(alice.address)
+        assert await carol.watch(alice.address, game.hex(), listed=listed) == game
+        assert carol.session(game).log.events == alice.session(game).log.events
+        assert asked.count("list") == 1  # carol's own listing, not asked again by watch
