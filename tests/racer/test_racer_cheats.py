@@ -147,24 +147,30 @@ def test_a_deck_step_out_of_turn_is_rejected(games):
 # --- cards -------------------------------------------------------------------------------------
 
 
-def non_calamity_in_hand(table: SessionHarness, seat: int) -> tuple[int, int] | None:
+def card_in_hand(table: SessionHarness, seat: int, calamity: bool) -> tuple[int, int] | None:
+    """The first (slot, card) of seat's hand that is (or, calamity False, is not) a Calamity."""
     for slot, card in table.sessions[seat].local_view().observation.hand:
-        if racer.STANDARD_CATALOGUE[card].kind is not racer.Kind.CALAMITY:
+        if (racer.STANDARD_CATALOGUE[card].kind is racer.Kind.CALAMITY) == calamity:
             return slot, card
     return None
 
 
-def deciding_a_move_with_a_non_calamity_in_hand(table: SessionHarness, game) -> bool:
-    step = next_step(game)
-    if not (isinstance(step, racer.Decide) and step.topic == "move"):
-        return False
-    return non_calamity_in_hand(table, step.seat) is not None
+def deciding_a_move_holding(calamity: bool):
+    """The situation: a seat decides its move, holding a Calamity (or a card that is not one)."""
+
+    def arises(table: SessionHarness, game) -> bool:
+        step = next_step(game)
+        if not (isinstance(step, racer.Decide) and step.topic == "move"):
+            return False
+        return card_in_hand(table, step.seat, calamity) is not None
+
+    return arises
 
 
 def test_a_card_claimed_that_the_slot_does_not_hold_is_rejected(games):
     """The seat shows one of its own hand slots, with its true key, but names a Calamity."""
     table, seat = drive(games, 7, "a move with a non-Calamity in hand")
-    slot, real = non_calamity_in_hand(table, seat)
+    slot, real = card_in_hand(table, seat, calamity=False)
     state = table.spectator.game_state.state
     target = state.players[1 - seat].line[0].slot
     mine = set(dict(table.sessions[seat].local_view().observation.hand).values())
@@ -180,20 +186,6 @@ def test_a_card_claimed_that_the_slot_does_not_hold_is_rejected(games):
     assert_rejected_at_once(table, seat, "act", {"action": action, "key": key}, "but the card is")
 
 
-def calamity_in_hand(table: SessionHarness, seat: int) -> tuple[int, int] | None:
-    for slot, card in table.sessions[seat].local_view().observation.hand:
-        if racer.STANDARD_CATALOGUE[card].kind is racer.Kind.CALAMITY:
-            return slot, card
-    return None
-
-
-def a_move_by_a_seat_with_a_calamity(table: SessionHarness, game) -> bool:
-    step = next_step(game)
-    if not (isinstance(step, racer.Decide) and step.topic == "move"):
-        return False
-    return calamity_in_hand(table, step.seat) is not None
-
-
 def test_a_card_of_another_seats_hand_cannot_be_played(games):
     table, seat = drive(games, 7, "decision")
     other = 1 - seat
@@ -207,7 +199,7 @@ def test_a_card_of_another_seats_hand_cannot_be_played(games):
 
 def test_a_played_card_with_a_wrong_key_is_rejected(games):
     table, seat = drive(games, 7, "a move with a Calamity in hand")
-    slot, card = calamity_in_hand(table, seat)
+    slot, card = card_in_hand(table, seat, calamity=True)
     target = table.spectator.game_state.state.players[1 - seat].line[0].slot
     text = racer.format_action(racer.PlayCalamity(slot, card, target))
     body = table.sessions[seat].private.complete(
@@ -345,7 +337,7 @@ def test_a_played_card_with_a_stray_proof_is_rejected_and_the_honest_play_then_a
     """Issue 21, attack 1: the card's key was applied to the deck before the stray field was
     seen, so the honest event for that position then crashed every receiver."""
     table, seat = drive(games, 7, "a move with a Calamity in hand")
-    slot, card = calamity_in_hand(table, seat)
+    slot, card = card_in_hand(table, seat, calamity=True)
     target = table.spectator.game_state.state.players[1 - seat].line[0].slot
     text = racer.format_action(racer.PlayCalamity(slot, card, target))
     session = table.sessions[seat]
@@ -360,8 +352,8 @@ def test_a_played_card_with_a_stray_proof_is_rejected_and_the_honest_play_then_a
 SITUATIONS: dict[int, dict[str, Situation]] = {
     7: {
         "decision": at_decision,
-        "a move with a non-Calamity in hand": deciding_a_move_with_a_non_calamity_in_hand,
-        "a move with a Calamity in hand": a_move_by_a_seat_with_a_calamity,
+        "a move with a non-Calamity in hand": deciding_a_move_holding(calamity=False),
+        "a move with a Calamity in hand": deciding_a_move_holding(calamity=True),
         "a die": lambda table, game: isinstance(racer.pending(game.state), racer.NeedDie),
         **{f"deck {op}": at_deck(op) for op in ("join", "shuffle", "lock", "release", "reveal")},
     },
