@@ -48,6 +48,20 @@ def symmetric_home() -> Iterator[netns_nat.Internet]:
     yield from bed_or_skip({"a": "cone", "b": "symmetric"})
 
 
+async def run_to_end(
+    running: dict[str, tuple[trio.Process, Lines]], outputs: dict[str, str]
+) -> None:
+    """Wait for every process to exit, each one's remaining output kept in outputs."""
+
+    async def finish(name: str, process: trio.Process, lines: Lines) -> None:
+        outputs[name] = await lines.rest()
+        await process.wait()
+
+    async with trio.open_nursery() as nursery:
+        for name, (process, lines) in running.items():
+            nursery.start_soon(finish, name, process, lines)
+
+
 async def play_over_the_internet(
     bed: netns_nat.Internet, tmp_path, *, kill_relay: bool = False
 ) -> tuple[str, str]:
@@ -92,14 +106,7 @@ async def play_over_the_internet(
                 await guest_out.until(" peer-disconnected: ", anywhere=True)
                 cut = len(guest_out.seen)
                 await relay_in_public(processes, tmp_path)
-            async with trio.open_nursery() as nursery:
-
-                async def finish(name: str, process: trio.Process, lines: Lines) -> None:
-                    outputs[name] = await lines.rest()
-                    await process.wait()
-
-                nursery.start_soon(finish, "host", host, host_out)
-                nursery.start_soon(finish, "guest", guest, guest_out)
+            await run_to_end({"host": (host, host_out), "guest": (guest, guest_out)}, outputs)
     except trio.TooSlowError:
         tails = {name: lines.seen[-30:] for name, lines in watched.items()}
         for name, lines in watched.items():
@@ -179,14 +186,7 @@ async def test_a_hole_punch_that_lands_late_takes_the_game_off_the_relay(cone_ho
             relay_process.send_signal(signal.SIGKILL)
             await relay_process.wait()
             cut = len(guest_out.seen)
-            async with trio.open_nursery() as nursery:
-
-                async def finish(name: str, process: trio.Process, lines: Lines) -> None:
-                    outputs[name] = await lines.rest()
-                    await process.wait()
-
-                nursery.start_soon(finish, "host", host, host_out)
-                nursery.start_soon(finish, "guest", guest, guest_out)
+            await run_to_end({"host": (host, host_out), "guest": (guest, guest_out)}, outputs)
     except trio.TooSlowError:
         for name, lines in watched.items():
             (tmp_path / f"{name}.out").write_text("\n".join(lines.seen) + lines.buffer.decode())
