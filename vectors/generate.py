@@ -1086,14 +1086,38 @@ def result_of(session: Any) -> dict[str, Any]:
             "culprit": result.culprit}  # fmt: skip
 
 
+def completed_draw(
+    session: Any, event: Any, draw: int, before: Any, reveals: list[bytes], record: dict
+) -> dict[str, Any]:
+    """Draw ``draw``, completed by ``event``, with the value the session used: the hash of the
+    preimages of the seats playing when it completed (PROTOCOL.md §5.5).  A ``retire`` completes
+    the draw under way with the preimages already in, for what the game asks once the seat is out
+    (``value``); if the game then asks for no draw, the draw is spent unused (``value`` null)."""
+    from creepnet.protocol.reveals import draw_value
+    from creepnet.protocol.rules import NeedRandom
+
+    if event.type == "reveal":
+        reveals = [*reveals, event.body["pre"]]
+        step = session.rules.next(before)
+    else:
+        step = session.rules.next(session.rules.retire(before, record["seat"]))
+        if not isinstance(step, NeedRandom):  # spent unused: what it was for left with the seat
+            spent = session.rules.next(before)
+            return {"draw": draw, "bound": spent.bound, "value": None, "purpose": spent.purpose,
+                    "completed_at": event.seq}  # fmt: skip
+    assert isinstance(step, NeedRandom)
+    value = draw_value(session.game, draw, reveals, step.bound)
+    return {"draw": draw, "bound": step.bound, "value": value, "purpose": step.purpose,
+            "completed_at": event.seq}  # fmt: skip
+
+
 @functools.cache
 def annotate(data: bytes) -> tuple[Any, dict[str, Any]]:
     """Per event: its type, who was entitled and to what; per random draw: its value.  Returns
     the session after the last event that was accepted, too (once per process, as `verified`:
     callers only read the session and the notes)."""
+    from creepnet.engine import racer
     from creepnet.protocol.log import Rejection, iter_log, parse_or_reject
-    from creepnet.protocol.reveals import draw_value
-    from creepnet.protocol.rules import NeedRandom
     from creepnet.protocol.session import Session
 
     session = Session()
@@ -1102,23 +1126,20 @@ def annotate(data: bytes) -> tuple[Any, dict[str, Any]]:
         for raw in iter_log(data):
             event = parse_or_reject(raw, len(session.log))
             record = {"seq": event.seq, "type": event.type, **turn_record(session, event.type)}
-            if event.type == "reveal" and len(session.reveals) == len(session.seats) - 1:
-                step = session.rules.next(session.game_state)
-                assert isinstance(step, NeedRandom)
-                pres = [*session.reveals, event.body["pre"]]
-                value = draw_value(session.game, session.draws, pres, step.bound)
-                draws.append({"draw": session.draws, "bound": step.bound, "value": value,
-                              "purpose": step.purpose, "completed_at": event.seq})  # fmt: skip
+            draw, before, reveals = session.draws, session.game_state, list(session.reveals)
             session.accept_event(event)
             turns.append(record)
+            if session.draws > draw:  # a draw completed: by its last reveal, or by a `retire`
+                draws.append(completed_draw(session, event, draw, before, reveals, record))
     except Rejection:
         pass
     out: dict[str, Any] = {"turns": turns, "draws": draws}
     if session.kind == "racer" and session.started:
         game = session.game_state
         out["slots"] = {str(slot): [pool, j] for slot, (pool, j) in sorted(game.where.items())}
-        if game.cards is not None:
-            out["cards"] = {str(slot): card for slot, card in sorted(game.cards.items())}
+        if game.cards is not None:  # the live slots only: a given-up slot keeps its old map
+            live = {slot for _, slot in racer.locations(game.state)}
+            out["cards"] = {str(s): card for s, card in sorted(game.cards.items()) if s in live}
     return session, out
 
 
@@ -1136,6 +1157,8 @@ def log_vector(
         vector["prefix_events"] = events
         vector["append"] = b64(appended)
     vector["expect"] = verdict_of(data)
+    if verified(data).kind == "equivocation proof":  # a proof file: no game, no result
+        return vector
     if vector["expect"]["valid"] or annotated:
         session, notes = annotate(data)
         vector["expect"]["result"] = result_of(session)
@@ -1418,6 +1441,25 @@ def creeper_logs() -> dict[str, Any]:
         ("genesis-player", genesis_with(player="")),
     ):
         vectors.append(log_vector(f"creeper-{name}", "a bad genesis", raw))
+    for name, options in (
+        ("creeper-genesis-options-unknown", {"turn_limit": 5}),
+        ("creeper-genesis-options-escrow", {"escrow": 1}),
+        ("creeper-genesis-retire-after-zero", {"retire_after": 0}),
+    ):
+        vectors.append(log_vector(name, f"a Creeper genesis with options {options}",
+                                  genesis_with(options=options)))  # fmt: skip
+    vectors.append(log_vector("creeper-genesis-retire-after", "a Creeper genesis with options "
+                              "{'retire_after': 30}: valid (every game's option)",
+                              genesis_with(options={"retire_after": 30})))  # fmt: skip
+    body0 = codec.decode(genesis)["body"]
+    for name, about, envelope in (
+        ("creeper-genesis-seq", "a genesis whose seq is 1 (position 0)", {"seq": 1}),
+        ("creeper-genesis-prev", "a genesis whose prev is not 32 zero bytes",
+         {"prev": bytes(31) + b"\x01"}),
+    ):  # fmt: skip
+        fields = {"game": lobby.spectator.game, "seq": 0, "prev": bytes(32), **envelope}
+        raw = sign_event(host_key, type="genesis", body=body0, **fields).raw
+        vectors.append(log_vector(name, about, raw))
     vectors.append(log_vector("empty", "an empty file", b""))
     start = lobby.sign(0, "start", {})
     bad_seat = lobby.sign(1, "start", {})
@@ -1435,6 +1477,18 @@ def creeper_logs() -> dict[str, Any]:
         lobby.sign(0, "start", {"x": 1}).raw,
         "creeper-lobby",
     )
+    for author, type_, body in (
+        (0, "retire", {"seat": 1, "votes": []}),
+        (0, "abandon", {"seat": 1}),
+        (1, "abandon", {"seat": 0}),
+    ):
+        fault(
+            f"creeper-{type_}-before-start-by-seat-{author}",
+            f"`{type_}` by seat {author} in the lobby, where only the host's `start` may come",
+            lobby,
+            lobby.sign(author, type_, body).raw,
+            "creeper-lobby",
+        )  # fmt: skip
     lobby.push(start)
     reveal0 = lobby.owed_or_decision(creeper_chooser())
     assert reveal0[1] == "reveal"
@@ -1511,7 +1565,10 @@ def creeper_logs() -> dict[str, Any]:
             same,
         )
     )
-    return {"bases": {name: b64(data) for name, data in bases.items()}, "logs": vectors}
+    about = ("Creeper logs and equivocation-proof files (docs/PROTOCOL.md §4, §5.2, §8): each "
+             "vector's file is `log`, or the first `prefix_events` events of `bases[base]` then "
+             "`append`; `expect` is the verdict (vectors/README.md)")  # fmt: skip
+    return {"about": about, "bases": {n: b64(d) for n, d in bases.items()}, "logs": vectors}
 
 
 def creeper_abandon_vectors(game: Game) -> list[dict[str, Any]]:
@@ -1761,7 +1818,13 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_option_vectors())
     vectors.extend(racer_escrow_vectors(bases))
     vectors.extend(racer_refresh_vectors(bases))
-    return {"bases": {name: b64(data) for name, data in bases.items()}, "logs": vectors}
+    vectors.extend(racer_midplay_vectors(bases))
+    vectors.append(racer_setup_retire_vector(bases))
+    about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
+             "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
+             "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
+             "and `cards` (vectors/README.md)")  # fmt: skip
+    return {"about": about, "bases": {n: b64(d) for n, d in bases.items()}, "logs": vectors}
 
 
 def _tweak_scalar(scalar: bytes) -> bytes:
@@ -1805,6 +1868,9 @@ def racer_long_game() -> tuple[Game, list[tuple[str, str, int, bytes]]]:
         words[2] = f"card={swap}"
         return " ".join(words)
 
+    def first_in_hand(seat: int) -> int:
+        return (*spec.game_state.state.players[seat].hand, 0)[0]
+
     def first_hero() -> int:
         return next(c.id for c in racer.STANDARD_CATALOGUE if c.kind.value == "hero")
 
@@ -1830,6 +1896,13 @@ def racer_long_game() -> tuple[Game, list[tuple[str, str, int, bytes]]]:
             lambda s, t, b: long.sign(
                 s, t, {"action": f"launch slot=- card={first_hero()}", "key": seed_bytes("key")}
             ),
+        ),
+        (
+            "racer-launch-slot-without-card",
+            "where `launch slot=- card=-` (no Hero) is legal, `launch slot=S card=-` naming a "
+            "slot of the attacker's hand and no card",
+            act("launch slot=- card=-"),
+            lambda s, t, b: long.sign(s, t, {"action": f"launch slot={first_in_hand(s)} card=-"}),
         ),
         (
             "racer-join-wrong-seat",
@@ -2218,6 +2291,140 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     return [honest, log_vector("racer-refresh-bad-bundle", about, cut, (name, events, appended))]
 
 
+def forked(value: Any) -> Any:
+    """A deep copy of a game and its policy that goes on exactly as the original would (the
+    engine's frozen states hold read-only maps, which ``copy.deepcopy`` alone cannot copy)."""
+    import copy
+    import copyreg
+    from types import MappingProxyType
+
+    copyreg.pickle(MappingProxyType, lambda m: (MappingProxyType, (dict(m),)))
+    try:
+        return copy.deepcopy(value)
+    finally:
+        copyreg.dispatch_table.pop(MappingProxyType, None)
+
+
+def retirement_stop(game: Game) -> tuple[str, int] | None:
+    """Which situation of a retirement the table is in, if one of those the vectors retire a
+    seat in (docs/spec-racer.md §5.9), and the seat X it waits on."""
+    from creepnet.engine import racer
+    from creepnet.protocol.games.racer.schedule import DeckStep, next_step
+    from creepnet.protocol.rules import NeedRandom
+
+    spec = game.spectator
+    if not spec.started or spec.finished:
+        return None
+    table = spec.game_state
+    turn, seat = table.state.turn, spec.expected().seat
+    step = next_step(table)
+    if isinstance(step, racer.NeedDie) and step.purpose == "deck-shift":
+        last = len(spec.reveals) == len(spec.remaining) - 1
+        return ("deck-shift", seat) if last else None
+    if isinstance(step, racer.Decide):
+        if step.topic == "move" and turn.number >= 2:
+            return "turn", seat
+        if step.topic in ("react", "hostage") or (step.topic == "hero" and seat != turn.seat):
+            return {"hero": "exchange", "react": "react", "hostage": "hostage-answer"}[
+                step.topic
+            ], seat
+    if isinstance(step, DeckStep) and step.op in ("blind", "unblind") and step.by is None:
+        # the blind of the first card (nothing handed over), the unblind of the second
+        first = len(table.state.stage.to_learn) == 2
+        if (step.op == "blind") == first:
+            return f"hostage-{step.op}", seat
+    drawing = isinstance(spec.rules.next(table), NeedRandom) and turn is not None
+    if drawing and 0 < len(spec.reveals) < len(spec.remaining) - 1:  # seats before and after X
+        return "draw-spent", seat
+    return None
+
+
+RETIREMENT_STOPS = {
+    "deck-shift": "in the set-up, when it owes the last reveal of the Deck Shift die (the "
+    "draw is spent unused: the recoveries come first; the die is drawn again); the engine "
+    "takes it out at the roll to start, where the table recovers its lock keys of the other "
+    "seats' draw decks",
+    "turn": "at its own turn (a move to decide): its turn passes",
+    "exchange": "as the defender of an attack, when it is to play a Hero or stop: the attack "
+    "ends, the Heroes played go to the discard pile, the attacker's move is finished",
+    "react": "when it may answer a Calamity with its Monster: the Calamity's move is finished",
+    "hostage-answer": "when it must accept or refuse a Hostage Exchange: the exchange ends and "
+    "the asker's move is not spent",
+    "hostage-blind": "in a Hostage hand-over, when it owes the `blind` of the first card (the "
+    "one it takes): the exchange is cancelled, nothing has changed hands, the move not spent",
+    "hostage-unblind": "in a Hostage hand-over, when it owes the `unblind` of the second card "
+    "(the one it gives): the exchange is cancelled, the first card stays with its taker, the "
+    "move is finished",
+    "draw-spent": "when it owes its reveal for a Hostage pick, the seat before it having "
+    "revealed: the draw is spent unused (the recoveries come first), and the seat after it "
+    "skips that layer of its onion",
+}
+
+
+def racer_midplay_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """3 seats with escrow, played honestly to the end (the base); forked at the first time the
+    table waits on a seat in each situation of RETIREMENT_STOPS, where the seat is retired and
+    the other two finish.  Every retired seat's cards decode at the audit, its hand and draw deck
+    from the sums of its escrow shares (docs/ESCROW.md step 4)."""
+    from creepnet.protocol import retirement
+
+    options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 6, "escrow": 1}
+    game = Game("racer", seats=3, options=options, seed=1, onion_length=128)
+    policy = RacerPolicy(seed=1)
+    forks: list[tuple[str, int, int, bytes]] = []
+    while not game.over:
+        stop = retirement_stop(game)
+        if stop is not None and stop[0] not in {f[0] for f in forks}:
+            situation, seat = stop
+            fork, fork_policy = forked((game, policy))
+            spec = fork.spectator
+            where = retirement.Position(spec.game, len(spec.log), spec.log.head, seat)
+            voters = [v for v in spec.remaining if v != seat]
+            votes = [retirement.vote(fork.table.identities[v], where, v) for v in voters]
+            fork.push(fork.sign(voters[0], "retire", retirement.retire_body(where, votes)))
+            fork.run(fork_policy, lambda g: g.over)
+            forks.append((situation, seat, where.seq, fork.raw()))
+        game.step(policy)
+    name = "racer-escrow-play"
+    out = [honest_vector(bases, name, "3 seats with escrow, 2 Creeps each (1 face up), turn "
+                         "limit 6, played to the end: the base of the racer-retire-at-* "
+                         "vectors", game.raw())]  # fmt: skip
+    missing = set(RETIREMENT_STOPS) - {f[0] for f in forks}
+    assert not missing, missing
+    for situation, seat, events, data in forks:
+        appended = data[len(b"".join(events_of(data)[:events])) :]
+        about = (
+            f"{name} until seat {seat} is retired {RETIREMENT_STOPS[situation]}; the two "
+            "others finish, and its cards decode from its escrow"
+        )
+        out.append(log_vector(f"racer-retire-at-{situation}", about, data,
+                              (name, events, appended), annotated=True))  # fmt: skip
+    return out
+
+
+def racer_setup_retire_vector(bases: dict[str, bytes]) -> dict[str, Any]:
+    """3 seats with escrow and no face-down Creep (every draw pool is a `play:S` under its own
+    name): a seat is retired in the set-up after its locks of every draw pool, at the Deck Shift;
+    none of its draw pools' lock keys is recovered before the roll to start, the others' then."""
+    from creepnet.protocol import retirement
+
+    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 2, "escrow": 1}
+    game = Game("racer", seats=3, options=options, seed=23, onion_length=64)
+    policy = RacerPolicy(seed=23)
+    while (stop := retirement_stop(game)) is None or stop[0] != "deck-shift":
+        game.step(policy)
+    spec, seat = game.spectator, stop[1]
+    where = retirement.Position(spec.game, len(spec.log), spec.log.head, seat)
+    voters = [v for v in spec.remaining if v != seat]
+    votes = [retirement.vote(game.table.identities[v], where, v) for v in voters]
+    game.push(game.sign(voters[0], "retire", retirement.retire_body(where, votes)))
+    game.run(policy, lambda g: g.over)
+    about = (f"3 seats with escrow, 1 Creep each (face up: every draw pool is a `play:S` under "
+             f"its own name), turn limit 2; seat {seat} is retired {RETIREMENT_STOPS['deck-shift']}"
+             "; the two others finish")  # fmt: skip
+    return honest_vector(bases, "racer-retire-set-up-own-pools", about, game.raw())
+
+
 def another_point(label: str) -> bytes:
     """A valid group point nobody knows a relation of: to replace a share commitment."""
     from creepnet.protocol.deck import group
@@ -2359,9 +2566,10 @@ def racer_option_vectors() -> list[dict[str, Any]]:
         ("racer-option-retire-after-zero", {"retire_after": 0}),
         ("racer-option-retire-after-too-big", {"retire_after": 86401}),
         ("racer-option-retire-after-bool", {"retire_after": True}),
-        ("racer-option-escrow-two", {"escrow": 2}),
+        ("racer-option-escrow-value-2", {"escrow": 2}),
+        ("racer-option-escrow-two-seats", {"escrow": 1}),
     ):
-        game = Game("racer", options={}, seed=15)
+        game = Game("racer", options={}, seed=15)  # 2 seats
         genesis = events_of(game.raw())[0]
         from creepnet.protocol import codec
 

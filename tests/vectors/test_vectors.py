@@ -402,6 +402,46 @@ def test_every_event_type_and_verdict_kind_is_covered():
     assert {b["op"] for b in bodies if "escrow" in b} == {"join", "shuffle", "lock"}
 
 
+def test_every_file_says_what_it_holds():
+    for path in sorted(VECTORS.glob("*.json")):
+        assert load(path.name)["about"], path.name
+
+
+def test_the_annotations_are_what_the_session_used():
+    """``draws[]`` numbers every draw the session used up, in order (a retirement completes or
+    spends one too); ``cards`` names each card once, at a live slot."""
+    for _, vector, _ in log_cases():
+        if "turns" not in vector:
+            continue
+        by_seq = {turn["seq"]: turn["type"] for turn in vector["turns"]}
+        draws = vector["draws"]
+        assert [d["draw"] for d in draws] == list(range(len(draws))), vector["name"]
+        for draw in draws:
+            assert by_seq[draw["completed_at"]] in ("reveal", "retire"), vector["name"]
+            value = draw["value"]
+            assert value is None or 0 <= value < draw["bound"], vector["name"]
+            if value is None:  # spent unused: only by a retirement
+                assert by_seq[draw["completed_at"]] == "retire", vector["name"]
+        cards = vector.get("cards", {})
+        assert len(set(cards.values())) == len(cards), vector["name"]
+        assert set(cards) <= set(vector.get("slots", {})), vector["name"]
+
+
+def test_a_seat_retired_in_each_situation_has_every_card_decoded():
+    """Item by item of docs/spec-racer.md §5.9: a valid, finished log, the retired seat's cards
+    decoded from its escrow (its hand and draw deck from share sums, ESCROW.md step 4)."""
+    racer = {v["name"]: v for v in load("racer.json")["logs"]}
+    situations = ("turn", "exchange", "react", "hostage-answer", "hostage-blind",
+                  "hostage-unblind", "draw-spent", "deck-shift")  # fmt: skip
+    for name in [f"racer-retire-at-{s}" for s in situations] + ["racer-retire-set-up-own-pools"]:
+        vector = racer[name]
+        assert vector["expect"]["valid"] and vector["expect"]["result"]["finished"], name
+        assert sorted(vector["cards"].values()) == list(range(135)), name
+        assert [t["type"] for t in vector["turns"]].count("retire") == 1, name
+    spent = [d for d in racer["racer-retire-at-draw-spent"]["draws"] if d["value"] is None]
+    assert len(spent) == 1
+
+
 def real_verdicts() -> None:
     """What test_log_verdict asks the generator's shared caches for, taken un-memoized: every
     committed log's verdict, and the annotations of those that carry them.  In a run of the

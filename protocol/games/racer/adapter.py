@@ -90,6 +90,8 @@ class RacerRules:
         for name, value in options.items():
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
                 raise GameRuleError(f"{name} must be a positive integer")
+        if "escrow" in options and seats < 3:  # it would mean nothing: refused, not ignored
+            raise GameRuleError("escrow needs 3-4 seats (two would hold each other's keys)")
         try:
             engine_options(seats, options).validate(racer.STANDARD_CATALOGUE)
         except ValueError as exc:
@@ -100,7 +102,7 @@ class RacerRules:
             state = racer.new_game(engine_options(seats, options))
         except ValueError as exc:
             raise GameRuleError(str(exc)) from None
-        escrow = options.get("escrow") == 1 and seats >= 3  # two would hold each other's keys
+        escrow = options.get("escrow") == 1  # 3-4 seats: check_options refuses it with two
         game = new_game(seating.game, seating.keys, state, escrow)
         settle(game)
         return game

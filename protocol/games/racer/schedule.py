@@ -66,6 +66,7 @@ from creepnet.protocol.deck import DeckState, create_message, merge_message, spl
 from creepnet.protocol.deck.escrow import ScalarId
 from creepnet.protocol.deck.escrowing import refresh_due
 from creepnet.protocol.deck.model import PUBLIC as EVERYONE
+from creepnet.protocol.deck.model import Pool
 from creepnet.protocol.deck.pools import handle_create, handle_merge, handle_split
 from creepnet.protocol.rules import Result
 
@@ -208,7 +209,7 @@ def to_recover(game: RacerGame, seat: int) -> tuple[ScalarId, ...]:
     for pool in game.deck.pools.values():
         if pool.locks <= seat and pool.depth[seat] > 0:
             wanted[ScalarId("layer", pool.family, pool.depth[seat])] = None
-        elif pool.locks > seat and pool.name != own and not (set_up and _is_draw_deck(pool.name)):
+        elif pool.locks > seat and pool.name != own and not (set_up and _is_draw_pool(game, pool)):
             for j, slot in enumerate(pool.slots):
                 if (
                     not slot.is_public
@@ -220,8 +221,10 @@ def to_recover(game: RacerGame, seat: int) -> tuple[ScalarId, ...]:
     return tuple(sc for sc in wanted if book.bundle(seat, sc) is not None)
 
 
-def _is_draw_deck(name: str) -> bool:
-    return name.startswith("deck:")
+def _is_draw_pool(game: RacerGame, pool: Pool) -> bool:
+    """A seat's draw pool: ``deck:S``, or ``creeps:S`` / ``play:S`` under its own name (a seat
+    with no face-down Creep); the Deck Shift may make any of them the retired seat's own."""
+    return pool.name in game.draw_pools.values()
 
 
 def _next_step(game: RacerGame) -> Step | None:
