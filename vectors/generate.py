@@ -2180,6 +2180,13 @@ def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
         seat, type_, body = game.owed_or_decision(policy)
         if seat == 1 and type_ == "deck" and body["op"] == "lock":
             break
+        if seat == 1 and type_ == "deck" and body["op"] == "join":
+            early = retirement.Position(spec.game, len(spec.log), spec.log.head, 1)
+            votes = [retirement.vote(game.table.identities[v], early, v) for v in (0, 2)]
+            about = ("a retire of seat 1 while it owes its deck join, every vote valid: "
+                     "none of its keys is escrowed, the table could never act for it")  # fmt: skip
+            record("racer-retire-before-deck-join", about,
+                   game.sign(0, "retire", retirement.retire_body(early, votes)))  # fmt: skip
         if not bundle_done and type_ == "deck" and body["op"] == "lock" and body.get("escrow"):
             first = body["escrow"][0]
             bad = {**first, "commits": [first["commits"][0], another_point("vectors/escrow")]}
@@ -2372,6 +2379,7 @@ def racer_midplay_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     game = Game("racer", seats=3, options=options, seed=1, onion_length=128)
     policy = RacerPolicy(seed=1)
     forks: list[tuple[str, int, int, bytes]] = []
+    abandoned = ("", b"")
     while not game.over:
         stop = retirement_stop(game)
         if stop is not None and stop[0] not in {f[0] for f in forks}:
@@ -2382,6 +2390,8 @@ def racer_midplay_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
             voters = [v for v in spec.remaining if v != seat]
             votes = [retirement.vote(fork.table.identities[v], where, v) for v in voters]
             fork.push(fork.sign(voters[0], "retire", retirement.retire_body(where, votes)))
+            if situation == "turn":
+                abandoned = abandon_at_first_decision(forked((fork, fork_policy)))
             fork.run(fork_policy, lambda g: g.over)
             forks.append((situation, seat, where.seq, fork.raw()))
         game.step(policy)
@@ -2399,7 +2409,31 @@ def racer_midplay_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
         )
         out.append(log_vector(f"racer-retire-at-{situation}", about, data,
                               (name, events, appended), annotated=True))  # fmt: skip
+        if situation == "turn":
+            claim, data = abandoned
+            assert data
+            about = (f"racer-retire-at-turn up to the first decision after the recoveries: "
+                     f"two seats are left, {claim}")  # fmt: skip
+            appended = data[len(b"".join(events_of(data)[:events])) :]
+            out.append(log_vector("racer-abandon-after-retirement", about, data,
+                                  (name, events, appended)))  # fmt: skip
     return out
+
+
+def abandon_at_first_decision(table: tuple[Game, RacerPolicy]) -> tuple[str, bytes]:
+    """Two seats left after a retirement: play to the first decision, then the other seat's
+    ``abandon`` of the seat to decide (PROTOCOL.md §5.5: a Racer game down to two seats)."""
+    from creepnet.engine import racer
+    from creepnet.protocol.games.racer.schedule import next_step
+
+    game, policy = table
+    while not isinstance(next_step(game.spectator.game_state), racer.Decide):
+        game.step(policy)
+    spec = game.spectator
+    seat = spec.expected().seat
+    (other,) = [s for s in spec.remaining if s != seat]
+    game.push(game.sign(other, "abandon", {"seat": seat}))
+    return f"seat {other} claims seat {seat}'s abandonment", game.raw()
 
 
 def racer_setup_retire_vector(bases: dict[str, bytes]) -> dict[str, Any]:

@@ -294,6 +294,11 @@ class RacerRules:
         steps by the table (protocol/games/racer/schedule.py); the engine takes it out."""
         if game.deck.escrow is None:
             raise GameRuleError("this table has no escrow: it cannot play on without a seat")
+        if game.deck.joins[seat] is None:  # else the table would owe a join it cannot make
+            raise GameRuleError(
+                f"seat {seat} has not joined the deck: none of its keys is escrowed, the table "
+                "cannot act for it"
+            )
         game = game.fork()
         why = racer.can_retire(game.state, seat)
         set_up = isinstance(game.state.stage, SET_UP)
