@@ -1813,6 +1813,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.append(honest_vector(bases, "racer-three-seats", "3 seats, 2 Creeps each (1 face "
                                  "up), turn limit 4: every step taken by several seats in "
                                  "seat order", three.raw()))  # fmt: skip
+    vectors.append(retire_without_escrow(three))
     vectors.append(racer_audit_vector(bases))
     vectors.extend(racer_exhausted_vectors(bases))
     vectors.extend(racer_option_vectors())
@@ -2160,6 +2161,29 @@ def racer_long_game() -> tuple[Game, list[tuple[str, str, int, bytes]]]:
     return long, recorded
 
 
+def retire_without_escrow(three: Game) -> dict[str, Any]:
+    """racer-three-seats (no `escrow` option) until its first decision, then a `retire` of the
+    seat to decide with every vote valid: refused, the table cannot act for a seat."""
+    from creepnet.protocol import retirement
+
+    data = three.raw()
+    raws = events_of(data)
+    turns = annotate(data)[1]["turns"]
+    at = next(t for t in turns if t["type"] == "act" and "decide" in t)
+    seq, seat = at["seq"], at["seat"]
+    where = retirement.Position(three.spectator.game, seq, _event_id(raws[seq - 1]), seat)
+    voters = [v for v in range(3) if v != seat]
+    votes = [retirement.vote(three.table.identities[v], where, v) for v in voters]
+    body = retirement.retire_body(where, votes)
+    event = three.sign(voters[0], "retire", body, seq=seq, prev=where.prev)
+    about = (f"racer-three-seats (no escrow) until seat {seat}'s first decision, then its "
+             "`retire` with every vote valid: a table without escrow cannot play on without a "
+             "seat")  # fmt: skip
+    cut = b"".join(raws[:seq]) + event.raw
+    return log_vector("racer-retire-without-escrow", about, cut, ("racer-three-seats", seq,
+                      event.raw))  # fmt: skip
+
+
 def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     """3 seats with escrow: seat 1 stops when it owes its first lock, seats 0 and 2 vote it out,
     recover its keys and finish; faults of every retirement and escrow check."""
@@ -2274,9 +2298,12 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     where = retirement.Position(spec.game, len(spec.log), spec.log.head, 3)
     votes = [retirement.vote(game.table.identities[v], where, v) for v in (0, 1, 2)]
     game.push(game.sign(0, "retire", retirement.retire_body(where, votes)))
-    fault = None
+    fault = second = None
     while not game.over:
         seat, type_, body = game.owed_or_decision(policy)
+        private = type_ == "deck" and body["op"] == "release" and body["to"] != -1
+        if second is None and seat == 2 and private:  # a private draw: after the roll to start
+            second = second_departure(game, policy)
         if fault is None and type_ == "deck" and body["op"] == "refresh":
             first = body["escrow"][0]
             bad = {**first, "commits": [*first["commits"], another_point("refresh")]}
@@ -2295,7 +2322,29 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     data = game.raw()
     cut = data[: len(b"".join(events_of(data)[:events]))] + appended
     about = "a refresh whose first bundle publishes its implied share commitment S_m too"
-    return [honest, log_vector("racer-refresh-bad-bundle", about, cut, (name, events, appended))]
+    out = [honest, log_vector("racer-refresh-bad-bundle", about, cut, (name, events, appended))]
+    assert second is not None
+    events, data = second
+    appended = data[len(b"".join(events_of(data)[:events])) :]
+    about = (f"{name} until seat 2 owes its first private release (a draw, after the roll to "
+             "start): it is retired too, seats 0 and 1 recover its keys from its refreshed "
+             "escrow (epoch 1), make its steps and finish; two left: no refresh")  # fmt: skip
+    out.append(log_vector("racer-retire-second-departure", about, data,
+                          (name, events, appended), annotated=True))  # fmt: skip
+    return out
+
+
+def second_departure(game: Game, policy: RacerPolicy) -> tuple[int, bytes]:
+    """A copy of the 4-seat table, seat 3 gone, where seat 2 is retired too and two finish."""
+    from creepnet.protocol import retirement
+
+    fork, fork_policy = forked((game, policy))
+    spec = fork.spectator
+    where = retirement.Position(spec.game, len(spec.log), spec.log.head, 2)
+    votes = [retirement.vote(fork.table.identities[v], where, v) for v in (0, 1)]
+    fork.push(fork.sign(0, "retire", retirement.retire_body(where, votes)))
+    fork.run(fork_policy, lambda g: g.over)
+    return where.seq, fork.raw()
 
 
 def forked(value: Any) -> Any:
@@ -2442,7 +2491,7 @@ def racer_setup_retire_vector(bases: dict[str, bytes]) -> dict[str, Any]:
     none of its draw pools' lock keys is recovered before the roll to start, the others' then."""
     from creepnet.protocol import retirement
 
-    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 2, "escrow": 1}
+    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 1, "escrow": 1}
     game = Game("racer", seats=3, options=options, seed=23, onion_length=64)
     policy = RacerPolicy(seed=23)
     while (stop := retirement_stop(game)) is None or stop[0] != "deck-shift":
@@ -2454,7 +2503,7 @@ def racer_setup_retire_vector(bases: dict[str, bytes]) -> dict[str, Any]:
     game.push(game.sign(voters[0], "retire", retirement.retire_body(where, votes)))
     game.run(policy, lambda g: g.over)
     about = (f"3 seats with escrow, 1 Creep each (face up: every draw pool is a `play:S` under "
-             f"its own name), turn limit 2; seat {seat} is retired {RETIREMENT_STOPS['deck-shift']}"
+             f"its own name), turn limit 1; seat {seat} is retired {RETIREMENT_STOPS['deck-shift']}"
              "; the two others finish")  # fmt: skip
     return honest_vector(bases, "racer-retire-set-up-own-pools", about, game.raw())
 
