@@ -2385,32 +2385,36 @@ def retirement_stop(game: Game) -> tuple[str, int] | None:
                 step.topic
             ], seat
     if isinstance(step, DeckStep) and step.op in ("blind", "unblind") and step.by is None:
-        # the blind of the first card (nothing handed over), the unblind of the second
-        first = len(table.state.stage.to_learn) == 2
-        if (step.op == "blind") == first:
-            return f"hostage-{step.op}", seat
+        card = "first" if len(table.state.stage.to_learn) == 2 else "second"
+        return f"hostage-{step.op}-{card}", seat
     drawing = isinstance(spec.rules.next(table), NeedRandom) and turn is not None
     if drawing and 0 < len(spec.reveals) < len(spec.remaining) - 1:  # seats before and after X
         return "draw-spent", seat
     return None
 
 
+AT_THE_DECK_SHIFT = (
+    "in the set-up, when it owes the last reveal of the Deck Shift die (the draw is spent "
+    "unused: the recoveries come first; the die is drawn again); the engine takes it out at the "
+    "roll to start, where the table recovers its lock keys of the other seats' draw pools"
+)
+
 RETIREMENT_STOPS = {
-    "deck-shift": "in the set-up, when it owes the last reveal of the Deck Shift die (the "
-    "draw is spent unused: the recoveries come first; the die is drawn again); the engine "
-    "takes it out at the roll to start, where the table recovers its lock keys of the other "
-    "seats' draw decks",
     "turn": "at its own turn (a move to decide): its turn passes",
     "exchange": "as the defender of an attack, when it is to play a Hero or stop: the attack "
     "ends, the Heroes played go to the discard pile, the attacker's move is finished",
     "react": "when it may answer a Calamity with its Monster: the Calamity's move is finished",
     "hostage-answer": "when it must accept or refuse a Hostage Exchange: the exchange ends and "
     "the asker's move is not spent",
-    "hostage-blind": "in a Hostage hand-over, when it owes the `blind` of the first card (the "
-    "one it takes): the exchange is cancelled, nothing has changed hands, the move not spent",
-    "hostage-unblind": "in a Hostage hand-over, when it owes the `unblind` of the second card "
-    "(the one it gives): the exchange is cancelled, the first card stays with its taker, the "
-    "move is finished",
+    "hostage-blind-first": "at its own turn, in the hand-over of a Hostage Exchange it asked "
+    "for, when it owes the `blind` of the first card (the one it takes): the exchange is "
+    "cancelled, both cards stay with their givers, its turn passes",
+    "hostage-unblind-first": "as the target of a Hostage hand-over, when it owes the `unblind` "
+    "of the first card (the one it gives): the exchange is cancelled before any card changed "
+    "hands, the asker's move is not spent",
+    "hostage-blind-second": "as the target of a Hostage hand-over, when it owes the `blind` of "
+    "the second card (the one it takes): the first card stays with the asker, the second goes "
+    "back to the asker's hand, the asker's move is finished",
     "draw-spent": "when it owes its reveal for a Hostage pick, the seat before it having "
     "revealed: the draw is spent unused (the recoveries come first), and the seat after it "
     "skips that layer of its onion",
@@ -2431,7 +2435,11 @@ def racer_midplay_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     abandoned = ("", b"")
     while not game.over:
         stop = retirement_stop(game)
-        if stop is not None and stop[0] not in {f[0] for f in forks}:
+        if (
+            stop is not None
+            and stop[0] in RETIREMENT_STOPS
+            and stop[0] not in {f[0] for f in forks}
+        ):
             situation, seat = stop
             fork, fork_policy = forked((game, policy))
             spec = fork.spectator
@@ -2503,7 +2511,7 @@ def racer_setup_retire_vector(bases: dict[str, bytes]) -> dict[str, Any]:
     game.push(game.sign(voters[0], "retire", retirement.retire_body(where, votes)))
     game.run(policy, lambda g: g.over)
     about = (f"3 seats with escrow, 1 Creep each (face up: every draw pool is a `play:S` under "
-             f"its own name), turn limit 1; seat {seat} is retired {RETIREMENT_STOPS['deck-shift']}"
+             f"its own name), turn limit 1; seat {seat} is retired {AT_THE_DECK_SHIFT}"
              "; the two others finish")  # fmt: skip
     return honest_vector(bases, "racer-retire-set-up-own-pools", about, game.raw())
 
