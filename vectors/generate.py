@@ -1398,6 +1398,10 @@ def creeper_logs() -> dict[str, Any]:
         ("malformed-c1-inside-incomplete", b"\x93\x01\xc1"),
         ("torn-1024-open-arrays", b"\x91" * 1024),
         ("malformed-1025-open-arrays", b"\x91" * 1025),
+        # An empty container opens one too: 1,024 open two-element arrays, then `[]` (with a nil
+        # instead, the file just ends inside them: torn).
+        ("malformed-1024-open-arrays-and-an-empty-one", b"\x92" * 1024 + b"\x90"),
+        ("torn-1024-open-arrays-and-a-nil", b"\x92" * 1024 + b"\xc0"),
     ):
         fault(
             f"creeper-{name}",
