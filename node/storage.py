@@ -232,10 +232,15 @@ def write_private_file(path: Path, data: bytes) -> None:
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.fchmod(fd, 0o600)  # O_CREAT's mode does not apply to a leftover temp file
-        os.write(fd, data)
+        # A filling disk may take part of a write and refuse the rest: one os.write could
+        # have put half a seat secret in place of the whole.
+        _write_all(fd, data)
         os.fsync(fd)
-    finally:
+    except OSError:
         os.close(fd)
+        temporary.unlink(missing_ok=True)  # the old file stays as it was
+        raise
+    os.close(fd)
     os.replace(temporary, path)
 
 
