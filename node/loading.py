@@ -30,8 +30,7 @@ async def load_session(
             "(an append cut short by a crash; it was never acknowledged)",
             game,
         )
-    secret_bytes = store.load_secrets()
-    secrets = SeatSecrets.from_bytes(secret_bytes) if secret_bytes else None
+    secrets = _seat_secrets(store, game, reporter)
     player = identity if secrets else None
     while True:
         try:
@@ -47,3 +46,22 @@ async def load_session(
             )
             raws = raws[:keep]
             await trio.to_thread.run_sync(store.truncate_events, raws)
+
+
+def _seat_secrets(store: GameStore, game: bytes, reporter: Reporter) -> SeatSecrets | None:
+    """This seat's secrets, or None.  A damaged file (a disk that filled mid-write, a bad
+    sector) costs this seat only: the game is followed without them, the file is left for
+    whoever can mend it, and every other game of the home opens as usual."""
+    data = store.load_secrets()
+    if not data:
+        return None
+    try:
+        return SeatSecrets.from_bytes(data)
+    except ValueError as exc:  # CodecError too
+        reporter.publish(
+            updates.ERROR,
+            f"the seat secrets in {store.secrets_path} are damaged ({exc}); following the "
+            "game without them: this node cannot act for its seat",
+            game,
+        )
+        return None

@@ -249,3 +249,23 @@ async def test_a_long_catch_up_on_a_slow_disk_is_not_cut_off_while_it_progresses
             with trio.fail_after(60):
                 await late.watch(a.address, game)
             assert late.games[game].stored == len(a.session(game).log) > 10
+
+
+async def test_a_damaged_secrets_file_costs_its_own_seat_not_the_home(tmp_path, caplog):
+    """A truncated seat-secrets file (a disk that filled mid-write, a bad sector) made
+    Node.open raise CodecError: no game of the home could be opened any more."""
+    home = tmp_path / "alice"
+    async with Node.open(home, timeouts=FAST) as alice:
+        damaged = await alice.host_game("creeper", "friday", player="alice")
+        intact = await alice.host_game("creeper", "saturday", player="alice")
+    secrets = alice.games[damaged].store.secrets_path
+    cut = secrets.read_bytes()[:10]
+    secrets.write_bytes(cut)
+    async with Node.open(home, timeouts=FAST) as alice:
+        assert set(alice.games) == {damaged, intact}  # every game is there, replayed
+        assert alice.session(intact).local_seat == 0
+        assert alice.session(damaged).local_seat is None  # cannot act without its secrets
+        assert len(alice.session(damaged).log) == len(alice.session(intact).log)
+    assert secrets.read_bytes() == cut  # kept for whoever can mend it, never overwritten
+    assert "friday" in caplog.text or damaged.hex()[:8] in caplog.text
+    assert "seat secrets" in caplog.text
