@@ -138,6 +138,10 @@ class GameSync:
         elif kind in ("retire-vote", "retire-objection", "leave") and self.retirements is not None:
             await self.retirements.on_message(runtime, peer, message)
         elif kind == "join-refused":
+            # Only the host seats, so only the host can refuse: anyone else's would end our
+            # join (the game id is public).
+            if peer.key != (runtime.host_key or runtime.session.pinned_host):
+                return
             runtime.join_refused = message["reason"][:300]
             self.reporter.publish(updates.JOIN_REFUSED, runtime.join_refused, runtime.game, peer)
             runtime.notify()

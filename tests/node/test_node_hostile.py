@@ -413,3 +413,43 @@ async def test_the_owed_authors_event_is_passed_on_before_the_check_and_once(tmp
             assert len(sent) == 2 and sent[1]["length"] == seq + 1  # the forgery, then bob's move
             assert session.log.events[seq].author == bob.identity.public_key
             await relay.aclose()
+
+
+async def test_only_the_host_can_refuse_our_join(tmp_path, monkeypatch):
+    """Any peer could send `join-refused` for a game we were joining, and our join gave up
+    with "the host refused": a stranger who knew the (public) game id could keep anyone
+    from taking a seat."""
+    async with (
+        Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+    ):
+        game = await alice.host_game("creeper", player="alice")
+        arrived, release = trio.Event(), trio.Event()
+        on_join = alice._sync._on_join
+
+        async def held(runtime, peer, message):  # the host is slow to seat bob
+            arrived.set()
+            await release.wait()
+            await on_join(runtime, peer, message)
+
+        monkeypatch.setattr(alice._sync, "_on_join", held)
+        mallory = await raw_peer(bob.address, MALLORY, FAST)
+        seated = []
+
+        async def join() -> None:
+            seated.append(await bob.join(alice.address, player="bob"))
+
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(join)
+                await arrived.wait()
+                refusal = {"type": "join-refused", "game": game, "reason": "go away"}
+                await mallory.send(refusal)
+                await mallory.send({"type": "list"})  # answered after the refusal was read
+                while (await mallory.receive())["type"] != "games":
+                    pass
+                assert bob.games[game].join_refused is None
+                release.set()
+        assert seated == [game]
+        assert bob.session(game).local_seat == 1
+        await mallory.aclose()
