@@ -9,8 +9,9 @@ players need:
   ``PER_ADDRESS`` from one address; frames before the handshake are at most 2 KiB
   (node/framing.py) and each slot ends at the handshake timeout;
 * **when slots are scarce the oldest gives way**: a newcomer that finds no room evicts the
-  oldest connection still in its handshake for longer than ``HELLO_GRACE`` that has not shown
-  a seated key, taken from the fullest block (the one holding the most slots).  An honest peer
+  oldest connection still in its handshake for longer than ``HELLO_GRACE`` that is not the
+  newest to show a seated key (a hello's key is a claim: one slot per key is spared), taken
+  from the fullest block (the one holding the most slots).  An honest peer
   sends its hello at once and is through in milliseconds; idle sockets are what ages;
 * **room for our players**: a newcomer that finds no room and nothing to evict is let in on
   probation, in a pool of ``PROBATION`` slots beyond the limits, on the condition that its
@@ -69,7 +70,8 @@ class Slot:
     block: str
     started: float
     probation: bool = False  # beyond the limits: its hello must show a seated key
-    seated: bool = False  # its hello showed a key seated in one of our games: never evicted
+    seated: bool = False  # the newest hello showing this seated key: never evicted
+    key: bytes = b""  # the key its hello showed
     evicted: str = ""  # why it was made to give way
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
 
@@ -113,10 +115,21 @@ class Admission:
         return slot
 
     def hello(self, slot: Slot, key: bytes, seated: Collection[bytes]) -> str | None:
-        """The connection's hello showed key: None to go on, or the reason to refuse it."""
+        """The connection's hello showed key: None to go on, or the reason to refuse it.
+
+        A hello's key is only a claim until the signature after it, and seated keys are
+        public (they are in the game's log): so only the newest slot showing a key is kept
+        from eviction, and an older one showing the same key gives that up.  A flood naming
+        a player's key then shields one socket, not every slot, and the player's own hello
+        (the newest) is the shielded one."""
+        slot.key = key
         slot.seated = key in seated
         if slot.probation and not slot.seated:
             return "too many connections in handshake; try again"
+        if slot.seated:
+            for other in self._slots:
+                if other is not slot and other.key == key:
+                    other.seated = False
         return None
 
     def leave(self, slot: Slot) -> None:
