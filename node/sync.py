@@ -39,6 +39,9 @@ MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
 PASS_ON_WAIT = 0.01  # seconds to let passed-on events reach the wire before our check starts
 SLICE = 0.05  # seconds of checking a batch before the node's other tasks get a turn
 FETCH_PATIENCE = 1.0  # seconds one peer has to answer our `get` before we ask another
+# Followers that left, remembered per game so one that comes back is reported as back; the
+# oldest are forgotten first, as anyone can follow with a fresh key on every connection.
+MAX_DEPARTED = 256
 
 
 class GameSync:
@@ -82,7 +85,7 @@ class GameSync:
             return False
         runtime.followers[peer.key] = peer
         back = old is not None or peer.key in runtime.departed
-        runtime.departed.discard(peer.key)
+        runtime.departed.pop(peer.key, None)
         runtime.notify()  # e.g. wait_synced now waits for this peer too
         text = f"{peer.label} follows the game{' again' if back else ''}"
         self.reporter.publish(updates.FOLLOWER_ARRIVED, text, runtime.game, peer, {"back": back})
@@ -93,7 +96,13 @@ class GameSync:
         for runtime in self.games.values():
             if runtime.followers.get(peer.key) is peer:
                 del runtime.followers[peer.key]
-                runtime.departed.add(peer.key)
+                # Nothing kept per key beyond bounds: a seat's acknowledgements say what it
+                # holds (delivered, catch-up); anyone else's are asked again when it is back.
+                if peer.key not in runtime.session.seat_keys:
+                    runtime.acked.pop(peer.key, None)
+                runtime.departed[peer.key] = None
+                while len(runtime.departed) > MAX_DEPARTED:
+                    del runtime.departed[next(iter(runtime.departed))]
                 runtime.notify()  # e.g. wait_synced no longer waits for this peer
                 text = f"{peer.label} stopped following the game: {peer.close_reason}"
                 self.reporter.publish(updates.FOLLOWER_LEFT, text, runtime.game, peer)

@@ -453,3 +453,31 @@ async def test_only_the_host_can_refuse_our_join(tmp_path, monkeypatch):
         assert seated == [game]
         assert bob.session(game).local_seat == 1
         await mallory.aclose()
+
+
+async def test_followers_that_come_and_go_leave_bounded_state_behind(tmp_path, monkeypatch):
+    """Every key that ever followed a game stayed in its runtime for good (its
+    acknowledgement, and as "departed"): fresh keys, one connection each, grew a host's
+    memory for as long as the game was open."""
+    from creepnet.node import sync
+
+    monkeypatch.setattr(sync, "MAX_DEPARTED", 8, raising=False)
+    async with (
+        Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+    ):
+        game = await alice.host_game("creeper", player="alice")
+        await bob.join(alice.address, player="bob")
+        runtime = alice.games[game]
+        with trio.fail_after(60):
+            for _ in range(40):
+                stranger = await raw_peer(alice.address, Identity.generate(), FAST)
+                await stranger.send({"type": "have", "game": game, "length": 0})
+                while (await stranger.receive())["type"] != "events":
+                    pass  # it follows the game
+                await stranger.aclose()
+            while len(runtime.followers) > 1:  # only bob, once the strangers are forgotten
+                await runtime.changed.wait()
+        bob_key = bob.identity.public_key
+        assert set(runtime.acked) == {bob_key}  # a seat's acknowledgement outlives its link
+        assert len(runtime.departed) <= 8
