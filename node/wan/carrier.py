@@ -121,6 +121,20 @@ class Limits:
         )
 
 
+class _Hop(CircuitV2Protocol):
+    """py-libp2p's circuit relay, reserving only for the peer that asks.
+
+    Its RESERVE handler reserves for whatever peer id the message names (the spec's RESERVE
+    names none: the reservation is the connection's peer's): one connection could fill a
+    relay's reservations with made-up ids, each held for an hour, and no host could reserve
+    there.  Without the field py-libp2p takes the connection's peer, which Noise proved (a
+    py-libp2p client names itself, so nothing changes for an honest one)."""
+
+    async def _handle_reserve(self, stream: Any, msg: Any) -> None:
+        msg.ClearField("peer")
+        await super()._handle_reserve(stream, msg)
+
+
 class PipelinedSelect(MultiselectClient):
     """multistream-select as its spec lets a dialer speak it: the header and the first
     proposal in one flight, both answers read after (go-libp2p's dialers do the same).
@@ -343,7 +357,7 @@ class Carrier:
         # that restarted since refuses a voucher it did not issue (PERMISSION_DENIED) for as
         # long as the voucher has not expired (an hour).
         roles = RelayRole.STOP | (RelayRole.HOP if hop else RelayRole(0))
-        circuit = CircuitV2Protocol(self.host, limits=limits, allow_hop=hop)
+        circuit = _Hop(self.host, limits=limits, allow_hop=hop)
         async with self.host.run(listen_addrs=self._listen), trio.open_nursery() as nursery:
             self._nursery = nursery
             self.host.set_stream_handler(PROTOCOL_ID, circuit._handle_hop_stream)

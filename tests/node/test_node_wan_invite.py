@@ -307,3 +307,43 @@ async def test_a_watch_given_the_listing_it_chose_from_does_not_list_again(tmp_p
         assert await carol.watch(alice.address, game.hex(), listed=listed) == game
         assert carol.session(game).log.events == alice.session(game).log.events
         assert asked.count("list") == 1  # carol's own listing, not asked again by watch
+
+
+async def test_a_reservation_at_the_relay_is_only_ever_for_the_peer_that_asks(tmp_path):
+    """py-libp2p's relay reserved for whatever peer id a RESERVE message named: one
+    connection filled every reservation of a `creepnet relay` with made-up ids (no key
+    needed, each held for an hour), and no host could reserve there any more."""
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    import secrets
+
+    from libp2p.crypto.ed25519 import create_new_key_pair
+    from libp2p.peer.id import ID
+    from libp2p.peer.peerinfo import info_from_p2p_addr
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import PeerId as CircuitPeer
+    from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID
+    from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
+    from multiaddr import Multiaddr
+
+    from creepnet.node.wan.carrier import Carrier
+
+    loopback = "/ip4/127.0.0.1/tcp/0"
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            relay = await start_relay(nursery, tmp_path)  # 4 reservations
+            mallory = Carrier(secrets.token_bytes(32), listen=[loopback])
+            await nursery.start(mallory.run)
+            info = info_from_p2p_addr(Multiaddr(relay))
+            await mallory.host.connect(info)
+            for _ in range(8):  # each on a stream of its own: py-libp2p ends one on an error
+                stream = await mallory.host.new_stream(info.peer_id, [PROTOCOL_ID])
+                made_up = ID.from_pubkey(create_new_key_pair().public_key)
+                ask = HopMessage(type=HopMessage.RESERVE, peer=CircuitPeer(id=made_up.to_bytes()))
+                await write_delimited_msg(stream, ask)
+                with trio.move_on_after(5):
+                    await read_delimited_msg(stream, HopMessage)  # whatever it answers
+                await stream.reset()
+            host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[relay])
+            await nursery.start(host.run)
+            assert await host.wait_reserved(30), "the relay's reservations were all taken"
+            nursery.cancel_scope.cancel()
