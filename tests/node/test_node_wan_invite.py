@@ -347,3 +347,31 @@ async def test_a_reservation_at_the_relay_is_only_ever_for_the_peer_that_asks(tm
             await nursery.start(host.run)
             assert await host.wait_reserved(30), "the relay's reservations were all taken"
             nursery.cancel_scope.cancel()
+
+
+async def test_one_ip_address_holds_a_few_of_a_relays_reservations_not_all(tmp_path):
+    """Peer ids cost nothing: one machine with fresh ids took every reservation of a
+    `creepnet relay`.  On loopback every carrier comes from 127.0.0.1, so the third is the
+    one over the (test's) limit of two per address."""
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    import secrets
+
+    from creepnet.node.wan.carrier import Carrier, Limits
+
+    loopback = "/ip4/127.0.0.1/tcp/0"
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            relay = Carrier(
+                secrets.token_bytes(32),
+                listen=[loopback],
+                relay_limits=Limits(reservations=8, circuits=4, per_ip=2),
+            )
+            await nursery.start(relay.run)
+            address = f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
+            held = []
+            for _ in range(3):
+                host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[address])
+                await nursery.start(host.run)
+                held.append(await host.wait_reserved(10))
+            assert held == [True, True, False]
+            nursery.cancel_scope.cancel()
