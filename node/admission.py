@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 import trio
 
 from creepnet.node.peer import Peer
+from creepnet.node.wan.invite import WAN_PREFIX
 
 MAX_PEERS = 64
 MAX_HANDSHAKES = 16  # concurrent unauthenticated connections (beyond: evict the oldest, or refuse)
@@ -176,5 +177,10 @@ class Admission:
 
 
 def remote_address(label: str) -> str:
-    """The IP part of a connection label ``host:port`` (``[v6]:port`` too)."""
+    """The IP part of a connection label ``host:port`` (``[v6]:port`` too).  A stream of the
+    internet carrier is labelled ``wan:<peer id>``: its address is that whole label (every
+    internet peer read as the one address ``wan`` shared 4 slots; peer ids cost nothing, so
+    over the internet only the totals bound a flood, and probation keeps room for a seat)."""
+    if label.startswith(WAN_PREFIX):
+        return label
     return label.rpartition(":")[0].strip("[]") or label

@@ -255,3 +255,34 @@ async def test_hellos_claiming_a_seated_key_cannot_lock_that_player_out(tmp_path
             assert alice.session(game).seat_keys[1] == key
             for stream in flood:
                 await stream.aclose()
+
+
+async def test_internet_peers_are_not_one_address_in_the_handshake_slots(tmp_path):
+    """Streams from the internet carrier are labelled `wan:<peer id>`, and the admission read
+    the "IP" of that label as `wan`: every internet peer shared one address's 4 slots, so 4
+    idle streams (through any relay) locked every internet newcomer out, seated or not —
+    a full address has no probation.  Streams here are in-memory, as the carrier hands them."""
+    from trio.testing import memory_stream_pair
+
+    from creepnet.node.handshake import handshake
+    from creepnet.node.transport import Connection
+
+    with trio.fail_after(30):
+        async with Node.open(tmp_path / "alice", timeouts=SLOW) as alice:
+            gate = alice._connections._admission
+            gate.clock = lambda: 0.0  # the idle streams stay young: none may be evicted
+            async with trio.open_nursery() as nursery:
+                idle = []
+                for n in range(admission.PER_ADDRESS):
+                    ours, theirs = memory_stream_pair()
+                    idle.append(theirs)
+                    label = f"wan:12D3KooWIdle{n}"
+                    nursery.start_soon(alice.connections.accept_stream, ours, label)
+                await until(lambda: gate.in_handshake == admission.PER_ADDRESS)
+                ours, theirs = memory_stream_pair()
+                nursery.start_soon(alice.connections.accept_stream, ours, "wan:12D3KooWHonest")
+                honest = Connection(theirs, FAST, label="alice over the carrier")
+                await handshake(honest, Identity.generate())
+                await honest.send({"type": "list"})
+                assert (await honest.receive())["type"] == "games"
+                nursery.cancel_scope.cancel()
