@@ -132,12 +132,28 @@ class _Hop(CircuitV2Protocol):
     there.  Without the field py-libp2p takes the connection's peer, which Noise proved (a
     py-libp2p client names itself, so nothing changes for an honest one).  And peer ids cost
     nothing to make, so one IP address holds at most ``per_ip`` reservations (go-libp2p's
-    relay has the same rule, 8 by default)."""
+    relay has the same rule, 8 by default).  Its circuit limit counts per reserved
+    destination, so ``max_circuit_conns`` circuits are also all it carries at once."""
 
     def __init__(self, host: Any, *, limits: RelayLimits, allow_hop: bool, per_ip: int) -> None:
         super().__init__(host, limits=limits, allow_hop=allow_hop)
         self.per_ip = per_ip
         self._ip_of: dict[ID, str] = {}  # reservation holders, by the IP they reserved from
+        self._circuits = 0  # CONNECTs being served (the handler lasts as long as the circuit)
+
+    async def _handle_connect(self, stream: Any, msg: Any) -> None:
+        if self._circuits >= self.limits.max_circuit_conns:
+            reason = f"this relay carries at most {self.limits.max_circuit_conns} circuits"
+            await self._send_status(stream, StatusCode.RESOURCE_LIMIT_EXCEEDED, reason)
+            await trio.sleep(0.5)  # as py-libp2p's own refusals: the status is read, then reset
+            with contextlib.suppress(Exception):
+                await stream.reset()
+            return
+        self._circuits += 1
+        try:
+            await super()._handle_connect(stream, msg)
+        finally:
+            self._circuits -= 1
 
     async def _handle_reserve(self, stream: Any, msg: Any) -> None:
         msg.ClearField("peer")
