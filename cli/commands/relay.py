@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--max-reservations", type=int, default=64, help="peers held at once")
     parser.add_argument(
-        "--max-per-ip", type=int, default=8, help="reservations held from one IP address"
+        "--max-per-ip", type=int, default=8, help="reservations (and circuits) held from one IP address"
     )
     parser.add_argument("--max-circuits", type=int, default=32, help="relayed connections at once")
     parser.add_argument(

@@ -46,6 +46,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -133,27 +134,36 @@ class _Hop(CircuitV2Protocol):
     py-libp2p client names itself, so nothing changes for an honest one).  And peer ids cost
     nothing to make, so one IP address holds at most ``per_ip`` reservations (go-libp2p's
     relay has the same rule, 8 by default).  Its circuit limit counts per reserved
-    destination, so ``max_circuit_conns`` circuits are also all it carries at once."""
+    destination, so ``max_circuit_conns`` circuits are also all it carries at once, and
+    ``per_ip`` of them from one IP address: else one machine could hold them all."""
 
     def __init__(self, host: Any, *, limits: RelayLimits, allow_hop: bool, per_ip: int) -> None:
         super().__init__(host, limits=limits, allow_hop=allow_hop)
         self.per_ip = per_ip
         self._ip_of: dict[ID, str] = {}  # reservation holders, by the IP they reserved from
-        self._circuits = 0  # CONNECTs being served (the handler lasts as long as the circuit)
+        # CONNECTs being served, by the IP they came from (a handler lasts as its circuit)
+        self._circuits: Counter[str] = Counter()
 
     async def _handle_connect(self, stream: Any, msg: Any) -> None:
-        if self._circuits >= self.limits.max_circuit_conns:
+        ip, circuits = _remote_ip(stream.muxed_conn), self._circuits
+        reason = None
+        if sum(circuits.values()) >= self.limits.max_circuit_conns:
             reason = f"this relay carries at most {self.limits.max_circuit_conns} circuits"
+        elif circuits[ip] >= self.per_ip:
+            reason = f"at most {self.per_ip} circuits from one IP address"
+        if reason is not None:
             await self._send_status(stream, StatusCode.RESOURCE_LIMIT_EXCEEDED, reason)
             await trio.sleep(0.5)  # as py-libp2p's own refusals: the status is read, then reset
             with contextlib.suppress(Exception):
                 await stream.reset()
             return
-        self._circuits += 1
+        circuits[ip] += 1
         try:
             await super()._handle_connect(stream, msg)
         finally:
-            self._circuits -= 1
+            circuits[ip] -= 1
+            if not circuits[ip]:
+                del circuits[ip]
 
     async def _handle_reserve(self, stream: Any, msg: Any) -> None:
         msg.ClearField("peer")

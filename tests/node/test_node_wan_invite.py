@@ -423,3 +423,47 @@ async def test_a_relay_carries_at_most_its_circuits_in_all(tmp_path):
                     answers.append((await read_delimited_msg(stream, HopMessage)).status)
             assert answers.count(100) == 2  # OK twice: the circuits held open, in all
             nursery.cancel_scope.cancel()
+
+
+async def test_one_ip_address_holds_a_few_of_a_relays_circuits_not_all(tmp_path):
+    """A machine holding one reservation could open every circuit of a relay to itself and
+    keep them for hours; one IP address now opens at most `per_ip` of them."""
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    import secrets
+
+    from libp2p.peer.id import ID
+    from libp2p.peer.peerinfo import info_from_p2p_addr
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import PeerId as CircuitPeer
+    from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID
+    from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
+    from multiaddr import Multiaddr
+
+    from creepnet.node.wan.carrier import Carrier, Limits
+
+    loopback = "/ip4/127.0.0.1/tcp/0"
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            relay = Carrier(
+                secrets.token_bytes(32),
+                listen=[loopback],
+                relay_limits=Limits(reservations=4, circuits=8, per_ip=2),
+            )
+            await nursery.start(relay.run)
+            address = f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
+            host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[address])
+            await nursery.start(host.run)
+            assert await host.wait_reserved(30)
+            mallory = Carrier(secrets.token_bytes(32), listen=[loopback])
+            await nursery.start(mallory.run)
+            info = info_from_p2p_addr(Multiaddr(address))
+            await mallory.host.connect(info)
+            answers = []
+            for _ in range(3):
+                stream = await mallory.host.new_stream(info.peer_id, [PROTOCOL_ID])
+                target = ID.from_base58(host.peer_id).to_bytes()
+                ask = HopMessage(type=HopMessage.CONNECT, peer=CircuitPeer(id=target))
+                await write_delimited_msg(stream, ask)
+                answers.append((await read_delimited_msg(stream, HopMessage)).status)
+            assert answers[:2] == [100, 100] and answers[2] != 100
+            nursery.cancel_scope.cancel()
