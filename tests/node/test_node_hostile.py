@@ -481,3 +481,45 @@ async def test_followers_that_come_and_go_leave_bounded_state_behind(tmp_path, m
         bob_key = bob.identity.public_key
         assert set(runtime.acked) == {bob_key}  # a seat's acknowledgement outlives its link
         assert len(runtime.departed) <= 8
+
+
+@pytest.mark.parametrize(
+    "field", ["seat", "seq", "objector", "length", "port"], ids=lambda field: field
+)
+async def test_integers_beyond_64_bit_signed_are_refused_by_shape_not_by_a_fault(tmp_path, field):
+    """msgpack carries integers up to 2**64 - 1, and the shape check took any that were not
+    negative: a vote for seat 2**63 reached the signing frame (8 signed bytes) and raised
+    OverflowError — contained, but an internal fault that dropped the peer unexplained."""
+    async with two_players(tmp_path, plies=40) as (alice, bob, news, game):
+        await some_moves(alice, bob, game, 6)
+        session = alice.session(game)
+        fields = {
+            "game": game,
+            "seq": len(session.log) + 1,
+            "prev": session.log.head,
+            "seat": 1,
+            "objector": 0,
+            "event": session.log.events[-1].raw,
+            "signature": bytes(64),
+            "vote": [0, bytes(64)],
+            "length": 0,
+            "port": 4100,
+        }
+        fields[field] = 2**63
+        kinds = {"seat": "retire-vote", "seq": "retire-objection", "objector": "retire-objection"}
+        message = {"type": kinds.get(field, {"length": "have", "port": "listen"}.get(field))}
+        message.update(fields)
+        mallory = await raw_peer(alice.address, MALLORY, FAST)
+        await mallory.send(message)
+        frames = await read_until_closed(mallory)
+        assert frames and frames[-1]["type"] == "error"
+        assert "protocol violation" in frames[-1]["reason"] and "64-bit" in frames[-1]["reason"]
+        faults = []
+        while True:
+            try:
+                update = news.receive_nowait()
+            except trio.WouldBlock:
+                break
+            if update.kind == updates.ERROR and "fault" in update.data:
+                faults.append(update.text)
+        assert not faults
