@@ -176,8 +176,11 @@ class GameSync:
     def _fetch(self, runtime: GameRuntime, peer: Peer, start: int) -> None:
         """Ask peer for the events from start, unless they are already coming: a batch being
         checked holds them, or another peer was asked for them and has not yet had
-        FETCH_PATIENCE to answer.  So a node behind a mesh of N seats fetches once, not N times."""
+        FETCH_PATIENCE to answer.  So a node behind a mesh of N seats fetches once, not N times.
+        An ask to a peer with no seat never holds back asking a seat: anyone may claim to be
+        ahead, and a stranger repeating the claim would otherwise keep us waiting on it."""
         asked, now = runtime.fetching, trio.current_time()
+        seats = runtime.session.seat_keys
         if (
             runtime.gave_unusable(peer.key)
             or runtime.covered(start)
@@ -186,6 +189,7 @@ class GameSync:
                 and asked.start == start
                 and asked.key in runtime.followers
                 and now < asked.until
+                and (asked.key in seats or peer.key not in seats)
             )
         ):
             return
@@ -310,7 +314,8 @@ class GameSync:
         session = runtime.session
         if session.halted is not None or len(session.log) != after:
             return  # halted, or another batch moved us meanwhile (it asks for itself)
-        if message["length"] > after and (after > before or message["from"] > before):
+        gap = bool(message["items"]) and message["from"] > before  # held for later: more exists
+        if message["length"] > after and (after > before or gap):
             self._fetch(runtime, peer, after)
             return
         ahead = [
