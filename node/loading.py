@@ -39,13 +39,14 @@ async def load_session(
             return Session.follow(game, player, secrets), 0
         except Rejection as exc:
             keep = exc.seq if exc.seq is not None and exc.seq < len(raws) else 0
+            raws = raws[:keep]
+            kept = await trio.to_thread.run_sync(store.truncate_events, raws)
             reporter.publish(
                 updates.ERROR,
-                f"stored log invalid at {exc.describe()}; keeping the {keep} events before it",
+                f"stored log invalid at {exc.describe()}; keeping the {keep} events before it "
+                f"({kept})",
                 game,
             )
-            raws = raws[:keep]
-            await trio.to_thread.run_sync(store.truncate_events, raws)
 
 
 def _seat_secrets(store: GameStore, game: bytes, reporter: Reporter) -> SeatSecrets | None:
