@@ -23,7 +23,9 @@ players need:
   connections in that time);
 * at most ``MAX_PEERS`` authenticated peers; when full, a key seated in (or hosting) one of our
   games takes the place of an *anonymous* peer — one with no seat in any game we hold — so
-  throw-away keys sending pings cannot lock a player out of its own game.
+  throw-away keys sending pings cannot lock a player out of its own game, and anyone takes
+  the place of an anonymous peer of the address holding the most of them (two more than its
+  own): one machine cannot keep joiners and spectators out either.
 """
 
 from __future__ import annotations
@@ -163,16 +165,25 @@ class Admission:
 
     @staticmethod
     def make_room(
-        peers: Mapping[bytes, Peer], key: bytes, players: Collection[bytes]
+        peers: Mapping[bytes, Peer], key: bytes, players: Collection[bytes], address: str = ""
     ) -> str | None:
-        """Admit key (evicting an anonymous peer if key is a player), or the reason not to."""
+        """Admit key from address (evicting an anonymous peer if key is a player, or if the
+        address holding the most anonymous peers holds at least two more than ``address``),
+        or the reason not to.  So a joiner — not seated yet — is not kept out by one machine
+        holding every slot with throw-away keys."""
         if len(peers) < MAX_PEERS or key in peers:
             return None
-        if key in players:
-            for peer in peers.values():
-                if peer.key not in players and not peer.close_reason:
-                    peer.close("replaced by a seated player (this node is full)")
-                    return None
+        anonymous = [p for p in peers.values() if p.key not in players and not p.close_reason]
+        if key in players and anonymous:
+            anonymous[0].close("replaced by a seated player (this node is full)")
+            return None
+        held = Counter(remote_address(p.conn.label) for p in anonymous)
+        fullest = max(held, key=held.__getitem__, default=None)
+        if fullest is not None and held[fullest] >= held[address] + 2:
+            # the newest of that address goes: the oldest ones were there first
+            victim = [p for p in anonymous if remote_address(p.conn.label) == fullest][-1]
+            victim.close(f"replaced: this node is full and {fullest} held the most peers")
+            return None
         return f"this node already has {MAX_PEERS} peers"
 
 

@@ -286,3 +286,32 @@ async def test_internet_peers_are_not_one_address_in_the_handshake_slots(tmp_pat
                 await honest.send({"type": "list"})
                 assert (await honest.receive())["type"] == "games"
                 nursery.cancel_scope.cancel()
+
+
+async def test_one_address_filling_every_peer_slot_cannot_keep_a_joiner_out(tmp_path, monkeypatch):
+    """Authenticated throw-away keys from one machine held every peer slot (pinging to stay),
+    and only a *seated* player could make room: a joiner, not seated yet, was refused ("this
+    node already has 64 peers"), so one machine kept every newcomer out of a lobby."""
+    from creepnet.node.handshake import handshake
+    from creepnet.node.transport import Connection
+
+    monkeypatch.setattr(admission, "MAX_PEERS", 3)
+    with trio.fail_after(30):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+        ):
+            game = await alice.host_game("creeper", player="alice")
+            squatters = []
+            for _ in range(3):
+                stream = await trio.open_tcp_stream(
+                    LOOPBACK, alice.port, local_address=OTHER_LOOPBACK
+                )
+                squatters.append(Connection(stream, FAST, label="squatter"))
+                await handshake(squatters[-1], Identity.generate())
+            await until(lambda: len(alice.peers) == 3)
+            await bob.join(alice.address, game, player="bob")  # from 127.0.0.1
+            assert bob.session(game).local_seat == 1
+            assert len(alice.peers) == 3  # one squatter gave way
+            for squatter in squatters:
+                await squatter.aclose()
