@@ -22,6 +22,7 @@ import errno
 import os
 from pathlib import Path
 
+from creepnet.node.transport import is_port
 from creepnet.protocol.identity import Identity
 from creepnet.protocol.log import split_log
 
@@ -181,7 +182,7 @@ class GameStore:
             text = self.port_path.read_text().strip()
         except (FileNotFoundError, UnicodeDecodeError):
             return None
-        return int(text) if text.isdigit() and 0 < int(text) < 65536 else None
+        return int(text) if is_port(text) else None
 
     def save_reserved(self, keys: frozenset[bytes]) -> None:
         """Keep this hosted game's free seats for keys (a rematch) across restarts."""

@@ -6,6 +6,7 @@ import argparse
 
 from creepnet.cli.network import run_trio
 from creepnet.cli.options import add_home_option, fail, home_dir
+from creepnet.node.transport import is_port
 from creepnet.node.wan import WanUnavailable, require
 
 
@@ -25,7 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--max-reservations", type=int, default=64, help="peers held at once")
     parser.add_argument(
-        "--max-per-ip", type=int, default=8, help="reservations (and circuits) held from one IP address"
+        "--max-per-ip",
+        type=int,
+        default=8,
+        help="reservations (and circuits) held from one IP address",
     )
     parser.add_argument("--max-circuits", type=int, default=32, help="relayed connections at once")
     parser.add_argument(
@@ -44,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     except WanUnavailable as exc:
         return fail(str(exc))
     host, _, port = args.listen.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not host or not is_port(port):
         return fail(f"--listen must look like HOST:PORT, not {args.listen!r}")
     limits = (args.max_reservations, args.max_per_ip, args.max_circuits)
     if min(*limits, args.circuit_mib, args.circuit_minutes) < 1:
