@@ -259,3 +259,24 @@ def test_a_port_of_unicode_digits_is_a_clear_error_not_a_traceback(tmp_path, cap
     store.folder.mkdir(parents=True)
     store.port_path.write_text("²\n")  # a damaged port file is no port, not a crash
     assert store.load_port() is None
+
+
+def test_an_iface_that_is_no_ipv4_address_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    """`games --iface notanip` died with zeroconf's ValueError traceback."""
+    assert main(["games", "--iface", "notanip", "--wait", "1"]) == 2
+    said = capsys.readouterr().err
+    assert "--iface (or $CREEPNET_IFACE) takes an interface's IPv4 address" in said
+    monkeypatch.setenv("CREEPNET_IFACE", "127.0.0.1,999.1.1.1")
+    assert main(["games", "--wait", "1"]) == 2
+    assert "'999.1.1.1'" in capsys.readouterr().err
+    # raised inside a command's trio run (host, join: the node's nursery), still one line
+    import argparse
+
+    from creepnet.cli.network import run_trio
+    from creepnet.cli.options import UsageError
+
+    async def choose(args):
+        raise UsageError("--iface (or $CREEPNET_IFACE) takes an interface's IPv4 address")
+
+    assert run_trio(choose, argparse.Namespace()) == 2
+    assert "takes an interface's IPv4 address" in capsys.readouterr().err
