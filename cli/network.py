@@ -15,7 +15,7 @@ from typing import Any
 import trio
 
 from creepnet.cli.faces import FACES
-from creepnet.cli.options import add_home_option, fail, home_dir
+from creepnet.cli.options import UsageError, add_home_option, fail, home_dir
 from creepnet.cli.text import printable
 from creepnet.node.discovery import Found, open_discovery
 from creepnet.node.node import Node, NodeError
@@ -43,10 +43,21 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
 
 
 def interfaces(args: argparse.Namespace) -> list[str] | None:
+    """The interface addresses chosen (IPv4: zeroconf runs V4 only), or None for all; a
+    UsageError for anything else, not zeroconf's traceback."""
     if getattr(args, "iface", None):
-        return list(args.iface)
-    env = os.environ.get("CREEPNET_IFACE", "").strip()
-    return [part.strip() for part in env.split(",") if part.strip()] or None
+        chosen = list(args.iface)
+    else:
+        env = os.environ.get("CREEPNET_IFACE", "").strip()
+        chosen = [part.strip() for part in env.split(",") if part.strip()]
+    for address in chosen:
+        try:
+            ipaddress.IPv4Address(address)
+        except ValueError:
+            raise UsageError(
+                f"--iface (or $CREEPNET_IFACE) takes an interface's IPv4 address, not {address!r}"
+            ) from None
+    return chosen or None
 
 
 def setup_logging(args: argparse.Namespace) -> None:
@@ -175,6 +186,7 @@ async def find_open_game(iface: list[str] | None, wait: float, settle: float = 2
 
 # Errors a user can cause or fix, and the exit code each gets (2: usage, 1: failure).
 USER_ERRORS: tuple[tuple[type[BaseException], int], ...] = (
+    (UsageError, 2),
     (ValueError, 2),
     (LookupError, 1),
     (NodeError, 1),

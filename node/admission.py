@@ -9,8 +9,9 @@ players need:
   ``PER_ADDRESS`` from one address; frames before the handshake are at most 2 KiB
   (node/framing.py) and each slot ends at the handshake timeout;
 * **when slots are scarce the oldest gives way**: a newcomer that finds no room evicts the
-  oldest connection still in its handshake for longer than ``HELLO_GRACE`` that has not shown
-  a seated key, taken from the fullest block (the one holding the most slots).  An honest peer
+  oldest connection still in its handshake for longer than ``HELLO_GRACE`` that is not the
+  newest to show a seated key (a hello's key is a claim: one slot per key is spared), taken
+  from the fullest block (the one holding the most slots).  An honest peer
   sends its hello at once and is through in milliseconds; idle sockets are what ages;
 * **room for our players**: a newcomer that finds no room and nothing to evict is let in on
   probation, in a pool of ``PROBATION`` slots beyond the limits, on the condition that its
@@ -22,7 +23,9 @@ players need:
   connections in that time);
 * at most ``MAX_PEERS`` authenticated peers; when full, a key seated in (or hosting) one of our
   games takes the place of an *anonymous* peer — one with no seat in any game we hold — so
-  throw-away keys sending pings cannot lock a player out of its own game.
+  throw-away keys sending pings cannot lock a player out of its own game, and anyone takes
+  the place of an anonymous peer of the address holding the most of them (two more than its
+  own): one machine cannot keep joiners and spectators out either.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from dataclasses import dataclass, field
 import trio
 
 from creepnet.node.peer import Peer
+from creepnet.node.wan.invite import WAN_PREFIX
 
 MAX_PEERS = 64
 MAX_HANDSHAKES = 16  # concurrent unauthenticated connections (beyond: evict the oldest, or refuse)
@@ -69,7 +73,8 @@ class Slot:
     block: str
     started: float
     probation: bool = False  # beyond the limits: its hello must show a seated key
-    seated: bool = False  # its hello showed a key seated in one of our games: never evicted
+    seated: bool = False  # the newest hello showing this seated key: never evicted
+    key: bytes = b""  # the key its hello showed
     evicted: str = ""  # why it was made to give way
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
 
@@ -113,10 +118,21 @@ class Admission:
         return slot
 
     def hello(self, slot: Slot, key: bytes, seated: Collection[bytes]) -> str | None:
-        """The connection's hello showed key: None to go on, or the reason to refuse it."""
+        """The connection's hello showed key: None to go on, or the reason to refuse it.
+
+        A hello's key is only a claim until the signature after it, and seated keys are
+        public (they are in the game's log): so only the newest slot showing a key is kept
+        from eviction, and an older one showing the same key gives that up.  A flood naming
+        a player's key then shields one socket, not every slot, and the player's own hello
+        (the newest) is the shielded one."""
+        slot.key = key
         slot.seated = key in seated
         if slot.probation and not slot.seated:
             return "too many connections in handshake; try again"
+        if slot.seated:
+            for other in self._slots:
+                if other is not slot and other.key == key:
+                    other.seated = False
         return None
 
     def leave(self, slot: Slot) -> None:
@@ -149,19 +165,33 @@ class Admission:
 
     @staticmethod
     def make_room(
-        peers: Mapping[bytes, Peer], key: bytes, players: Collection[bytes]
+        peers: Mapping[bytes, Peer], key: bytes, players: Collection[bytes], address: str = ""
     ) -> str | None:
-        """Admit key (evicting an anonymous peer if key is a player), or the reason not to."""
+        """Admit key from address (evicting an anonymous peer if key is a player, or if the
+        address holding the most anonymous peers holds at least two more than ``address``),
+        or the reason not to.  So a joiner — not seated yet — is not kept out by one machine
+        holding every slot with throw-away keys."""
         if len(peers) < MAX_PEERS or key in peers:
             return None
-        if key in players:
-            for peer in peers.values():
-                if peer.key not in players and not peer.close_reason:
-                    peer.close("replaced by a seated player (this node is full)")
-                    return None
+        anonymous = [p for p in peers.values() if p.key not in players and not p.close_reason]
+        if key in players and anonymous:
+            anonymous[0].close("replaced by a seated player (this node is full)")
+            return None
+        held = Counter(remote_address(p.conn.label) for p in anonymous)
+        fullest = max(held, key=held.__getitem__, default=None)
+        if fullest is not None and held[fullest] >= held[address] + 2:
+            # the newest of that address goes: the oldest ones were there first
+            victim = [p for p in anonymous if remote_address(p.conn.label) == fullest][-1]
+            victim.close(f"replaced: this node is full and {fullest} held the most peers")
+            return None
         return f"this node already has {MAX_PEERS} peers"
 
 
 def remote_address(label: str) -> str:
-    """The IP part of a connection label ``host:port`` (``[v6]:port`` too)."""
+    """The IP part of a connection label ``host:port`` (``[v6]:port`` too).  A stream of the
+    internet carrier is labelled ``wan:<peer id>``: its address is that whole label (every
+    internet peer read as the one address ``wan`` shared 4 slots; peer ids cost nothing, so
+    over the internet only the totals bound a flood, and probation keeps room for a seat)."""
+    if label.startswith(WAN_PREFIX):
+        return label
     return label.rpartition(":")[0].strip("[]") or label

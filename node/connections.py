@@ -137,7 +137,7 @@ class Connections:
                 updates.HANDSHAKE_FAILED, f"{conn.label}: evicted: {slot.evicted}"
             )
             return
-        refusal = self._admission.make_room(self.peers, hello.key, self._players())
+        refusal = self._admission.make_room(self.peers, hello.key, self._players(), address)
         if refusal is not None:
             await conn.send_error(refusal)
             await conn.aclose()

@@ -60,7 +60,8 @@ class GameRuntime:
     # the session's log in order, and events are gossiped in order.
     lock: trio.Lock = field(default_factory=trio.Lock)
     followers: dict[bytes, Peer] = field(default_factory=dict)  # peers of this game, by key
-    departed: set[bytes] = field(default_factory=set)  # followers gone: one that comes is back
+    # Followers gone, oldest first (bounded, sync.MAX_DEPARTED): one that comes is back.
+    departed: dict[bytes, None] = field(default_factory=dict)
     acked: dict[bytes, int] = field(default_factory=dict)  # events each peer says it has stored
     dial: set[str] = field(default_factory=set)  # addresses to stay connected to for this game
     changed: trio.Event = field(default_factory=trio.Event)

@@ -30,8 +30,7 @@ async def load_session(
             "(an append cut short by a crash; it was never acknowledged)",
             game,
         )
-    secret_bytes = store.load_secrets()
-    secrets = SeatSecrets.from_bytes(secret_bytes) if secret_bytes else None
+    secrets = _seat_secrets(store, game, reporter)
     player = identity if secrets else None
     while True:
         try:
@@ -40,10 +39,30 @@ async def load_session(
             return Session.follow(game, player, secrets), 0
         except Rejection as exc:
             keep = exc.seq if exc.seq is not None and exc.seq < len(raws) else 0
+            raws = raws[:keep]
+            kept = await trio.to_thread.run_sync(store.truncate_events, raws)
             reporter.publish(
                 updates.ERROR,
-                f"stored log invalid at {exc.describe()}; keeping the {keep} events before it",
+                f"stored log invalid at {exc.describe()}; keeping the {keep} events before it "
+                f"({kept})",
                 game,
             )
-            raws = raws[:keep]
-            await trio.to_thread.run_sync(store.truncate_events, raws)
+
+
+def _seat_secrets(store: GameStore, game: bytes, reporter: Reporter) -> SeatSecrets | None:
+    """This seat's secrets, or None.  A damaged file (a disk that filled mid-write, a bad
+    sector) costs this seat only: the game is followed without them, the file is left for
+    whoever can mend it, and every other game of the home opens as usual."""
+    data = store.load_secrets()
+    if not data:
+        return None
+    try:
+        return SeatSecrets.from_bytes(data)
+    except ValueError as exc:  # CodecError too
+        reporter.publish(
+            updates.ERROR,
+            f"the seat secrets in {store.secrets_path} are damaged ({exc}); following the "
+            "game without them: this node cannot act for its seat",
+            game,
+        )
+        return None

@@ -391,8 +391,11 @@ class Mesh:
         if peer.key not in runtime.session.seat_keys:
             if not runtime.session.started and runtime.followers.get(peer.key) is peer:
                 # perhaps a seat our copy of the log does not show yet: kept until it does
-                # (one message per follower, replaced by its next)
-                self.books.setdefault(runtime.game, AddressBook()).early[peer.key] = (peer, items)
+                # (one message per follower, replaced by its next; none for one that left,
+                # as fresh keys cost nothing: bounded by the peers connected)
+                book = self.books.setdefault(runtime.game, AddressBook())
+                book.early = {k: v for k, v in book.early.items() if not v[0].closed.is_set()}
+                book.early[peer.key] = (peer, items)
             return  # only a seat of an unfinished game may say where the others are
         self._hear_items(runtime, peer, items)
         self.refresh()

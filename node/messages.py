@@ -16,6 +16,7 @@ MAX_BATCH = 1024  # events per `events` message
 MAX_ADDRESS_ITEMS = 16  # entries of one `addresses` message (a game has at most a few seats)
 MAX_ADDRESS = 64  # characters of one `host:port` (an IPv6 literal in brackets fits)
 KEY_SIZE = 32  # an Ed25519 public key
+MAX_INT = 2**63 - 1  # every integer field: a count, a seq, a seat or a port
 
 # type -> {field: python type}; `type` itself is checked by the framing layer.
 SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
@@ -56,6 +57,9 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
             raise ProtocolViolation(f"`{kind}.{name}` is missing or of the wrong type")
         if isinstance(value, int) and value < 0:
             raise ProtocolViolation(f"`{kind}.{name}` must not be negative")
+        if isinstance(value, int) and value > MAX_INT:
+            # msgpack carries up to 2**64 - 1; what we sign frames integers in 8 signed bytes
+            raise ProtocolViolation(f"`{kind}.{name}` must fit a signed 64-bit integer")
     if "game" in shape and len(message["game"]) != GAME_ID_SIZE:
         raise ProtocolViolation(f"`{kind}.game` must be {GAME_ID_SIZE} bytes")
     if kind == "events":

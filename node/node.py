@@ -99,11 +99,13 @@ class Node:
         self._sync.shun = self._connections.shun
         self._retirements = Retirements(self.games, self._ledger, self._reporter, self.identity)
         self._sync.retirements = self._retirements
-        finder = HostFinder(self.games, self._connections, self._advertiser, self._reporter)
-        self._connections.pause_before_redial = finder.pause_before_redial
-        # The mesh: which addresses a peer may make us dial (mesh.py); by default what the
-        # listener reaches (loopback for a node on 127.0.0.1, else the LAN).
+        # The mesh: which addresses a peer (or an advert) may make us dial (mesh.py); by
+        # default what the listener reaches (loopback for a node on 127.0.0.1, else the LAN).
         self.mesh_scope = mesh or Scope.for_listener(host)
+        finder = HostFinder(
+            self.games, self._connections, self._advertiser, self._reporter, self.mesh_scope
+        )
+        self._connections.pause_before_redial = finder.pause_before_redial
         self._mesh = Mesh(self.games, self._connections, self._reporter, self.mesh_scope)
         self._sync.mesh = self._mesh
         self._connections.on_connected = self._sync.greet

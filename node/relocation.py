@@ -9,7 +9,10 @@ An advert proves nothing: its name, fingerprint and game id can be copied by any
 So the finder moves a game only after a handshake at the advertised address with the key that
 signed the game's genesis (the handshake proves possession of that key).  Until then the game
 keeps its old address; a node there with any other key is reported (``advert-refused``) and
-hung up on.  A liar can make us dial it once per back-off pause, no more.
+hung up on.  A liar can make us dial it once per back-off pause, no more — and only at an
+address the node would dial on a seated peer's word (``mesh.address_refusal``, the node's
+scope): a loopback node dials only loopback, a LAN node only private addresses, and a loopback
+address only for a host that was on this machine.  Anything else is reported, never dialled.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ from creepnet.node.connections import Connections
 from creepnet.node.discovery import Discovery, Found
 from creepnet.node.errors import NodeError
 from creepnet.node.game import GameRuntime, games_at
+from creepnet.node.mesh import Scope, address_refusal
 from creepnet.node.reporter import Reporter
+from creepnet.node.wan.invite import WAN_PREFIX
 from creepnet.protocol.identity import fingerprint
 
 REDISCOVER_AFTER = 2  # failed redials of a game's host before we look for it by zeroconf
@@ -36,11 +41,13 @@ class HostFinder:
         connections: Connections,
         advertiser: Advertiser,
         reporter: Reporter,
+        scope: Scope,
     ) -> None:
         self.games = games
         self.connections = connections
         self.advertiser = advertiser  # its zeroconf, while discovery is on
         self.reporter = reporter
+        self.scope = scope  # which addresses an advert may make us dial (the mesh's)
 
     async def pause_before_redial(self, address: str, delay: float, failures: int) -> None:
         """Back off; once a host keeps failing and zeroconf is on, spend the pause looking for
@@ -61,12 +68,29 @@ class HostFinder:
                 runtime = missing.get(item.game) if isinstance(item, Found) else None
                 if runtime is None or not _claims_new_home(runtime, item, address):
                     continue
+                if self._out_of_scope(runtime, item.address, address):
+                    continue
                 if not await self._host_answers_at(runtime, item.address):
                     continue
                 self._move(runtime, address, item.address)
                 del missing[item.game]
                 if not missing:
                     return
+
+    def _out_of_scope(self, runtime: GameRuntime, address: str, old: str) -> bool:
+        """Whether an advert names an address we never dial on anyone's word (reported).
+        It is heard as if from where the host was: loopback only for a host on this machine."""
+        was = "" if old.startswith(WAN_PREFIX) else old.rpartition(":")[0].strip("[]")
+        refusal = address_refusal(address, was, self.scope)
+        if refusal is None:
+            return False
+        self.reporter.publish(
+            updates.ADVERT_REFUSED,
+            f"ignored an advert of this game at {address}: {refusal}; not dialled",
+            runtime.game,
+            data={"address": address, "key": None},
+        )
+        return True
 
     async def _host_answers_at(self, runtime: GameRuntime, address: str) -> bool:
         """Whether the node at address proves, by the handshake, to hold the game's host key."""

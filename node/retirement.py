@@ -156,8 +156,11 @@ class Retirements:
         for old in [p for p in ballots if p.seq < len(runtime.session.log)]:
             del ballots[old]  # a position already filled
         if where not in ballots:
+            # Room is made among the others: the ballot where the game waits now is the one
+            # that can complete, and a seat may sign votes for made-up positions ahead.
+            current = _current(runtime)
             while len(ballots) >= MAX_BALLOTS:
-                del ballots[next(iter(ballots))]
+                del ballots[next(p for p in ballots if p != current)]
             session = runtime.session
             ballots[where] = retirement.Ballot(where, session.seat_keys, session.retired)
         return ballots[where]
@@ -208,6 +211,12 @@ class Retirements:
             return
         if where.seq > len(session.log) + 1:
             return  # too far ahead to matter
+        if where.seq == len(session.log) and where != _current(runtime):
+            return  # not where this game waits: such a ballot could never complete here
+        try:  # before a ballot is made for it: ballots are few, junk must not push one out
+            retirement.check_vote(where, session.seat_keys, message["vote"])
+        except GameRuleError:
+            return
         ballot = self._ballot(runtime, where)
         if ballot.add(message["vote"]):
             voter = message["vote"][0]
@@ -495,6 +504,14 @@ def _objection_message(
         "event": raw,
         "signature": signature,
     }
+
+
+def _current(runtime: GameRuntime) -> retirement.Position | None:
+    """The position where the game waits on a seat now (for anyone: seat or spectator)."""
+    session, waiting = runtime.session, runtime.session.waiting_for()
+    if waiting is None or session.log.head is None:
+        return None
+    return retirement.Position(runtime.game, len(session.log), session.log.head, waiting.seat)
 
 
 def _vote_message(where: retirement.Position, vote: list[Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ Layout::
     <home>/games/<game-id-hex>/port       the TCP port we last served this game on (host only)
     <home>/games/<game-id-hex>/reserved   keys its free seats are kept for (a rematch; host only),
                                           one hex key per line
+    <home>/games/<game-id-hex>/log.cut    events cut off the log when its replay found one invalid
 
 An event counts as stored (and may be gossiped or acknowledged) only after write + flush +
 fsync returned.  A failed append cuts the file back to its previous length, so a full disk
@@ -21,11 +22,13 @@ import errno
 import os
 from pathlib import Path
 
+from creepnet.node.transport import is_port
 from creepnet.protocol.identity import Identity
 from creepnet.protocol.log import split_log
 
 GAMES = "games"
 LOG = "log"
+CUT = "log.cut"  # events cut off a log whose replay found one invalid, kept as they were
 SECRETS = "secrets"
 PEERS = "peers"
 PORT = "port"
@@ -57,6 +60,7 @@ class GameStore:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.log_path = folder / LOG
+        self.cut_path = folder / CUT
         self.secrets_path = folder / SECRETS
         self.peers_path = folder / PEERS
         self.port_path = folder / PORT
@@ -88,13 +92,29 @@ class GameStore:
         self._size = valid
         return log_file.items
 
-    def truncate_events(self, raws: list[bytes]) -> None:
-        """Keep only the given prefix of events (after replay found an invalid event)."""
+    def truncate_events(self, raws: list[bytes]) -> str:
+        """Keep only the given prefix of events (after replay found an invalid event); what
+        is cut off is first appended to ``log.cut`` (we told peers we stored it: it is
+        evidence, whatever damaged it).  Returns where it went, or why it could not be kept."""
         size = sum(len(raw) for raw in raws)
         with open(self.log_path, "r+b") as handle:
+            handle.seek(size)
+            tail = handle.read()
+            try:
+                fd = os.open(self.cut_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+                try:
+                    _write_all(fd, tail)
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+                kept = f"the {len(tail)} bytes cut off are kept in {self.cut_path}"
+            except OSError as exc:  # a full disk: the log must still be cut to go on
+                why = _describe(exc, self.cut_path)
+                kept = f"the {len(tail)} bytes cut off could not be kept: {why}"
             handle.truncate(size)
             os.fsync(handle.fileno())
         self._size = size
+        return kept
 
     def append(self, raws: list[bytes]) -> None:
         """Append events durably, or raise StorageError leaving the file as it was."""
@@ -162,7 +182,7 @@ class GameStore:
             text = self.port_path.read_text().strip()
         except (FileNotFoundError, UnicodeDecodeError):
             return None
-        return int(text) if text.isdigit() and 0 < int(text) < 65536 else None
+        return int(text) if is_port(text) else None
 
     def save_reserved(self, keys: frozenset[bytes]) -> None:
         """Keep this hosted game's free seats for keys (a rematch) across restarts."""
@@ -232,10 +252,15 @@ def write_private_file(path: Path, data: bytes) -> None:
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         os.fchmod(fd, 0o600)  # O_CREAT's mode does not apply to a leftover temp file
-        os.write(fd, data)
+        # A filling disk may take part of a write and refuse the rest: one os.write could
+        # have put half a seat secret in place of the whole.
+        _write_all(fd, data)
         os.fsync(fd)
-    finally:
+    except OSError:
         os.close(fd)
+        temporary.unlink(missing_ok=True)  # the old file stays as it was
+        raise
+    os.close(fd)
     os.replace(temporary, path)
 
 

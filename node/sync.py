@@ -39,6 +39,9 @@ MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
 PASS_ON_WAIT = 0.01  # seconds to let passed-on events reach the wire before our check starts
 SLICE = 0.05  # seconds of checking a batch before the node's other tasks get a turn
 FETCH_PATIENCE = 1.0  # seconds one peer has to answer our `get` before we ask another
+# Followers that left, remembered per game so one that comes back is reported as back; the
+# oldest are forgotten first, as anyone can follow with a fresh key on every connection.
+MAX_DEPARTED = 256
 
 
 class GameSync:
@@ -82,7 +85,7 @@ class GameSync:
             return False
         runtime.followers[peer.key] = peer
         back = old is not None or peer.key in runtime.departed
-        runtime.departed.discard(peer.key)
+        runtime.departed.pop(peer.key, None)
         runtime.notify()  # e.g. wait_synced now waits for this peer too
         text = f"{peer.label} follows the game{' again' if back else ''}"
         self.reporter.publish(updates.FOLLOWER_ARRIVED, text, runtime.game, peer, {"back": back})
@@ -93,7 +96,13 @@ class GameSync:
         for runtime in self.games.values():
             if runtime.followers.get(peer.key) is peer:
                 del runtime.followers[peer.key]
-                runtime.departed.add(peer.key)
+                # Nothing kept per key beyond bounds: a seat's acknowledgements say what it
+                # holds (delivered, catch-up); anyone else's are asked again when it is back.
+                if peer.key not in runtime.session.seat_keys:
+                    runtime.acked.pop(peer.key, None)
+                runtime.departed[peer.key] = None
+                while len(runtime.departed) > MAX_DEPARTED:
+                    del runtime.departed[next(iter(runtime.departed))]
                 runtime.notify()  # e.g. wait_synced no longer waits for this peer
                 text = f"{peer.label} stopped following the game: {peer.close_reason}"
                 self.reporter.publish(updates.FOLLOWER_LEFT, text, runtime.game, peer)
@@ -138,6 +147,10 @@ class GameSync:
         elif kind in ("retire-vote", "retire-objection", "leave") and self.retirements is not None:
             await self.retirements.on_message(runtime, peer, message)
         elif kind == "join-refused":
+            # Only the host seats, so only the host can refuse: anyone else's would end our
+            # join (the game id is public).
+            if peer.key != (runtime.host_key or runtime.session.pinned_host):
+                return
             runtime.join_refused = message["reason"][:300]
             self.reporter.publish(updates.JOIN_REFUSED, runtime.join_refused, runtime.game, peer)
             runtime.notify()
@@ -163,8 +176,11 @@ class GameSync:
     def _fetch(self, runtime: GameRuntime, peer: Peer, start: int) -> None:
         """Ask peer for the events from start, unless they are already coming: a batch being
         checked holds them, or another peer was asked for them and has not yet had
-        FETCH_PATIENCE to answer.  So a node behind a mesh of N seats fetches once, not N times."""
+        FETCH_PATIENCE to answer.  So a node behind a mesh of N seats fetches once, not N times.
+        An ask to a peer with no seat never holds back asking a seat: anyone may claim to be
+        ahead, and a stranger repeating the claim would otherwise keep us waiting on it."""
         asked, now = runtime.fetching, trio.current_time()
+        seats = runtime.session.seat_keys
         if (
             runtime.gave_unusable(peer.key)
             or runtime.covered(start)
@@ -173,6 +189,7 @@ class GameSync:
                 and asked.start == start
                 and asked.key in runtime.followers
                 and now < asked.until
+                and (asked.key in seats or peer.key not in seats)
             )
         ):
             return
@@ -297,7 +314,8 @@ class GameSync:
         session = runtime.session
         if session.halted is not None or len(session.log) != after:
             return  # halted, or another batch moved us meanwhile (it asks for itself)
-        if message["length"] > after and (after > before or message["from"] > before):
+        gap = bool(message["items"]) and message["from"] > before  # held for later: more exists
+        if message["length"] > after and (after > before or gap):
             self._fetch(runtime, peer, after)
             return
         ahead = [

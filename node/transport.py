@@ -43,10 +43,16 @@ class TransportError(Exception):
     """Connecting or sending failed; the message says to whom and why."""
 
 
+def is_port(text: str) -> bool:
+    """A TCP port written in ASCII digits (``"²".isdigit()`` is true and ``int`` refuses it;
+    ``int`` takes full-width digits, which no address is written in)."""
+    return text.isascii() and text.isdigit() and 0 < int(text) < 65536
+
+
 def parse_address(text: str) -> tuple[str, int]:
     """``host:port`` (or ``[v6]:port``) → (host, port), with a clear error."""
     host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not sep or not host or not is_port(port):
         raise ValueError(f"not a HOST:PORT address: {text!r}")
     return host.strip("[]"), int(port)
 

@@ -24,6 +24,7 @@ from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_n
 from creepnet.cli.text import printable
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.node import Node, NodeError
+from creepnet.node.transport import is_port
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def check_address(text: str) -> str:
     host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not host or not is_port(port):
         raise ValueError(f"--addr must look like HOST:PORT, not {text!r}")
     return text
 

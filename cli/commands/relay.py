@@ -6,6 +6,7 @@ import argparse
 
 from creepnet.cli.network import run_trio
 from creepnet.cli.options import add_home_option, fail, home_dir
+from creepnet.node.transport import is_port
 from creepnet.node.wan import WanUnavailable, require
 
 
@@ -24,6 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "default: the addresses it listens on)",
     )
     parser.add_argument("--max-reservations", type=int, default=64, help="peers held at once")
+    parser.add_argument(
+        "--max-per-ip",
+        type=int,
+        default=8,
+        help="reservations (and circuits) held from one IP address",
+    )
     parser.add_argument("--max-circuits", type=int, default=32, help="relayed connections at once")
     parser.add_argument(
         "--circuit-mib", type=int, default=64, help="MiB one relayed connection may carry"
@@ -41,9 +48,10 @@ def run(args: argparse.Namespace) -> int:
     except WanUnavailable as exc:
         return fail(str(exc))
     host, _, port = args.listen.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+    if not host or not is_port(port):
         return fail(f"--listen must look like HOST:PORT, not {args.listen!r}")
-    if min(args.max_reservations, args.max_circuits, args.circuit_mib, args.circuit_minutes) < 1:
+    limits = (args.max_reservations, args.max_per_ip, args.max_circuits)
+    if min(*limits, args.circuit_mib, args.circuit_minutes) < 1:
         return fail("relay limits must be at least 1")
     return run_trio(_relay, args)
 
@@ -54,6 +62,7 @@ async def _relay(args: argparse.Namespace) -> int:
 
     limits = Limits(
         reservations=args.max_reservations,
+        per_ip=args.max_per_ip,
         circuits=args.max_circuits,
         data=args.circuit_mib * 1024 * 1024,
         duration=args.circuit_minutes * 60,

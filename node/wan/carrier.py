@@ -46,6 +46,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -73,6 +74,7 @@ from libp2p.protocol_muxer.multiselect_client import (
 from libp2p.relay.circuit_v2.config import RelayConfig, RelayRole
 from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
 from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID, STOP_PROTOCOL_ID, CircuitV2Protocol
+from libp2p.relay.circuit_v2.protocol_buffer import StatusCode
 from libp2p.relay.circuit_v2.resources import RelayLimits
 from libp2p.relay.circuit_v2.transport import CircuitV2Transport
 from libp2p.tools.anyio_service import background_trio_service
@@ -106,6 +108,7 @@ class Limits:
     """What a relay gives away (circuit relay v2 limits)."""
 
     reservations: int = 64  # peers holding a reservation at once
+    per_ip: int = 8  # of those, from one IP address (peer ids cost nothing to make)
     circuits: int = 32  # relayed connections at once
     duration: int = 2 * 3600  # seconds one relayed connection may last
     data: int = 64 * 1024 * 1024  # bytes one relayed connection may carry
@@ -119,6 +122,70 @@ class Limits:
             max_reservations=self.reservations,
             reservation_ttl=self.reservation_ttl,
         )
+
+
+class _Hop(CircuitV2Protocol):
+    """py-libp2p's circuit relay, reserving only for the peer that asks, a few per IP.
+
+    Its RESERVE handler reserves for whatever peer id the message names (the spec's RESERVE
+    names none: the reservation is the connection's peer's): one connection could fill a
+    relay's reservations with made-up ids, each held for an hour, and no host could reserve
+    there.  Without the field py-libp2p takes the connection's peer, which Noise proved (a
+    py-libp2p client names itself, so nothing changes for an honest one).  And peer ids cost
+    nothing to make, so one IP address holds at most ``per_ip`` reservations (go-libp2p's
+    relay has the same rule, 8 by default).  Its circuit limit counts per reserved
+    destination, so ``max_circuit_conns`` circuits are also all it carries at once, and
+    ``per_ip`` of them from one IP address: else one machine could hold them all."""
+
+    def __init__(self, host: Any, *, limits: RelayLimits, allow_hop: bool, per_ip: int) -> None:
+        super().__init__(host, limits=limits, allow_hop=allow_hop)
+        self.per_ip = per_ip
+        self._ip_of: dict[ID, str] = {}  # reservation holders, by the IP they reserved from
+        # CONNECTs being served, by the IP they came from (a handler lasts as its circuit)
+        self._circuits: Counter[str] = Counter()
+
+    async def _handle_connect(self, stream: Any, msg: Any) -> None:
+        ip, circuits = _remote_ip(stream.muxed_conn), self._circuits
+        reason = None
+        if sum(circuits.values()) >= self.limits.max_circuit_conns:
+            reason = f"this relay carries at most {self.limits.max_circuit_conns} circuits"
+        elif circuits[ip] >= self.per_ip:
+            reason = f"at most {self.per_ip} circuits from one IP address"
+        if reason is not None:
+            await self._send_status(stream, StatusCode.RESOURCE_LIMIT_EXCEEDED, reason)
+            await trio.sleep(0.5)  # as py-libp2p's own refusals: the status is read, then reset
+            with contextlib.suppress(Exception):
+                await stream.reset()
+            return
+        circuits[ip] += 1
+        try:
+            await super()._handle_connect(stream, msg)
+        finally:
+            circuits[ip] -= 1
+            if not circuits[ip]:
+                del circuits[ip]
+
+    async def _handle_reserve(self, stream: Any, msg: Any) -> None:
+        msg.ClearField("peer")
+        peer, ip = stream.muxed_conn.peer_id, _remote_ip(stream.muxed_conn)
+        held = self.resource_manager.has_reservation
+        self._ip_of = {p: i for p, i in self._ip_of.items() if held(p)}
+        if not held(peer) and sum(i == ip for i in self._ip_of.values()) >= self.per_ip:
+            reason = f"at most {self.per_ip} reservations per IP address"
+            await self._send_status(stream, StatusCode.RESOURCE_LIMIT_EXCEEDED, reason)
+            return
+        await super()._handle_reserve(stream, msg)
+        if held(peer):
+            self._ip_of[peer] = ip
+
+
+def _remote_ip(conn: Any) -> str:
+    """The IP address a connection comes from ("?" when libp2p does not say: one bucket)."""
+    for addr in _transport_addrs(conn):
+        for protocol in ("ip4", "ip6"):
+            with contextlib.suppress(Exception):
+                return str(addr.value_for_protocol(protocol))
+    return "?"
 
 
 class PipelinedSelect(MultiselectClient):
@@ -343,7 +410,8 @@ class Carrier:
         # that restarted since refuses a voucher it did not issue (PERMISSION_DENIED) for as
         # long as the voucher has not expired (an hour).
         roles = RelayRole.STOP | (RelayRole.HOP if hop else RelayRole(0))
-        circuit = CircuitV2Protocol(self.host, limits=limits, allow_hop=hop)
+        per_ip = (self.relay_limits or Limits()).per_ip
+        circuit = _Hop(self.host, limits=limits, allow_hop=hop, per_ip=per_ip)
         async with self.host.run(listen_addrs=self._listen), trio.open_nursery() as nursery:
             self._nursery = nursery
             self.host.set_stream_handler(PROTOCOL_ID, circuit._handle_hop_stream)

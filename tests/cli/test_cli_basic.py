@@ -234,3 +234,49 @@ def test_the_demo_verifies_each_distinct_log_once_and_reports_every_copy(tmp_pat
         assert f"{role}.log: valid, 11 events, finished" in text
     assert "logs byte-identical: yes (host, guest, watcher)" in text
     assert "outcome: draw (move limit of 6 plies)" in text
+
+
+def test_a_port_of_unicode_digits_is_a_clear_error_not_a_traceback(tmp_path, capsys):
+    """`"²".isdigit()` is true and `int("²")` raises: `relay --listen HOST:²` died with a
+    ValueError traceback, `join --addr` printed Python's own message; and full-width digits
+    ("４１００") passed as a port.  A port is ASCII digits."""
+    from creepnet.node.storage import Home
+    from creepnet.node.transport import parse_address
+
+    home = str(tmp_path / "h")
+    assert main(["relay", "--listen", "127.0.0.1:²", "--home", home]) == 2
+    assert "--listen must look like HOST:PORT" in capsys.readouterr().err
+    assert main(["join", "--addr", "127.0.0.1:²", "--home", home]) == 2
+    assert "--addr must look like HOST:PORT" in capsys.readouterr().err
+    for port in ("²", "４１００"):
+        try:
+            parse_address(f"127.0.0.1:{port}")
+        except ValueError as exc:
+            assert "not a HOST:PORT address" in str(exc)
+        else:
+            raise AssertionError(f"{port!r} was taken for a port")
+    store = Home(tmp_path / "h").game(bytes(16))
+    store.folder.mkdir(parents=True)
+    store.port_path.write_text("²\n")  # a damaged port file is no port, not a crash
+    assert store.load_port() is None
+
+
+def test_an_iface_that_is_no_ipv4_address_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    """`games --iface notanip` died with zeroconf's ValueError traceback."""
+    assert main(["games", "--iface", "notanip", "--wait", "1"]) == 2
+    said = capsys.readouterr().err
+    assert "--iface (or $CREEPNET_IFACE) takes an interface's IPv4 address" in said
+    monkeypatch.setenv("CREEPNET_IFACE", "127.0.0.1,999.1.1.1")
+    assert main(["games", "--wait", "1"]) == 2
+    assert "'999.1.1.1'" in capsys.readouterr().err
+    # raised inside a command's trio run (host, join: the node's nursery), still one line
+    import argparse
+
+    from creepnet.cli.network import run_trio
+    from creepnet.cli.options import UsageError
+
+    async def choose(args):
+        raise UsageError("--iface (or $CREEPNET_IFACE) takes an interface's IPv4 address")
+
+    assert run_trio(choose, argparse.Namespace()) == 2
+    assert "takes an interface's IPv4 address" in capsys.readouterr().err

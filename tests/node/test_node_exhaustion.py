@@ -1,5 +1,6 @@
 """Attack 5 of issue #13: unauthenticated resource exhaustion, each shown failing."""
 
+import secrets
 import struct
 import tracemalloc
 
@@ -9,7 +10,8 @@ import trio
 from conftest import FAST, LOOPBACK, next_update, raw_peer
 
 from creepnet.node import admission, updates
-from creepnet.node.framing import HANDSHAKE_FRAME, FrameError, FrameReader
+from creepnet.node.framing import HANDSHAKE_FRAME, FrameError, FrameReader, encode_frame
+from creepnet.node.handshake import WIRE_VERSION
 from creepnet.node.node import Node, NodeError
 from creepnet.node.transport import Timeouts
 from creepnet.protocol import codec
@@ -202,3 +204,114 @@ async def test_probation_admits_only_a_seated_key_and_idle_sockets_cannot_hold_i
     for _ in range(3 * admission.PROBATION):  # a flood cannot push the seated one out
         gate.enter("10.202.0.1")
     assert not seated.scope.cancel_called
+
+
+async def idle_after_hello(address: str, port: int, key: bytes) -> trio.SocketStream:
+    """A socket that sends a hello claiming ``key`` (public: it is in the game's log), reads
+    the node's hello and its sealed `auth` (so the claim was heard), and then says nothing."""
+    stream = await trio.open_tcp_stream(LOOPBACK, port, local_address=address)
+    hello = {
+        "type": "hello",
+        "version": WIRE_VERSION,
+        "key": key,
+        "nonce": secrets.token_bytes(32),
+        "eph": secrets.token_bytes(32),
+        "agent": "idle",
+        "name": "",
+    }
+    await stream.send_all(encode_frame(hello))
+    reader = FrameReader(stream, max_frame=HANDSHAKE_FRAME)
+    with trio.fail_after(5):
+        assert (await reader.read())["type"] == "hello"
+        await reader.read_raw()  # the node's sealed auth: our hello passed
+    return stream
+
+
+async def test_hellos_claiming_a_seated_key_cannot_lock_that_player_out(tmp_path):
+    """A hello's key is a claim until the signature after it: a flood of idle sockets whose
+    hellos named bob's (public) key were all "seated", never evicted, and held every slot of
+    the block and of probation until the handshake timeout; bob himself was refused."""
+    now = [0.0]  # alice's admission clock: the flood stays young
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=SLOW) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+        ):
+            game = await alice.host_game("creeper", player="alice")
+            await bob.join(alice.address, game, player="bob")
+            gate = alice._connections._admission
+            gate.clock = lambda: now[0]
+            key = bob.identity.public_key
+            sources = [f"127.0.0.{host}" for host in range(2, 8)]
+            flood = [
+                await idle_after_hello(source, alice.port, key)
+                for source in sources
+                for _ in range(admission.PER_ADDRESS)
+            ]
+            assert gate.in_handshake == admission.PER_BLOCK + admission.PROBATION
+            dropped = alice.peers[key]
+            dropped.close("test: bob's connection drops")
+            await until(lambda: alice.peers.get(key) not in (None, dropped), seconds=10)
+            assert alice.session(game).seat_keys[1] == key
+            for stream in flood:
+                await stream.aclose()
+
+
+async def test_internet_peers_are_not_one_address_in_the_handshake_slots(tmp_path):
+    """Streams from the internet carrier are labelled `wan:<peer id>`, and the admission read
+    the "IP" of that label as `wan`: every internet peer shared one address's 4 slots, so 4
+    idle streams (through any relay) locked every internet newcomer out, seated or not —
+    a full address has no probation.  Streams here are in-memory, as the carrier hands them."""
+    from trio.testing import memory_stream_pair
+
+    from creepnet.node.handshake import handshake
+    from creepnet.node.transport import Connection
+
+    with trio.fail_after(30):
+        async with Node.open(tmp_path / "alice", timeouts=SLOW) as alice:
+            gate = alice._connections._admission
+            gate.clock = lambda: 0.0  # the idle streams stay young: none may be evicted
+            async with trio.open_nursery() as nursery:
+                idle = []
+                for n in range(admission.PER_ADDRESS):
+                    ours, theirs = memory_stream_pair()
+                    idle.append(theirs)
+                    label = f"wan:12D3KooWIdle{n}"
+                    nursery.start_soon(alice.connections.accept_stream, ours, label)
+                await until(lambda: gate.in_handshake == admission.PER_ADDRESS)
+                ours, theirs = memory_stream_pair()
+                nursery.start_soon(alice.connections.accept_stream, ours, "wan:12D3KooWHonest")
+                honest = Connection(theirs, FAST, label="alice over the carrier")
+                await handshake(honest, Identity.generate())
+                await honest.send({"type": "list"})
+                assert (await honest.receive())["type"] == "games"
+                nursery.cancel_scope.cancel()
+
+
+async def test_one_address_filling_every_peer_slot_cannot_keep_a_joiner_out(tmp_path, monkeypatch):
+    """Authenticated throw-away keys from one machine held every peer slot (pinging to stay),
+    and only a *seated* player could make room: a joiner, not seated yet, was refused ("this
+    node already has 64 peers"), so one machine kept every newcomer out of a lobby."""
+    from creepnet.node.handshake import handshake
+    from creepnet.node.transport import Connection
+
+    monkeypatch.setattr(admission, "MAX_PEERS", 3)
+    with trio.fail_after(30):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+        ):
+            game = await alice.host_game("creeper", player="alice")
+            squatters = []
+            for _ in range(3):
+                stream = await trio.open_tcp_stream(
+                    LOOPBACK, alice.port, local_address=OTHER_LOOPBACK
+                )
+                squatters.append(Connection(stream, FAST, label="squatter"))
+                await handshake(squatters[-1], Identity.generate())
+            await until(lambda: len(alice.peers) == 3)
+            await bob.join(alice.address, game, player="bob")  # from 127.0.0.1
+            assert bob.session(game).local_seat == 1
+            assert len(alice.peers) == 3  # one squatter gave way
+            for squatter in squatters:
+                await squatter.aclose()

@@ -54,6 +54,19 @@ def shaped(draw: st.DrawFn, game: bytes = b"\x00" * 16) -> dict:
         "items": st.lists(st.binary(max_size=60), max_size=8) | values,
         "request": st.binary(max_size=80) | values,
         "reason": st.text(max_size=40) | values,
+        # retirement and mesh fields: integers up to what msgpack carries (a seat of 2**63
+        # once reached the signing frame and raised OverflowError)
+        "seq": st.integers(min_value=-5, max_value=2**64 - 1) | values,
+        "seat": st.integers(min_value=-5, max_value=2**64 - 1) | values,
+        "objector": st.integers(min_value=-5, max_value=2**64 - 1) | values,
+        "port": st.integers(min_value=-5, max_value=2**64 - 1) | values,
+        "prev": st.binary(min_size=32, max_size=32) | values,
+        "vote": st.tuples(
+            st.integers(min_value=0, max_value=2**64 - 1), st.binary(max_size=64)
+        ).map(list)
+        | values,
+        "event": st.binary(max_size=80) | values,
+        "signature": st.binary(min_size=64, max_size=64) | values,
     }
     message = {"type": draw(st.sampled_from(TYPES))}
     for name, strategy in fields.items():

@@ -413,3 +413,113 @@ async def test_the_owed_authors_event_is_passed_on_before_the_check_and_once(tmp
             assert len(sent) == 2 and sent[1]["length"] == seq + 1  # the forgery, then bob's move
             assert session.log.events[seq].author == bob.identity.public_key
             await relay.aclose()
+
+
+async def test_only_the_host_can_refuse_our_join(tmp_path, monkeypatch):
+    """Any peer could send `join-refused` for a game we were joining, and our join gave up
+    with "the host refused": a stranger who knew the (public) game id could keep anyone
+    from taking a seat."""
+    async with (
+        Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+    ):
+        game = await alice.host_game("creeper", player="alice")
+        arrived, release = trio.Event(), trio.Event()
+        on_join = alice._sync._on_join
+
+        async def held(runtime, peer, message):  # the host is slow to seat bob
+            arrived.set()
+            await release.wait()
+            await on_join(runtime, peer, message)
+
+        monkeypatch.setattr(alice._sync, "_on_join", held)
+        mallory = await raw_peer(bob.address, MALLORY, FAST)
+        seated = []
+
+        async def join() -> None:
+            seated.append(await bob.join(alice.address, player="bob"))
+
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(join)
+                await arrived.wait()
+                refusal = {"type": "join-refused", "game": game, "reason": "go away"}
+                await mallory.send(refusal)
+                await mallory.send({"type": "list"})  # answered after the refusal was read
+                while (await mallory.receive())["type"] != "games":
+                    pass
+                assert bob.games[game].join_refused is None
+                release.set()
+        assert seated == [game]
+        assert bob.session(game).local_seat == 1
+        await mallory.aclose()
+
+
+async def test_followers_that_come_and_go_leave_bounded_state_behind(tmp_path, monkeypatch):
+    """Every key that ever followed a game stayed in its runtime for good (its
+    acknowledgement, and as "departed"): fresh keys, one connection each, grew a host's
+    memory for as long as the game was open."""
+    from creepnet.node import sync
+
+    monkeypatch.setattr(sync, "MAX_DEPARTED", 8, raising=False)
+    async with (
+        Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+    ):
+        game = await alice.host_game("creeper", player="alice")
+        await bob.join(alice.address, player="bob")
+        runtime = alice.games[game]
+        with trio.fail_after(60):
+            for _ in range(40):
+                stranger = await raw_peer(alice.address, Identity.generate(), FAST)
+                await stranger.send({"type": "have", "game": game, "length": 0})
+                while (await stranger.receive())["type"] != "events":
+                    pass  # it follows the game
+                await stranger.aclose()
+            while len(runtime.followers) > 1:  # only bob, once the strangers are forgotten
+                await runtime.changed.wait()
+        bob_key = bob.identity.public_key
+        assert set(runtime.acked) == {bob_key}  # a seat's acknowledgement outlives its link
+        assert len(runtime.departed) <= 8
+
+
+@pytest.mark.parametrize(
+    "field", ["seat", "seq", "objector", "length", "port"], ids=lambda field: field
+)
+async def test_integers_beyond_64_bit_signed_are_refused_by_shape_not_by_a_fault(tmp_path, field):
+    """msgpack carries integers up to 2**64 - 1, and the shape check took any that were not
+    negative: a vote for seat 2**63 reached the signing frame (8 signed bytes) and raised
+    OverflowError — contained, but an internal fault that dropped the peer unexplained."""
+    async with two_players(tmp_path, plies=40) as (alice, bob, news, game):
+        await some_moves(alice, bob, game, 6)
+        session = alice.session(game)
+        fields = {
+            "game": game,
+            "seq": len(session.log) + 1,
+            "prev": session.log.head,
+            "seat": 1,
+            "objector": 0,
+            "event": session.log.events[-1].raw,
+            "signature": bytes(64),
+            "vote": [0, bytes(64)],
+            "length": 0,
+            "port": 4100,
+        }
+        fields[field] = 2**63
+        kinds = {"seat": "retire-vote", "seq": "retire-objection", "objector": "retire-objection"}
+        message = {"type": kinds.get(field, {"length": "have", "port": "listen"}.get(field))}
+        message.update(fields)
+        mallory = await raw_peer(alice.address, MALLORY, FAST)
+        await mallory.send(message)
+        frames = await read_until_closed(mallory)
+        assert frames and frames[-1]["type"] == "error"
+        assert "protocol violation" in frames[-1]["reason"] and "64-bit" in frames[-1]["reason"]
+        faults = []
+        while True:
+            try:
+                update = news.receive_nowait()
+            except trio.WouldBlock:
+                break
+            if update.kind == updates.ERROR and "fault" in update.data:
+                faults.append(update.text)
+        assert not faults

@@ -578,3 +578,37 @@ async def test_a_flood_of_bad_addresses_is_reported_a_bounded_number_of_times(tm
             assert 0 < len(refused) <= MAX_REPORTS
             assert "not a loopback address" in refused[0].text
             assert not [a for a in g2._mesh.books[game].candidates(key(g1)) if "10.0." in a]
+
+
+async def test_addresses_heard_early_are_not_kept_for_peers_that_left(tmp_path):
+    """Before the game starts a follower's `addresses` are kept until the log shows it seated;
+    they were kept (with its whole Peer) after it left too, so fresh keys, one connection
+    each, grew an open lobby's host without bound."""
+    from conftest import raw_peer
+
+    from creepnet.protocol.identity import Identity
+
+    async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
+        game = await alice.host_game("racer", "lobby", seats=3, player="alice")
+        items = [{"key": bytes(32), "address": "127.0.0.1:4100"}]
+        book = None
+        with trio.fail_after(60):
+            for _ in range(20):
+                stranger = await raw_peer(alice.address, Identity.generate(), FAST)
+                await stranger.send({"type": "have", "game": game, "length": 0})
+                await stranger.send({"type": "addresses", "game": game, "items": items})
+                await stranger.send({"type": "list"})  # answered once both were read
+                while (await stranger.receive())["type"] != "games":
+                    pass
+                await stranger.aclose()
+            last = await raw_peer(alice.address, Identity.generate(), FAST)
+            while len(alice.peers) > 1:  # the strangers' connections are gone
+                await trio.sleep(0.01)
+            await last.send({"type": "have", "game": game, "length": 0})
+            await last.send({"type": "addresses", "game": game, "items": items})
+            await last.send({"type": "list"})
+            while (await last.receive())["type"] != "games":
+                pass
+            book = alice._mesh.books[game]
+        assert list(book.early) == [next(iter(alice.peers))]  # only the follower still here
+        await last.aclose()

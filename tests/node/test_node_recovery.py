@@ -249,3 +249,53 @@ async def test_a_long_catch_up_on_a_slow_disk_is_not_cut_off_while_it_progresses
             with trio.fail_after(60):
                 await late.watch(a.address, game)
             assert late.games[game].stored == len(a.session(game).log) > 10
+
+
+async def test_a_damaged_secrets_file_costs_its_own_seat_not_the_home(tmp_path, caplog):
+    """A truncated seat-secrets file (a disk that filled mid-write, a bad sector) made
+    Node.open raise CodecError: no game of the home could be opened any more."""
+    home = tmp_path / "alice"
+    async with Node.open(home, timeouts=FAST) as alice:
+        damaged = await alice.host_game("creeper", "friday", player="alice")
+        intact = await alice.host_game("creeper", "saturday", player="alice")
+    secrets = alice.games[damaged].store.secrets_path
+    cut = secrets.read_bytes()[:10]
+    secrets.write_bytes(cut)
+    async with Node.open(home, timeouts=FAST) as alice:
+        assert set(alice.games) == {damaged, intact}  # every game is there, replayed
+        assert alice.session(intact).local_seat == 0
+        assert alice.session(damaged).local_seat is None  # cannot act without its secrets
+        assert len(alice.session(damaged).log) == len(alice.session(intact).log)
+    assert secrets.read_bytes() == cut  # kept for whoever can mend it, never overwritten
+    assert "friday" in caplog.text or damaged.hex()[:8] in caplog.text
+    assert "seat secrets" in caplog.text
+
+
+async def test_a_damaged_log_is_cut_back_and_what_is_cut_is_kept(tmp_path, caplog):
+    """A stored event that no longer verifies (a flipped bit) cuts the log back to the events
+    before it, and the events after it were deleted for good — events we had told our peers
+    we stored.  They go to `log.cut` first, byte for byte."""
+    async with (
+        Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+    ):
+        game = await alice.host_game("creeper", player="alice", options=OPTIONS)
+        await bob.join(alice.address, player="bob")
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(finish, game, alice, bob)
+            await alice.wait_for(game, lambda rt: rt.stored >= 10)
+            nursery.cancel_scope.cancel()
+    store = alice.home.game(game)
+    events = alice.session(game).log.events[: alice.games[game].stored]
+    whole = store.log_path.read_bytes()
+    damaged = events[6]
+    start = sum(len(event.raw) for event in events[:6])
+    at = start + damaged.raw.index(damaged.sig) + 5
+    store.log_path.write_bytes(whole[:at] + bytes([whole[at] ^ 1]) + whole[at + 1 :])
+    async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
+        assert len(alice.session(game).log) == 6
+    assert store.log_path.read_bytes() == whole[:start]
+    kept = store.folder / "log.cut"
+    assert len(kept.read_bytes()) == len(whole) - start  # the damaged event and all after it
+    assert kept.read_bytes()[len(damaged.raw) :] == whole[start + len(damaged.raw) :]
+    assert "log.cut" in caplog.text

@@ -148,3 +148,69 @@ async def test_a_restarted_host_still_keeps_the_rematch_seat_for_the_last_oppone
                     await stranger.join(host.address, rematch, player="mallory")
                 await guest.join(host.address, rematch, player="b")
             assert host.session(rematch).seats[1].key == guest.identity.public_key
+
+
+async def test_an_advert_outside_the_nodes_scope_is_never_dialled(tmp_path, monkeypatch):
+    """The host finder dialled whatever address an advert named: anyone on the LAN could
+    make a node that lost its host connect to any IP (the Internet, or services on its own
+    machine), where the mesh refuses the same address from a seated peer.  Nothing here
+    leaves the machine: the dial of any address off loopback is refused by the test."""
+    from creepnet.node.transport import TransportError
+
+    with trio.fail_after(TIMEOUT):
+        async with open_node(tmp_path / "bob") as bob, bob.updates() as news:
+            game, port = await play_then_stop_host(tmp_path / "alice", bob)
+            dialled: list[str] = []
+            real_open = bob._connections._open
+
+            async def loopback_only(address: str):
+                dialled.append(address)
+                if not address.startswith("127."):
+                    raise TransportError(f"test: not dialling {address}")
+                return await real_open(address)
+
+            monkeypatch.setattr(bob._connections, "_open", loopback_only)
+            genesis = bob.session(game).log.events[0]
+            async with open_discovery(LOOPBACK_ONLY) as zeroconf:  # multicast on loopback
+                forged = GameAd(
+                    game=game,
+                    name="resumed",
+                    kind="creeper",
+                    fingerprint=fingerprint(genesis.author),
+                    port=4100,
+                    seats_taken=2,
+                    seats_total=2,
+                    state="playing",
+                    addresses=("192.0.2.7",),  # TEST-NET-1: never reached, see above
+                )
+                await zeroconf.advertise(forged)
+                verdict = await next_update(
+                    news,
+                    lambda u: (
+                        (u.kind == ADVERT_REFUSED and "192.0.2.7" in u.text)
+                        or "192.0.2.7:4100" in dialled
+                    ),
+                    TIMEOUT,
+                )
+            assert "192.0.2.7:4100" not in dialled
+            assert verdict.game == game and verdict.data["address"] == "192.0.2.7:4100"
+            assert "not a loopback address" in verdict.text
+            assert bob.games[game].dial == {f"{LOOPBACK}:{port}"}
+
+
+def test_an_advert_is_dialled_only_within_the_scope_a_seated_peer_has():
+    from types import SimpleNamespace
+
+    from creepnet.node.mesh import Scope
+    from creepnet.node.relocation import HostFinder
+    from creepnet.node.reporter import Reporter
+    from creepnet.node.updates import Broadcaster
+
+    finder = HostFinder({}, None, None, Reporter(Broadcaster()), Scope.LAN)
+    runtime = SimpleNamespace(game=bytes(16))
+    lan_host, local_host = "192.168.1.5:4100", "127.0.0.1:4100"
+    assert not finder._out_of_scope(runtime, "192.168.1.9:4100", lan_host)  # moved on the LAN
+    assert not finder._out_of_scope(runtime, "127.0.0.1:4200", local_host)  # on this machine
+    assert finder._out_of_scope(runtime, "127.0.0.1:22", lan_host)  # our own services: no
+    assert finder._out_of_scope(runtime, "8.8.8.8:4100", lan_host)  # the Internet: no (a string)
+    assert finder._out_of_scope(runtime, "10.0.0.2:4100", "wan:12D3KooW@/ip4/x/p2p/y") is False

@@ -98,3 +98,36 @@ def test_seats_kept_for_a_rematch_are_stored_privately_and_read_back(tmp_path):
     with open(store.reserved_path, "a") as handle:
         handle.write("not-a-key\nabcd\n")  # a hand edit: what is not a key is skipped
     assert store.load_reserved() == keys
+
+
+def test_a_short_write_on_a_filling_disk_never_replaces_a_file_with_part_of_it(
+    tmp_path, monkeypatch
+):
+    """A write to a filling disk may store part of what it was given and return the count
+    (the next one fails with ENOSPC); the seat secrets were written with one `os.write`, so
+    the half that got through replaced the whole file: the seat could never reveal again."""
+    store = Home(tmp_path).game(GAME)
+    store.save_secrets(b"old secret")
+    real_write = os.write
+    calls = []
+
+    def filling(fd, data):
+        calls.append(len(data))
+        if len(calls) == 1:
+            return real_write(fd, bytes(data)[:4])  # part of it: the disk is filling up
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(storage.os, "write", filling)
+    with pytest.raises(StorageError, match="disk full"):
+        store.save_secrets(b"the new seat secret")
+    monkeypatch.undo()
+    assert store.load_secrets() == b"old secret"  # untouched: the new one never replaced it
+    assert not store.secrets_path.with_name("secrets.tmp").exists()
+
+    calls.clear()
+    monkeypatch.setattr(
+        storage.os, "write", lambda fd, data: real_write(fd, bytes(data)[:4])
+    )  # short writes that all succeed: the loop writes everything
+    store.save_secrets(b"the new seat secret")
+    monkeypatch.undo()
+    assert store.load_secrets() == b"the new seat secret"

@@ -307,3 +307,163 @@ async def test_a_watch_given_the_listing_it_chose_from_does_not_list_again(tmp_p
         assert await carol.watch(alice.address, game.hex(), listed=listed) == game
         assert carol.session(game).log.events == alice.session(game).log.events
         assert asked.count("list") == 1  # carol's own listing, not asked again by watch
+
+
+async def test_a_reservation_at_the_relay_is_only_ever_for_the_peer_that_asks(tmp_path):
+    """py-libp2p's relay reserved for whatever peer id a RESERVE message named: one
+    connection filled every reservation of a `creepnet relay` with made-up ids (no key
+    needed, each held for an hour), and no host could reserve there any more."""
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    import secrets
+
+    from libp2p.crypto.ed25519 import create_new_key_pair
+    from libp2p.peer.id import ID
+    from libp2p.peer.peerinfo import info_from_p2p_addr
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import PeerId as CircuitPeer
+    from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID
+    from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
+    from multiaddr import Multiaddr
+
+    from creepnet.node.wan.carrier import Carrier
+
+    loopback = "/ip4/127.0.0.1/tcp/0"
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            relay = await start_relay(nursery, tmp_path)  # 4 reservations
+            mallory = Carrier(secrets.token_bytes(32), listen=[loopback])
+            await nursery.start(mallory.run)
+            info = info_from_p2p_addr(Multiaddr(relay))
+            await mallory.host.connect(info)
+            for _ in range(8):  # each on a stream of its own: py-libp2p ends one on an error
+                stream = await mallory.host.new_stream(info.peer_id, [PROTOCOL_ID])
+                made_up = ID.from_pubkey(create_new_key_pair().public_key)
+                ask = HopMessage(type=HopMessage.RESERVE, peer=CircuitPeer(id=made_up.to_bytes()))
+                await write_delimited_msg(stream, ask)
+                with trio.move_on_after(5):
+                    await read_delimited_msg(stream, HopMessage)  # whatever it answers
+                await stream.reset()
+            host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[relay])
+            await nursery.start(host.run)
+            assert await host.wait_reserved(30), "the relay's reservations were all taken"
+            nursery.cancel_scope.cancel()
+
+
+async def test_one_ip_address_holds_a_few_of_a_relays_reservations_not_all(tmp_path):
+    """Peer ids cost nothing: one machine with fresh ids took every reservation of a
+    `creepnet relay`.  On loopback every carrier comes from 127.0.0.1, so the third is the
+    one over the (test's) limit of two per address."""
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    import secrets
+
+    from creepnet.node.wan.carrier import Carrier, Limits
+
+    loopback = "/ip4/127.0.0.1/tcp/0"
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            relay = Carrier(
+                secrets.token_bytes(32),
+                listen=[loopback],
+                relay_limits=Limits(reservations=8, circuits=4, per_ip=2),
+            )
+            await nursery.start(relay.run)
+            address = f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
+            held = []
+            for _ in range(3):
+                host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[address])
+                await nursery.start(host.run)
+                held.append(await host.wait_reserved(10))
+            assert held == [True, True, False]
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_relay_carries_at_most_its_circuits_in_all(tmp_path):
+    """`--max-circuits` says relayed connections at once, but py-libp2p counts its limit per
+    reserved destination: 64 reservations could carry 32 circuits each, 2,048 at once."""
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    import secrets
+
+    from libp2p.peer.id import ID
+    from libp2p.peer.peerinfo import info_from_p2p_addr
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import PeerId as CircuitPeer
+    from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID
+    from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
+    from multiaddr import Multiaddr
+
+    from creepnet.node.wan.carrier import Carrier, Limits
+
+    loopback = "/ip4/127.0.0.1/tcp/0"
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            relay = Carrier(
+                secrets.token_bytes(32),
+                listen=[loopback],
+                relay_limits=Limits(reservations=4, circuits=2),
+            )
+            await nursery.start(relay.run)
+            address = f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
+            hosts = []
+            for _ in range(2):
+                host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[address])
+                await nursery.start(host.run)
+                assert await host.wait_reserved(30)
+                hosts.append(host)
+            mallory = Carrier(secrets.token_bytes(32), listen=[loopback])
+            await nursery.start(mallory.run)
+            info = info_from_p2p_addr(Multiaddr(address))
+            await mallory.host.connect(info)
+            answers = []
+            for host in hosts:
+                for _ in range(2):  # each destination within its own limit
+                    stream = await mallory.host.new_stream(info.peer_id, [PROTOCOL_ID])
+                    target = ID.from_base58(host.peer_id).to_bytes()
+                    ask = HopMessage(type=HopMessage.CONNECT, peer=CircuitPeer(id=target))
+                    await write_delimited_msg(stream, ask)
+                    answers.append((await read_delimited_msg(stream, HopMessage)).status)
+            assert answers.count(100) == 2  # OK twice: the circuits held open, in all
+            nursery.cancel_scope.cancel()
+
+
+async def test_one_ip_address_holds_a_few_of_a_relays_circuits_not_all(tmp_path):
+    """A machine holding one reservation could open every circuit of a relay to itself and
+    keep them for hours; one IP address now opens at most `per_ip` of them."""
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    import secrets
+
+    from libp2p.peer.id import ID
+    from libp2p.peer.peerinfo import info_from_p2p_addr
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import PeerId as CircuitPeer
+    from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID
+    from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
+    from multiaddr import Multiaddr
+
+    from creepnet.node.wan.carrier import Carrier, Limits
+
+    loopback = "/ip4/127.0.0.1/tcp/0"
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            relay = Carrier(
+                secrets.token_bytes(32),
+                listen=[loopback],
+                relay_limits=Limits(reservations=4, circuits=8, per_ip=2),
+            )
+            await nursery.start(relay.run)
+            address = f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
+            host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[address])
+            await nursery.start(host.run)
+            assert await host.wait_reserved(30)
+            mallory = Carrier(secrets.token_bytes(32), listen=[loopback])
+            await nursery.start(mallory.run)
+            info = info_from_p2p_addr(Multiaddr(address))
+            await mallory.host.connect(info)
+            answers = []
+            for _ in range(3):
+                stream = await mallory.host.new_stream(info.peer_id, [PROTOCOL_ID])
+                target = ID.from_base58(host.peer_id).to_bytes()
+                ask = HopMessage(type=HopMessage.CONNECT, peer=CircuitPeer(id=target))
+                await write_delimited_msg(stream, ask)
+                answers.append((await read_delimited_msg(stream, HopMessage)).status)
+            assert answers[:2] == [100, 100] and answers[2] != 100
+            nursery.cancel_scope.cancel()
