@@ -14,7 +14,8 @@ until the gap fills, but holding is a service to honest peers, not a right:
 
 Every event that did not move the game (duplicate, held, deferred) is charged to the sender that
 delivered it (``Allowance``); a sender over its allowance is refused before we even decode its
-bytes, and the node cuts it off like any peer whose events are refused.
+bytes, and the node cuts it off like any peer whose events are refused.  The allowance remembers
+``MAX_SENDERS`` senders at most (the one that cost least is forgotten first).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ MAX_PER_AUTHOR = 256  # held events signed by one key
 MAX_AHEAD = MAX_HELD  # how far past the next position an event may be held
 FREE_WASTE = 4096  # events a sender may deliver that do not move the game ...
 WASTE_PER_EVENT = 4  # ... plus this many per event of the log (honest gossip overlaps)
+MAX_SENDERS = 1024  # senders whose waste is remembered: fresh keys cost nothing to make
 
 
 class FutureEvents:
@@ -100,5 +102,9 @@ class Allowance:
         return self._waste[sender]
 
     def charge(self, sender: bytes) -> int:
+        if sender not in self._waste and len(self._waste) >= MAX_SENDERS:
+            # Forget the sender that cost least: the fresh allowance it gets back is one it had
+            # barely used, so a flood of throw-away keys evicts its own, never a big spender.
+            del self._waste[min(self._waste, key=self._waste.__getitem__)]
         self._waste[sender] += 1
         return self._waste[sender]

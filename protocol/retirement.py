@@ -78,6 +78,11 @@ class Position:
     prev: bytes
     seat: int
 
+    def framable(self) -> bool:
+        """Whether its numbers fit the frame's signed 8-byte integers (a peer's message may
+        name any msgpack integer; frame would raise OverflowError, not refuse)."""
+        return all(0 <= n < 1 << 63 for n in (self.seq, self.seat))
+
     def vote_message(self, voter: int) -> bytes:
         return frame(VOTE_DOMAIN, self.game, self.seq, self.prev, self.seat, voter)
 
@@ -115,6 +120,8 @@ def check_vote(position: Position, keys: Sequence[bytes], value: object) -> int:
     if not isinstance(value, list) or len(value) != 2 or type(value[0]) is not int:
         raise GameRuleError("a vote is [seat, signature]")
     voter, signature = value
+    if not position.framable():
+        raise GameRuleError("a vote names a position no log can have")
     if not 0 <= voter < len(keys):
         raise GameRuleError(f"vote by seat {voter}, which is no seat of this game")
     if voter == position.seat:
@@ -136,7 +143,8 @@ def check_objection(
     position: Position, keys: Sequence[bytes], objector: int, event_id: bytes, signature: bytes
 ) -> bool:
     return (
-        0 <= objector < len(keys)
+        position.framable()
+        and 0 <= objector < len(keys)
         and objector != position.seat
         and verify_signature(
             keys[objector], position.objection_message(objector, event_id), signature

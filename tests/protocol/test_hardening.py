@@ -282,3 +282,14 @@ def test_a_wrong_seq_is_reported_at_its_position_with_the_claimed_value():
 def test_an_empty_file_is_invalid():
     verdict = verify_file_bytes(b"")
     assert not verdict.valid and verdict.error.kind == "empty"
+
+
+def test_throw_away_senders_are_forgotten_before_a_big_spender_and_memory_stays_bounded():
+    allowance = pending.Allowance()
+    for _ in range(10):
+        allowance.charge(b"spender")
+    for i in range(3 * pending.MAX_SENDERS):
+        allowance.charge(i.to_bytes(8, "big"))  # a fresh key per delivery
+    assert allowance.wasted(b"spender") == 10  # it cannot reset its count by flooding
+    remembered = sum(allowance.wasted(i.to_bytes(8, "big")) for i in range(3 * pending.MAX_SENDERS))
+    assert remembered == pending.MAX_SENDERS - 1  # one slot is the spender's

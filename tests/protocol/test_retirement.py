@@ -306,3 +306,14 @@ def test_a_draw_whose_purpose_leaves_with_the_seat_is_spent_and_later_seats_skip
     assert live.finished and not t.rejections and live.skipped == {}
     verdict = verify_log_bytes(_logs(t, [0, 2]).pop())
     assert verdict.valid and verdict.finished
+
+
+def test_a_vote_or_objection_for_a_position_past_the_frame_is_refused_not_a_crash() -> None:
+    # A node message may carry any msgpack integer; the frame's integers are signed 8 bytes.
+    keys = [bytes([i]) * 32 for i in range(3)]
+    far = retirement.Position(b"g" * 16, 1 << 63, b"p" * 32, 0)
+    with pytest.raises(GameRuleError, match="no log can have"):
+        retirement.check_vote(far, keys, [1, b"s" * 64])
+    assert not retirement.check_objection(far, keys, 1, b"e" * 32, b"s" * 64)
+    seat_far = retirement.Position(b"g" * 16, 5, b"p" * 32, 1 << 64)
+    assert not retirement.check_objection(seat_far, keys, 1, b"e" * 32, b"s" * 64)
