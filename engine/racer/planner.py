@@ -235,26 +235,29 @@ def determinize(view: State, rng: random.Random) -> State | None:
 # --- scoring ------------------------------------------------------------------------------------
 
 
-# Per-seat weights of a conditional-logit model of who wins, fitted (Newton's method) to
-# positions of heuristic-bot games (every other turn): for 2 players to 14,000 positions of
-# 500 2-player and 250 4-player games, for more to 7,500 of 400 4-player games. On fresh games
-# they predict the winner better than the first model, which knew only line strength, line
-# size, deck Creeps, hand size and Heroes (log-loss 0.413 against 0.442 for 2 players, 1.155
-# against 1.172 for 4). In 2-player games a Creep is worth about the same at strength 1 to 3
-# (a Calamity that does not kill changes little), a 5 twice as much; a Creep still in the deck
-# is safe; a Hero is worth a Creep or more (attacks are won by Heroes), an Eraser most.
-# `benchmarks/bots.py --only fit` refits them.
+# Per-seat weights of a conditional-logit model of who wins (Newton's method, ridge 1), for more
+# than 2 players fitted to 7,500 positions of 400 4-player heuristic games (every other turn):
+# log-loss 1.155 on fresh games against 1.172 for a first model that knew only line strength,
+# line size, deck Creeps, hand size and Heroes. A Creep still in the deck is safe; a Hero is
+# worth a Creep or more (attacks are won by Heroes), an Eraser most.
 # Order: line Creeps at strength 1, 2, 3, 4, 5+; deck Creeps; Erasers, 3X, Reversals, 2X,
 # Modifiers in hand; hand size; whether the seat's turn is next (or now).
 FEATURES = (
     *("s1", "s2", "s3", "s4", "s5", "deck"),
     *("eraser", "3x", "reversal", "2x", "modifier", "hand", "to_move"),
 )
-WEIGHTS = MappingProxyType(
-    {
-        2: (0.22, 0.21, 0.22, 0.30, 0.55, 0.48, 0.68, 0.35, 0.39, 0.23, 0.24, -0.04, 0.19),
-        4: (0.0, 0.03, 0.11, 0.17, 0.13, 0.46, 0.32, 0.15, 0.16, 0.20, 0.14, 0.02, -0.08),
-    }
+WEIGHTS_MANY = (0.0, 0.03, 0.11, 0.17, 0.13, 0.46, 0.32, 0.15, 0.16, 0.20, 0.14, 0.02, -0.08)
+# For 2 players the same features and five that bend them: log(1 + Creeps in line and deck),
+# log(1 + their strength, a deck Creep counted 4), log(1 + line Creeps) * log(1 + Heroes in
+# hand), whether the line is empty, and Monsters in hand. A Creep is worth less the more of
+# them a seat has (the log), and Heroes are worth more to a longer line (they win its attacks).
+# Fitted to every turn's start of 4,000 heuristic 2-player games (156,000 positions): on 1,500
+# fresh games (58,000 positions) log-loss 0.395 against 0.420 for the 13 features above as
+# fitted before and 0.409 refitted (`benchmarks/bots.py --only fit` refits and compares).
+FEATURES_2P = (*FEATURES, "log_creeps", "log_strength", "line_x_heroes", "line_empty", "monsters")
+WEIGHTS_2P = (
+    *(-0.284, -0.164, -0.064, -0.011, 0.074, 0.062, 0.765, 0.353, 0.410, 0.278, 0.278, 0.015),
+    *(0.077, 1.950, 0.617, 0.198, 0.224, 0.074),
 )
 _HERO_ORDER = (Hero.ERASER, Hero.TRIPLE, Hero.REVERSAL, Hero.DOUBLE, Hero.MODIFIER)
 
@@ -263,32 +266,55 @@ def features(state: State, seat: int) -> tuple[float, ...]:
     """What the model reads of ``seat`` in a full-information ``state``: its line Creeps by
     strength (1, 2, 3, 4, 5+), its deck Creeps, its Heroes by kind, its hand size and whether its
     turn is next (or now): ``FEATURES``."""
+    return _features(state, seat)[: len(FEATURES)]
+
+
+def features_2p(state: State, seat: int) -> tuple[float, ...]:
+    """``features`` and the five of ``FEATURES_2P`` that bend them."""
+    return _features(state, seat)
+
+
+def _features(state: State, seat: int) -> tuple[float, ...]:
     player = state.players[seat]
     line = [0, 0, 0, 0, 0]
+    total = 0
     for creep in player.line:
         strength = state.strength(creep)
         if strength > 0:
             line[min(strength, 5) - 1] += 1
+            total += strength
     catalogue, known = state.catalogue, state.known
     heroes = dict.fromkeys(_HERO_ORDER, 0)
+    monsters = 0
     for slot in player.hand:
         card = known.get(slot)
-        if card is not None and (hero := catalogue[card].hero) is not None:
+        if card is None:
+            continue
+        if (hero := catalogue[card].hero) is not None:
             heroes[hero] += 1
+        elif catalogue[card].kind is Kind.MONSTER:
+            monsters += 1
     turn = state.turn
+    in_line = sum(line)
     return (
         *line,
         player.deck_creeps,
         *heroes.values(),
         len(player.hand),
         1.0 if turn is not None and turn.seat == seat else 0.0,
+        math.log1p(in_line + player.deck_creeps),
+        math.log1p(total + 4 * player.deck_creeps),
+        math.log1p(in_line) * math.log1p(sum(heroes.values())),
+        0.0 if in_line else 1.0,
+        monsters,
     )
 
 
 def strength_score(state: State, seat: int) -> float:
     """The model's score of ``seat`` in a full-information ``state`` (its log-odds share)."""
-    weights = WEIGHTS[2 if state.n == 2 else 4]
-    return sum(w * x for w, x in zip(weights, features(state, seat), strict=True))
+    if state.n == 2:
+        return sum(w * x for w, x in zip(WEIGHTS_2P, _features(state, seat), strict=True))
+    return sum(w * x for w, x in zip(WEIGHTS_MANY, features(state, seat), strict=True))
 
 
 def value(state: State, seat: int) -> float:
