@@ -55,6 +55,7 @@ from creepnet.engine.creeper.search import Budget, Searcher
 from creepnet.engine.racer.attack_plans import AttackPlan
 from creepnet.engine.racer.planner import (
     FEATURES,
+    FEATURES_2P,
     FOLLOW,
     FOLLOWS,
     Candidate,
@@ -62,6 +63,7 @@ from creepnet.engine.racer.planner import (
     PlannerBot,
     determinize,
     features,
+    features_2p,
     value,
 )
 from creepnet.protocol.games.creeper import LEVEL_DEPTH, LEVEL_SECONDS
@@ -97,6 +99,41 @@ def header() -> None:
 # --- Creepy Racer -------------------------------------------------------------------------------
 
 
+Decide = Callable[[racer.State, int, list[racer.Action]], racer.Action]
+
+
+def drive_racer(
+    players: int,
+    seed: int,
+    seat: int,
+    decide: Decide | None,
+    bot_seeds: list[int] | None = None,
+    turn_limit: int = 300,
+) -> int | None:
+    """One game of heuristic bots (seeded ``bot_seeds``, else ``seed * 10 + s``) with chance
+    answered from ``seed``, where ``decide(view, seat, legal)`` takes ``seat``'s choices with
+    more than one legal action (none when ``decide`` is None); the winner."""
+    rng = random.Random(seed)
+    seeds = bot_seeds or [seed * 10 + s for s in range(players)]
+    bots = [racer.make_bot("heuristic", bot_seed) for bot_seed in seeds]
+    state = racer.new_game(racer.Options(players=players, turn_limit=turn_limit))
+    while not isinstance(request := racer.pending(state), racer.GameOver):
+        actor = request.actor
+        if actor == racer.CHANCE:
+            action: racer.Action = racer.chance_action(state, rng)
+        else:
+            view = racer.redact(state, actor)
+            legal = racer.legal_actions(view)
+            if len(legal) == 1:
+                action = legal[0]
+            elif actor == seat and decide is not None:
+                action = decide(view, actor, legal)
+            else:
+                action = bots[actor].choose(racer.observation_of_view(view, actor), legal)
+        state = racer.apply(state, action)
+    return request.winner
+
+
 def racer_game(
     players: int,
     planner_seat: int,
@@ -107,28 +144,32 @@ def racer_game(
 ) -> int | None:
     """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
     the reference), heuristic bots elsewhere; the winner."""
-    rng = random.Random(seed)
-    bots = [racer.make_bot("heuristic", seed * 10 + s) for s in range(players)]
-    planner = PlannerBot(seed, budget, follow) if budget is not None else None
-    state = racer.new_game(racer.Options(players=players, turn_limit=300))
-    while not isinstance(request := racer.pending(state), racer.GameOver):
-        actor = request.actor
-        if actor == racer.CHANCE:
-            action: racer.Action = racer.chance_action(state, rng)
-        else:
-            view = racer.redact(state, actor)
-            legal = racer.legal_actions(view)
-            if len(legal) == 1:
-                action = legal[0]
-            elif actor == planner_seat and planner is not None:
-                started = time.process_time()  # CPU time: the machine may be shared
-                action = planner.plan(view, actor, legal)
-                if planner.last_playouts:
-                    times.append(time.process_time() - started)
-            else:
-                action = bots[actor].choose(racer.observation_of_view(view, actor), legal)
-        state = racer.apply(state, action)
-    return request.winner
+    if budget is None:
+        return drive_racer(players, seed, planner_seat, None)
+    planner = PlannerBot(seed, budget, follow)
+    # CPU time: the machine may be shared
+    return drive_racer(players, seed, planner_seat, timed(planner, times, time.process_time))
+
+
+def timed(
+    planner: PlannerBot,
+    times: list[float],
+    clock: Callable[[], float],
+    counts: list[int] | None = None,
+) -> Decide:
+    """``planner``'s choices, each searched decision's time on ``clock`` added to ``times``
+    (and its playouts to ``counts``)."""
+
+    def decide(view: racer.State, actor: int, legal: list[racer.Action]) -> racer.Action:
+        started = clock()
+        action = planner.plan(view, actor, legal)
+        if planner.last_playouts:
+            times.append(clock() - started)
+            if counts is not None:
+                counts.append(planner.last_playouts)
+        return action
+
+    return decide
 
 
 def _racer_pair(
@@ -200,38 +241,27 @@ def replayed_choices(
     the same chance answers for both). Whether it won, and per difference "reference>choice"
     with the mean gain of its choice in win chance."""
     seat, seed = game % 2, 7_000 + game
-    rng = random.Random(seed)
-    bots = [racer.make_bot("heuristic", seed * 10 + s) for s in range(2)]
     planner = PlannerBot(seed, budget, follow)
     judge = PlannerBot(seed, PlanBudget(playouts=1, horizon=10**6))  # playouts to the end
-    state = racer.new_game(racer.Options(players=2, turn_limit=300))
     found: list[tuple[racer.State, Candidate, Candidate]] = []
-    while not isinstance(request := racer.pending(state), racer.GameOver):
-        actor = request.actor
-        if actor == racer.CHANCE:
-            action: racer.Action = racer.chance_action(state, rng)
-        else:
-            view = racer.redact(state, actor)
-            legal = racer.legal_actions(view)
-            if len(legal) == 1:
-                action = legal[0]
-            elif actor == seat:
-                reference = None
-                if against is not None or against_budget is not None:
-                    other = copy.deepcopy(planner)
-                    other.follow = follow if against is None else against
-                    other.budget = against_budget or budget
-                    other.plan(view, actor, legal)
-                    reference = other.last_choice and other.last_choice[0]
-                action = planner.plan(view, actor, legal)
-                if planner.last_choice is not None:
-                    chosen, policy = planner.last_choice
-                    reference = reference or policy
-                    if chosen != reference:
-                        found.append((view, chosen, reference))
-            else:
-                action = bots[actor].choose(racer.observation_of_view(view, actor), legal)
-        state = racer.apply(state, action)
+
+    def decide(view: racer.State, actor: int, legal: list[racer.Action]) -> racer.Action:
+        reference = None
+        if against is not None or against_budget is not None:
+            other = copy.deepcopy(planner)
+            other.follow = follow if against is None else against
+            other.budget = against_budget or budget
+            other.plan(view, actor, legal)
+            reference = other.last_choice and other.last_choice[0]
+        action = planner.plan(view, actor, legal)
+        if planner.last_choice is not None:
+            chosen, policy = planner.last_choice
+            reference = reference or policy
+            if chosen != reference:
+                found.append((view, chosen, reference))
+        return action
+
+    winner = drive_racer(2, seed, seat, decide)
     gains = []
     for index, (view, chosen, reference) in enumerate(found):
         sampler = random.Random(f"{seed}:{index}")
@@ -245,7 +275,7 @@ def replayed_choices(
             diffs.append(mine - judge._playout(world, seat, reference, chance))
         if diffs:
             gains.append((f"{_kind(reference)}>{_kind(chosen)}", statistics.mean(diffs)))
-    return request.winner == seat, gains
+    return winner == seat, gains
 
 
 def _kind(candidate: Candidate) -> str:
@@ -303,14 +333,16 @@ def _names(follow: frozenset[str]) -> str:
 Sample = tuple[list[tuple[float, ...]], int, list[float]]  # features per seat, winner, old model
 
 
-def positions(players: int, games: int, base: int) -> list[Sample]:
-    """Every other turn's start in heuristic games: each seat still in, with who won."""
+def positions(players: int, games: int, base: int, every: int = 2) -> list[Sample]:
+    """Every ``every``-th turn's start in heuristic games (a playout's leaf is a turn's start):
+    each seat still in (its ``features_2p`` for 2 players, else ``features``), with who won."""
+    read = features_2p if players == 2 else features
     samples: list[Sample] = []
     for game in range(games):
         seen: list[racer.State] = []
-        observe = functools.partial(_turn_starts, seen)
+        observe = functools.partial(_turn_starts, seen, every)
 
-        bots = [racer.make_bot("heuristic", base + game * 10 + s) for s in range(players)]
+        bots = [racer.make_bot("heuristic", (base + game) * 10 + s) for s in range(players)]
         result = racer.play_game(
             bots, base + game, racer.Options(players=players, turn_limit=300), observer=observe
         )
@@ -319,7 +351,7 @@ def positions(players: int, games: int, base: int) -> list[Sample]:
             if result.winner in seats and len(seats) >= 2:
                 samples.append(
                     (
-                        [features(state, s) for s in seats],
+                        [read(state, s) for s in seats],
                         seats.index(result.winner),
                         [value(state, s) for s in seats],
                     )
@@ -328,10 +360,15 @@ def positions(players: int, games: int, base: int) -> list[Sample]:
 
 
 def _turn_starts(
-    seen: list[racer.State], before: racer.State, actor: int, action: object, after: racer.State
+    seen: list[racer.State],
+    every: int,
+    before: racer.State,
+    actor: int,
+    action: object,
+    after: racer.State,
 ) -> None:
     turn, earlier = after.turn, before.turn
-    if turn and (earlier is None or turn.number != earlier.number) and turn.number % 2 == 0:
+    if turn and (earlier is None or turn.number != earlier.number) and turn.number % every == 0:
         seen.append(after)
 
 
@@ -342,7 +379,7 @@ def _shares(rows: list[tuple[float, ...]], weights: list[float]) -> list[float]:
     return [e / sum(exps) for e in exps]
 
 
-def fit_logit(samples: list[Sample], l2: float = 1.0, rounds: int = 8) -> list[float]:
+def fit_logit(samples: list[Sample], l2: float = 1.0, rounds: int = 10) -> list[float]:
     """A conditional logit (softmax over the seats still in) by Newton's method, ridge ``l2``."""
     k = len(samples[0][0][0])
     weights = [0.0] * k
@@ -357,8 +394,8 @@ def fit_logit(samples: list[Sample], l2: float = 1.0, rounds: int = 8) -> list[f
             for p, r in zip(shares, rows, strict=True):
                 d = [r[j] - mean[j] for j in range(k)]
                 for a in range(k):
-                    for b in range(k):
-                        hess[a][b] += p * d[a] * d[b]
+                    if x := p * d[a]:  # one row at a time, skipping the zeros (most Heroes)
+                        hess[a] = [h + x * e for h, e in zip(hess[a], d, strict=True)]
         step = _solve(hess, grad)
         weights = [w + s for w, s in zip(weights, step, strict=True)]
     return weights
@@ -387,19 +424,33 @@ def log_loss(samples: list[Sample], weights: list[float] | None) -> float:
     return total / len(samples)
 
 
+# The planner's 2-player weights for its first 13 features before they were bent (a baseline).
+WEIGHTS_13_2P = (0.22, 0.21, 0.22, 0.30, 0.55, 0.48, 0.68, 0.35, 0.39, 0.23, 0.24, -0.04, 0.19)
+
+
+def _first(samples: list[Sample], k: int) -> list[Sample]:
+    """The samples with only each seat's first ``k`` features."""
+    return [([r[:k] for r in rows], winner, old) for rows, winner, old in samples]
+
+
 def fit_model(games: int) -> None:
-    for players, mix in ((2, ((2, games), (4, games // 2))), (4, ((4, games),))):
-        train = [s for n, count in mix for s in positions(n, count, 100_000 * n)]
-        test = positions(players, max(50, games // 3), 300_000 + players)
+    """2 players: ``FEATURES_2P`` at every turn's start of 2-player games, beside the first 13
+    alone refitted; more players: ``FEATURES`` at every other turn of 4-player games."""
+    for players, names, every in ((2, FEATURES_2P, 1), (4, FEATURES, 2)):
+        train = positions(players, games, 300_000 * players, every)
+        test = positions(players, max(50, games * 3 // 8), 300_000 * players + 300_000, every)
         weights = fit_logit(train)
         print(
-            f"racer win model, {players} players, {len(train)} positions: "
-            + ", ".join(f"{name} {w:.2f}" for name, w in zip(FEATURES, weights, strict=True))
+            f"racer win model, {players} players, {len(train)} positions of {games} games: "
+            + ", ".join(f"{name} {w:.3f}" for name, w in zip(names, weights, strict=True))
         )
-        print(
-            f"  log-loss on {len(test)} fresh positions: refitted {log_loss(test, weights):.3f}, "
-            f"planner's {log_loss(test, None):.3f}"
-        )
+        line = f"  log-loss on {len(test)} fresh positions: refitted {log_loss(test, weights):.3f}"
+        if players == 2:
+            k = len(FEATURES)
+            alone = log_loss(_first(test, k), fit_logit(_first(train, k)))
+            before = log_loss(_first(test, k), list(WEIGHTS_13_2P))
+            line += f", its first {k} alone {alone:.3f} (as fitted before {before:.3f})"
+        print(f"{line}, planner's {log_loss(test, None):.3f}", flush=True)
 
 
 # --- Creeper ------------------------------------------------------------------------------------
@@ -557,27 +608,8 @@ def levels() -> None:
         planner = PlannerBot(0, budget)
         counts: list[int] = []
         times: list[float] = []
-        rng = random.Random(5)
-        bots = [racer.make_bot("heuristic", s) for s in range(2)]
-        state = racer.new_game(racer.Options(players=2, turn_limit=40))
-        while not isinstance(request := racer.pending(state), racer.GameOver):
-            actor = request.actor
-            if actor == racer.CHANCE:
-                action = racer.chance_action(state, rng)
-            else:
-                view = racer.redact(state, actor)
-                legal = racer.legal_actions(view)
-                if len(legal) == 1:
-                    action = legal[0]
-                elif actor == 0:
-                    started = time.perf_counter()
-                    action = planner.plan(view, 0, legal)
-                    if planner.last_playouts:
-                        times.append(time.perf_counter() - started)
-                        counts.append(planner.last_playouts)
-                else:
-                    action = bots[actor].choose(racer.observation_of_view(view, actor), legal)
-            state = racer.apply(state, action)
+        decide = timed(planner, times, time.perf_counter, counts)
+        drive_racer(2, 5, 0, decide, bot_seeds=[0, 1], turn_limit=40)
         print(
             f"  {level:<7}{seconds:>5} s: playouts per decision median "
             f"{statistics.median(counts) if counts else 0:.0f}, decision median "

@@ -393,3 +393,36 @@ def test_a_followed_choice_is_made_only_as_its_heuristic_makes_it(follow, kind, 
 def test_it_refuses_a_choice_it_cannot_follow():
     with pytest.raises(ValueError, match="follow"):
         PlannerBot(3, SMALL, follow=frozenset({"discard"}))
+
+
+def test_the_two_player_model_reads_only_what_the_seat_knows_of_itself(midgame):
+    """Its features of a seat are public facts and that seat's own hand: the same in the seat's
+    own view, and unchanged when the cards hidden from it are dealt otherwise."""
+    from creepnet.engine.racer.planner import FEATURES_2P, features_2p
+
+    for seat in (0, 1):
+        read = features_2p(midgame, seat)
+        assert len(read) == len(FEATURES_2P)
+        assert features_2p(redact(midgame, seat), seat) == read
+        other = determinize(redact(midgame, seat), random.Random(7))
+        assert features_2p(other, seat) == read
+
+
+def test_the_two_player_model_values_a_creep_more_in_a_short_line(midgame):
+    """Losing one of its last Creeps costs a seat more of its score (log-odds) than losing one
+    of many (a linear score would count them alike)."""
+    from creepnet.engine.racer.planner import strength_score, value
+
+    player = midgame.players[0]
+    creep = max(player.line, key=midgame.strength)
+    gone = replace(midgame.players[1], deck_creeps=0)
+
+    def with_line(count):
+        line = replace(player, line=(creep,) * count, deck_creeps=0)
+        return replace(midgame, players=(line, gone))
+
+    def score(count):
+        return strength_score(with_line(count), 0)
+
+    assert score(2) - score(1) > 1.5 * (score(6) - score(5)) > 0
+    assert value(with_line(6), 0) > value(with_line(5), 0)
