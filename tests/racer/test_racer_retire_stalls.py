@@ -1,0 +1,75 @@
+"""A seat the engine has no part for any more can still freeze the deck: a seat whose last
+Creep left (out of the game, yet it still owes the releases and shuffles of every other seat's
+cards) and a seat owing its end-of-game `reveal` (the engine is over, the audit waits on its
+secret).  The table must be able to retire it there too (PROTOCOL.md §5.5), or one sore loser
+stops the game for good."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
+from retirement_support import retire, run_without  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+from racer_retire_support import (  # noqa: E402
+    OPTIONS,
+    finish_without,
+    one_log,
+    play_until,
+    players,
+)
+
+from creepnet.protocol.games.racer.schedule import DeckStep, next_step  # noqa: E402
+from creepnet.protocol.session import Session  # noqa: E402
+from creepnet.protocol.testing.sessions import SessionHarness  # noqa: E402
+from creepnet.protocol.verify import verify_log_bytes  # noqa: E402
+
+memoized = pytest.mark.usefixtures("memoized_proofs")
+
+
+def _owes(session: Session, seat: int, op: str | None, out: bool) -> bool:
+    if not session.started or session.finished:
+        return False
+    step = next_step(session.game_state)
+    return (
+        isinstance(step, DeckStep)
+        and step.seat == seat
+        and (op is None or step.op == op)
+        and (out is not session.game_state.state.players[seat].active)
+    )
+
+
+def _retired_and_finished(t: SessionHarness, players: list, gone: int) -> None:
+    run_without(t, players, {gone})
+    assert t.spectator.waiting_for().seat == gone  # type: ignore[union-attr]
+    retire(t, gone)
+    assert not t.rejections, t.rejections
+    assert t.spectator.retired == [gone]
+    finish_without(t, players, {gone})
+    verdict = verify_log_bytes(one_log(t, [s for s in range(t.seats) if s != gone]))
+    assert verdict.valid and verdict.finished, verdict.error
+    assert not t.spectator.result.reason.startswith("audit"), t.spectator.result  # type: ignore[union-attr]
+
+
+@memoized
+def test_a_seat_out_of_the_game_that_stalls_a_deck_step_is_retired() -> None:
+    t = SessionHarness(seats=3, kind="racer", options={**OPTIONS, "turn_limit": 40}, seed=0)
+    table = players(3)
+    stop = play_until(t, table, lambda s, seat: seat == 0 and _owes(s, 0, None, out=True))
+    assert stop == 0 and not t.spectator.game_state.state.players[0].active
+    _retired_and_finished(t, table, 0)
+
+
+@memoized
+def test_a_seat_that_withholds_its_end_of_game_reveal_is_retired() -> None:
+    t = SessionHarness(seats=3, kind="racer", options=OPTIONS, seed=3)
+    table = players(3)
+    stop = play_until(t, table, lambda s, seat: seat == 1 and _owes(s, 1, "reveal", out=False))
+    assert stop == 1
+    _retired_and_finished(t, table, 1)
+    # the game was decided before the reveals: the retirement changes no winner
+    assert t.spectator.game_state.state.players[1].active
