@@ -23,7 +23,8 @@ from racer_retire_support import (  # noqa: E402
     players,
 )
 
-from creepnet.protocol.games.racer.schedule import DeckStep, next_step  # noqa: E402
+from creepnet.engine.racer.state import Drawing  # noqa: E402
+from creepnet.protocol.games.racer.schedule import DeckStep, ShowDrawn, next_step  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
 from creepnet.protocol.testing.sessions import SessionHarness  # noqa: E402
 from creepnet.protocol.verify import verify_log_bytes  # noqa: E402
@@ -73,3 +74,30 @@ def test_a_seat_that_withholds_its_end_of_game_reveal_is_retired() -> None:
     _retired_and_finished(t, table, 1)
     # the game was decided before the reveals: the retirement changes no winner
     assert t.spectator.game_state.state.players[1].active
+
+
+def _opening_draw_of_the_start_seat(session: Session, seat: int) -> bool:
+    if not session.started or session.finished:
+        return False
+    state = session.game_state.state
+    stage = state.stage
+    return (
+        isinstance(next_step(session.game_state), ShowDrawn)
+        and isinstance(stage, Drawing)
+        and stage.then == "opening"
+        and state.start_seat == seat
+        and stage.queue[0][0] == seat
+    )
+
+
+@memoized
+def test_the_start_seat_retired_during_the_opening_draw_does_not_get_the_first_turn() -> None:
+    # It won the roll to start; retired while drawing its opening hand, it left the game, yet
+    # the first turn went to it: the table waited for ever on a decision of a retired seat.
+    t = SessionHarness(seats=3, kind="racer", options={**OPTIONS, "turn_limit": 20}, seed=0)
+    table = players(3)
+    gone = play_until(t, table, _opening_draw_of_the_start_seat)
+    assert gone is not None
+    _retired_and_finished(t, table, gone)
+    first = t.spectator.game_state.state
+    assert first.start_seat != gone
