@@ -101,3 +101,24 @@ def test_the_start_seat_retired_during_the_opening_draw_does_not_get_the_first_t
     _retired_and_finished(t, table, gone)
     first = t.spectator.game_state.state
     assert first.start_seat != gone
+
+
+def _owes_second_draw_pool_shuffle(session: Session, seat: int) -> bool:
+    # it shuffled (and locked) deck:0 at depth 2 already: the shuffle of the next draw pool
+    # re-publishes that very layer P_{cards,2}, so the table needs the scalar itself
+    if not _owes(session, seat, "shuffle", out=False):
+        return False
+    step = next_step(session.game_state)
+    assert isinstance(step, DeckStep) and step.pool is not None
+    return step.pool.endswith(":1") and (seat, "cards", 2) in session.game_state.deck.layer_commits
+
+
+@memoized
+def test_a_seat_retired_between_two_draw_pool_shuffles_of_the_set_up() -> None:
+    # Its layer of depth 2 was no longer on any pool it had not locked, so it was not recovered,
+    # and the table's shuffle for it (a public scalar instead) failed its commitment: frozen.
+    t = SessionHarness(seats=3, kind="racer", options=OPTIONS, seed=7)
+    table = players(3)
+    gone = play_until(t, table, _owes_second_draw_pool_shuffle)
+    assert gone == 0
+    _retired_and_finished(t, table, gone)
