@@ -23,6 +23,7 @@ from racer_retire_support import (  # noqa: E402
     players,
 )
 
+from creepnet.engine.racer.retire import SET_UP  # noqa: E402
 from creepnet.engine.racer.state import Drawing  # noqa: E402
 from creepnet.protocol.games.racer.schedule import DeckStep, ShowDrawn, next_step  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
@@ -120,5 +121,33 @@ def test_a_seat_retired_between_two_draw_pool_shuffles_of_the_set_up() -> None:
     t = SessionHarness(seats=3, kind="racer", options=OPTIONS, seed=7)
     table = players(3)
     gone = play_until(t, table, _owes_second_draw_pool_shuffle)
+    assert gone == 0
+    _retired_and_finished(t, table, gone)
+
+
+def _drawn_out_after_an_odd_deck_shift(session: Session, seat: int) -> bool:
+    # its own draw deck is empty, and the pool named for it (deck:S) is another seat's deck
+    if not session.started or session.finished:
+        return False
+    game = session.game_state
+    state = game.state
+    turn = session.expected()
+    if turn is None or turn.seat != seat or isinstance(state.stage, SET_UP):
+        return False
+    named = game.draw_pools.get(seat)
+    return not state.players[seat].deck and any(
+        p.seat != seat and p.active and p.deck and game.where[p.deck[0]][0] == named
+        for p in state.players
+    )
+
+
+@memoized
+def test_a_seat_retired_with_its_draw_deck_drawn_out_after_an_odd_deck_shift() -> None:
+    # The recovery took the pool named for the seat (deck:S) for its own draw deck and left out
+    # its lock keys there, but after an odd Deck Shift that pool is another seat's draw deck:
+    # the table's release of the seat's key for that seat's next draw failed: frozen.
+    t = SessionHarness(seats=3, kind="racer", options={**OPTIONS, "turn_limit": 60}, seed=6)
+    table = players(3)
+    gone = play_until(t, table, _drawn_out_after_an_odd_deck_shift)
     assert gone == 0
     _retired_and_finished(t, table, gone)

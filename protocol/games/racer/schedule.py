@@ -204,7 +204,10 @@ def to_recover(game: RacerGame, seat: int) -> tuple[ScalarId, ...]:
     assert book is not None
     deck = game.state.players[seat].deck
     set_up = isinstance(game.state.stage, SET_UP)
-    own = game.where[deck[0]][0] if deck and deck[0] in game.where else game.draw_pools.get(seat)
+    # Its own draw deck is the pool of its next card.  Drawn out in play it has none: the pool
+    # named for it (deck:S) is then another seat's after an odd Deck Shift, and needs its keys.
+    named = game.draw_pools.get(seat) if set_up else None
+    own = game.where[deck[0]][0] if deck and deck[0] in game.where else named
     wanted: dict[ScalarId, None] = {}
     for pool in game.deck.pools.values():
         if pool.locks <= seat:
