@@ -1,8 +1,10 @@
-"""A seat the engine has no part for any more can still freeze the deck: a seat whose last
-Creep left (out of the game, yet it still owes the releases and shuffles of every other seat's
-cards) and a seat owing its end-of-game `reveal` (the engine is over, the audit waits on its
-secret).  The table must be able to retire it there too (PROTOCOL.md §5.5), or one sore loser
-stops the game for good."""
+"""Positions where a retirement was refused or left the table unable to go on, so that one seat
+that stalls froze the whole table (PROTOCOL.md §5.5): a seat out of the game (its last Creep
+gone, yet it still owes releases and shuffles) or owing its end-of-game `reveal`; the start seat
+retired in the opening draw (it kept the first turn); a seat retired between two draw-pool
+shuffles of the set-up (a layer it had shown was not recovered); and a seat retired with its
+draw deck drawn out after an odd Deck Shift (its keys of another seat's deck were left out).
+Each test plays to that position, retires the seat and checks the others finish a valid log."""
 
 from __future__ import annotations
 
