@@ -88,6 +88,8 @@ def _cancel(state: State, seat: int) -> State:
             st = replace(st, drawn=None, learned=False)  # the card drawn left with the hand
         st = replace(st, queue=tuple(q for q in st.queue if q[0] != seat))
         state = replace(state, stage=st)
+        if st.then == "opening" and state.start_seat == seat:  # the first turn passes too
+            state = replace(state, start_seat=state.next_active(seat))
     turn = state.turn
     if turn is not None and turn.seat == seat:  # its turn passes; Heroes in play are discarded
         heroes = st.heroes if isinstance(st, Exchange) else ()

@@ -300,16 +300,19 @@ class RacerRules:
                 "cannot act for it"
             )
         game = game.fork()
-        why = racer.can_retire(game.state, seat)
         set_up = isinstance(game.state.stage, SET_UP)
-        if why is not None and not set_up:
-            raise GameRuleError(why)
+        # Out of the game (its last Creep gone) or at the end-of-game reveals, the seat still
+        # owes deck steps: the table retires it in the deck and the schedule alone (the engine
+        # has nothing of it to take out), or one sore loser would stop the table for good.
+        over = isinstance(racer.pending(game.state), racer.GameOver)
+        engine_done = over or not game.state.players[seat].active
         game.deck.retire(seat)
         game.retired = (*game.retired, seat)
-        game.to_recover[seat] = to_recover(game, seat)
+        # At the reveals no scalar is needed any more: the audit opens X's escrow shares.
+        game.to_recover[seat] = () if over else to_recover(game, seat)
         if set_up:
             game.deferred = (*game.deferred, seat)
-        else:
+        elif not engine_done:
             game.state = racer.retire(game.state, seat)
         settle(game)
         if isinstance(racer.pending(game.state), racer.GameOver):

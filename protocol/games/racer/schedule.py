@@ -204,11 +204,22 @@ def to_recover(game: RacerGame, seat: int) -> tuple[ScalarId, ...]:
     assert book is not None
     deck = game.state.players[seat].deck
     set_up = isinstance(game.state.stage, SET_UP)
-    own = game.where[deck[0]][0] if deck and deck[0] in game.where else game.draw_pools.get(seat)
+    # Its own draw deck is the pool of its next card.  Drawn out in play it has none: the pool
+    # named for it (deck:S) is then another seat's after an odd Deck Shift, and needs its keys.
+    named = game.draw_pools.get(seat) if set_up else None
+    own = game.where[deck[0]][0] if deck and deck[0] in game.where else named
     wanted: dict[ScalarId, None] = {}
     for pool in game.deck.pools.values():
-        if pool.locks <= seat and pool.depth[seat] > 0:
-            wanted[ScalarId("layer", pool.family, pool.depth[seat])] = None
+        if pool.locks <= seat:
+            if pool.depth[seat] > 0:
+                wanted[ScalarId("layer", pool.family, pool.depth[seat])] = None
+            again = pool.depth[seat] + 1  # a shuffle to come re-publishes a layer it has shown
+            if (
+                set_up
+                and _to_shuffle(pool)
+                and (seat, pool.family, again) in game.deck.layer_commits
+            ):
+                wanted[ScalarId("layer", pool.family, again)] = None
         elif pool.locks > seat and pool.name != own and not (set_up and _is_draw_pool(game, pool)):
             for j, slot in enumerate(pool.slots):
                 if (
@@ -219,6 +230,12 @@ def to_recover(game: RacerGame, seat: int) -> tuple[ScalarId, ...]:
                 ):
                     wanted[ScalarId("lock", pool.name, j)] = None
     return tuple(sc for sc in wanted if book.bundle(seat, sc) is not None)
+
+
+def _to_shuffle(pool: Pool) -> bool:
+    """A pool the set-up shuffles again into a seat's draw deck (deck:S, or its parts): the seat
+    that shuffled deck:0 re-publishes the same layer on each later one, so the table needs it."""
+    return pool.name.startswith(("creeps:", "play:", "deck:"))
 
 
 def _is_draw_pool(game: RacerGame, pool: Pool) -> bool:
