@@ -20,6 +20,7 @@ from creepnet.node.storage import StorageError
 from creepnet.node.updates import Update
 from creepnet.protocol.event import Event
 from creepnet.protocol.log import Rejection
+from creepnet.protocol.verify import abandonment_text
 
 # Who follows this game, in the game's words (a connection that is not about it says nothing).
 LEAVE_WORDS = ("leave", "claim")  # node/retirement.py: leave for good; claim an abandonment
@@ -69,6 +70,7 @@ class TerminalPlay:
         self.say = screen.say
         self.intro_shown = False
         self.events_shown = 0  # events of the log the screen has caught up with
+        self.claimed = False  # we claimed the game abandoned (and said so)
         self.send, self.receive = trio.open_memory_channel[tuple[str, object]](256)
 
     async def run(self, lines: AsyncIterator[str] | StdinLines | None, leave_on_eof: bool) -> None:
@@ -82,6 +84,8 @@ class TerminalPlay:
                 await self.converse(nursery)
             nursery.cancel_scope.cancel()
         self.refresh()  # the game may have ended while we handled a line: show how
+        if self.session.abandoned is not None and not self.claimed:  # the table's retirement
+            self.say(f"* {printable(abandonment_text(self.session) or 'the game is abandoned')}")
         self.screen.set_prompt("")
         self.screen.close()
 
@@ -104,7 +108,8 @@ class TerminalPlay:
         self.screen.set_prompt(self.console.prompt())
 
     def over(self) -> bool:
-        return self.session.finished or self.session.halted is not None
+        session = self.session
+        return session.finished or session.halted is not None or session.abandoned is not None
 
     # ----- what we send ---------------------------------------------------------------------
 
@@ -144,6 +149,7 @@ class TerminalPlay:
             self.say(f"not now: {printable(str(getattr(exc, 'reason', exc)))}")
             return False
         self.say(f"* {printable(self.session.outcome_text or 'claimed: the game is abandoned')}")
+        self.claimed = True
         return True
 
     # ----- what comes in --------------------------------------------------------------------

@@ -138,9 +138,15 @@ def session_told(session: Session, seq: int) -> Told | None:
     if event.type == "retire":
         gone = name(session, body["seat"])
         voters = listed([name(session, vote[0]) for vote in body["votes"]])
+        ended = session.abandoned is not None and session.abandoned.seq == event.seq
+        after = (
+            "nothing of them could take their place, so the game ends unfinished"
+            if ended
+            else "the table plays on without them"
+        )
         return Told(  # a leave notice is no event: the log cannot tell a leave from a silence
             f"{gone} left the game or stopped answering, and was retired at seq {event.seq} "
-            f"by the votes of {voters}; the table plays on without them",
+            f"by the votes of {voters}; {after}",
             by_table=True,
         )
     if event.type == "abandon":

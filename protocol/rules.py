@@ -26,6 +26,11 @@ class GameRuleError(ValueError):
     """An event the game's rules forbid; the message says why."""
 
 
+class CannotPlayOn(GameRuleError):
+    """The game cannot go on without a seat at all (nothing of it is escrowed): a ``retire``
+    the table voted for then ends the game as abandoned by that seat (protocol/session.py)."""
+
+
 @dataclass(frozen=True)
 class Turn:
     """The one seat entitled to author the next event, and the event types it may author."""

@@ -61,6 +61,7 @@ from creepnet.protocol.pending import Allowance
 from creepnet.protocol.receiving import Inbox, Receipt
 from creepnet.protocol.reveals import check_reveal, draw_value
 from creepnet.protocol.rules import (
+    CannotPlayOn,
     GameRuleError,
     GameRules,
     HiddenInformation,
@@ -499,9 +500,18 @@ class Session:
             self.abandoned = retirement.Abandonment(seat, claimant, event.seq)
             return
         retirement.check_retire(position, self.seat_keys, self.retired, event)
-        if not isinstance(self.rules, Retiring):
-            raise GameRuleError(f"{self.kind} cannot play on without a seat")
-        game_state, retired = self.rules.retire(self.game_state, seat), [*self.retired, seat]
+        try:
+            if not isinstance(self.rules, Retiring):
+                raise CannotPlayOn(f"{self.kind} cannot play on without a seat")
+            game_state = self.rules.retire(self.game_state, seat)
+        except CannotPlayOn:
+            # Every other seat voted X out and nothing of X can take its place: the game stops
+            # here, abandoned by X as a 2-seat game would be, claimed by the retire's author
+            # (refusing the retire instead left the table waiting on X for ever).
+            author = retirement.retire_author(len(self.seat_keys), self.retired, seat)
+            self.abandoned = retirement.Abandonment(seat, author, event.seq)
+            return
+        retired = [*self.retired, seat]
         reveals, game_state, draws = self._draw(self.reveals, game_state, retired)
         skipped = self.skipped
         if reveals and not isinstance(self.rules.next(game_state), NeedRandom):

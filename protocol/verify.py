@@ -176,7 +176,8 @@ def verify_log_bytes(data: bytes, signatures: SignatureVerdicts | None = None) -
 
 
 def abandonment_text(session: Session) -> str | None:
-    """The words for a 2-seat game its remaining player claimed abandoned (protocol/retirement)."""
+    """The words for a game claimed abandoned: by the other of two seats, or by a retirement
+    of a seat nothing of which could take its place (protocol/session.py)."""
     gone = session.abandoned
     if gone is None:
         return None
@@ -187,11 +188,16 @@ def abandonment_text(session: Session) -> str | None:
 
 
 def retirement_notes(session: Session) -> list[str]:
-    """One line per seat the table retired: who, where, and who voted."""
+    """One line per seat the table retired: who, where, who voted, and what followed."""
+    gone = session.abandoned
     return [
         f"seat {e.body['seat']} ({session.seats[e.body['seat']].player}) retired by the table at "
         f"seq {e.seq}: votes of seats {', '.join(str(v[0]) for v in e.body['votes'])}; "
-        "the table played on without it"
+        + (
+            "nothing of it could take its place, so the game ended there"
+            if gone is not None and gone.seq == e.seq
+            else "the table played on without it"
+        )
         for e in session.log.events
         if e.type == "retire"
     ]

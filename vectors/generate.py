@@ -2167,7 +2167,7 @@ def racer_long_game() -> tuple[Game, list[tuple[str, str, int, bytes]]]:
 
 def retire_without_escrow(three: Game) -> dict[str, Any]:
     """racer-three-seats (no `escrow` option) until its first decision, then a `retire` of the
-    seat to decide with every vote valid: refused, the table cannot act for a seat."""
+    seat to decide with every vote valid: the table cannot act for a seat, so it ends abandoned."""
     from creepnet.protocol import retirement
 
     data = three.raw()
@@ -2182,7 +2182,7 @@ def retire_without_escrow(three: Game) -> dict[str, Any]:
     event = three.sign(voters[0], "retire", body, seq=seq, prev=where.prev)
     about = (f"racer-three-seats (no escrow) until seat {seat}'s first decision, then its "
              "`retire` with every vote valid: a table without escrow cannot play on without a "
-             "seat")  # fmt: skip
+             "seat, so the game ends abandoned by it (valid, unfinished)")  # fmt: skip
     cut = b"".join(raws[:seq]) + event.raw
     return log_vector("racer-retire-without-escrow", about, cut, ("racer-three-seats", seq,
                       event.raw))  # fmt: skip
@@ -2212,7 +2212,8 @@ def racer_escrow_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
             early = retirement.Position(spec.game, len(spec.log), spec.log.head, 1)
             votes = [retirement.vote(game.table.identities[v], early, v) for v in (0, 2)]
             about = ("a retire of seat 1 while it owes its deck join, every vote valid: "
-                     "none of its keys is escrowed, the table could never act for it")  # fmt: skip
+                     "none of its keys is escrowed, the table could never act for it, so the game "
+                     "ends abandoned by seat 1 (valid, unfinished)")  # fmt: skip
             record("racer-retire-before-deck-join", about,
                    game.sign(0, "retire", retirement.retire_body(early, votes)))  # fmt: skip
         if not bundle_done and type_ == "deck" and body["op"] == "lock" and body.get("escrow"):

@@ -332,10 +332,11 @@ async def test_an_objection_after_the_retirement_changes_nothing_and_names_the_e
             assert x in session.retired
 
 
-async def test_a_retirement_the_rules_refuse_is_a_refusal_not_a_dropped_peer(tmp_path):
-    """A Racer table without escrow cannot retire a seat: when the last vote comes from a peer,
-    the author's ``retire`` is refused by the session.  Before, that Rejection escaped the
-    message path, and the node dropped the honest voter's connection as an internal error."""
+async def test_a_retirement_without_escrow_ends_the_game_abandoned_and_keeps_the_voter(tmp_path):
+    """A Racer table without escrow cannot play on without a seat: when the last vote comes from
+    a peer, the author's ``retire`` ends the game, abandoned by that seat (before, the session
+    refused it and the table waited for ever; and before that, the Rejection escaped the
+    message path and the node dropped the honest voter as an internal error)."""
     with trio.fail_after(TIMEOUT):
         plain = {k: v for k, v in ESCROW.items() if k != "escrow"}
         async with table(tmp_path, plain) as (nodes, game, news, nursery):
@@ -358,9 +359,13 @@ async def test_a_retirement_the_rules_refuse_is_a_refusal_not_a_dropped_peer(tmp
                     "vote": vote,
                 }
             )
-            note = await news[author].until(lambda u: "cannot retire" in u.text)
-            assert "cannot play on without a seat" in note.text or "escrow" in note.text, note.text
+            mine = nodes[author].session(game)
+            await nodes[author].wait_for(game, lambda _: mine.abandoned is not None)
+            assert mine.log.events[where.seq].type == "retire"
+            gone = mine.abandoned
+            assert gone is not None and (gone.seat, gone.claimant) == (x, author)
+            theirs = nodes[other].session(game)
+            await nodes[other].wait_for(game, lambda _: theirs.abandoned is not None)
             assert not any(u.kind == updates.ERROR for u in news[author].seen)
             assert not link.close_reason
             assert nodes[other].identity.public_key in nodes[author].peers
-            assert len(nodes[author].session(game).log) == where.seq

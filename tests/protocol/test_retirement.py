@@ -220,15 +220,22 @@ def test_forged_retirements_are_refused_with_their_author_named() -> None:
     assert t.spectator.retired == [2]
 
 
-def test_a_game_that_cannot_play_on_without_a_seat_refuses_a_retirement() -> None:
+def test_a_game_that_cannot_play_on_without_a_seat_ends_abandoned_when_the_table_retires_it() -> (
+    None
+):
     t = SessionHarness(seats=3, kind="racer", options={"creeps_per_player": 3, "face_up_creeps": 1})
     run_without(t, [lambda s: "pass"] * 3, {1})
     live = t.sessions[0]
     assert live.waiting_for().seat == 1  # type: ignore[union-attr]
-    body = retirement.retire_body(position(live, 1), votes(t, 1))
-    with pytest.raises(Rejection) as err:
-        live.write("retire", body)
-    assert "escrow" in err.value.reason or "cannot play on" in err.value.reason
+    live.write("retire", retirement.retire_body(position(live, 1), votes(t, 1)))
+    assert live.phase is Phase.ABANDONED and live.retired == []
+    assert live.abandoned == retirement.Abandonment(1, 0, len(live.log) - 1)
+    verdict = verify_log_bytes(b"".join(e.raw for e in live.log.events))
+    assert verdict.valid and not verdict.finished
+    assert (
+        verdict.outcome
+        == f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {len(live.log) - 1}"
+    )
 
 
 def test_retire_after_is_a_genesis_option_of_every_game() -> None:

@@ -26,7 +26,7 @@ from creepnet.protocol.identity import Identity
 from creepnet.protocol.lobby import derive_game_id
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.rules import GameRuleError
-from creepnet.protocol.session import Session
+from creepnet.protocol.session import Phase, Session
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 Body = dict[str, Any]
@@ -368,44 +368,21 @@ def test_a_local_decision_in_no_notation_is_refused_before_anything_is_signed():
     session.play(bots[session.local_seat](session))  # type: ignore[index]
 
 
-def _retire_the_seat_waited_on(table: SessionHarness) -> Rejection:
-    """Both other seats vote out the seat the game waits on, and the seat due to append
-    ``retire`` offers it: the session refuses it as illegal, naming that author, and its
-    state is unchanged."""
+def test_a_retirement_at_a_table_without_escrow_ends_the_game_abandoned():
+    """Three seats, no ``escrow`` option: nothing of the stalled seat can take its place, so a
+    retirement every other seat voted for ends the game, abandoned by that seat and claimed by
+    the retire's author (refusing it left the table waiting on the seat for ever)."""
+    table = SessionHarness(seats=3, kind="racer", options={"turn_limit": 40}, seed=7)
     session = table.spectator
+    while not session.started:
+        assert table.step([seat_bot("racer", "random", seat) for seat in range(3)])
     stalled = session.expected().seat  # type: ignore[union-attr]
     position = retirement.Position(session.game, len(session.log), session.log.head, stalled)  # type: ignore[arg-type]
     votes = [retirement.vote(table.identities[s], position, s) for s in range(3) if s != stalled]
     author = retirement.retire_author(3, [], stalled)
     event = signed(table, session, author, "retire", retirement.retire_body(position, votes))
-    before = session.state_digest()
-    (rejection,) = session.receive(event.raw).rejections
-    assert (rejection.kind, rejection.author) == ("illegal", table.identities[author].public_key)
-    assert session.state_digest() == before
-    return rejection
-
-
-def test_a_retirement_at_a_table_without_escrow_is_rejected_naming_its_author():
-    """Three seats, no ``escrow`` option: a retirement with every vote in order passes the
-    session's checks but the adapter refuses it (the table cannot play on without the seat)."""
-    table = SessionHarness(seats=3, kind="racer", options={"turn_limit": 40}, seed=7)
-    session = table.spectator
-    while not session.started:
-        assert table.step([seat_bot("racer", "random", seat) for seat in range(3)])
-    rejection = _retire_the_seat_waited_on(table)
-    assert "this table has no escrow: it cannot play on without a seat" in rejection.reason
-
-
-def test_a_retirement_once_the_game_is_over_is_rejected_naming_its_author():
-    """With escrow, a seat that withholds its last deck reveal after the game is over cannot be
-    retired (the engine has nothing left to play on): refused, its author named."""
-    options = {"creeps_per_player": 3, "face_up_creeps": 1, "escrow": 1, "turn_limit": 2}
-    table = SessionHarness(seats=3, kind="racer", options=options, seed=4)
-    session = table.spectator
-    bots = [seat_bot("racer", "random", seat) for seat in range(3)]
-    while not (
-        session.started and isinstance(racer.pending(session.game_state.state), racer.GameOver)
-    ):
-        assert table.step(bots), "the game ended before its final reveals"
-    rejection = _retire_the_seat_waited_on(table)
-    assert rejection.reason == "the game is over"
+    assert not session.receive(event.raw).rejections
+    assert session.phase is Phase.ABANDONED
+    gone = session.abandoned
+    assert gone is not None and (gone.seat, gone.claimant) == (stalled, author)
+    assert session.retired == []  # nobody plays on

@@ -39,6 +39,7 @@ from creepnet.protocol.games.racer.schedule import (
 )
 from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.rules import (
+    CannotPlayOn,
     GameRuleError,
     NeedRandom,
     Owed,
@@ -293,9 +294,9 @@ class RacerRules:
         and lets the table act for it; the schedule owes recoveries, refreshes and then its
         steps by the table (protocol/games/racer/schedule.py); the engine takes it out."""
         if game.deck.escrow is None:
-            raise GameRuleError("this table has no escrow: it cannot play on without a seat")
+            raise CannotPlayOn("this table has no escrow: it cannot play on without a seat")
         if game.deck.joins[seat] is None:  # else the table would owe a join it cannot make
-            raise GameRuleError(
+            raise CannotPlayOn(
                 f"seat {seat} has not joined the deck: none of its keys is escrowed, the table "
                 "cannot act for it"
             )
