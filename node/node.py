@@ -53,6 +53,11 @@ from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.session import Session
 
+# How long a join waits for the host's seat event (or refusal) after its request: the host signs,
+# stores and sends it, over a relay too, on a machine that may be busy; a 10 s handshake timeout
+# here ended a join the host had already seated (the table then waited on a seat nobody ran).
+SEATING_PATIENCE = 60.0
+
 
 class Node:
     """See the module docstring; create with ``async with Node.open(home, ...) as node``."""
@@ -327,11 +332,17 @@ class Node:
                     raise JoinRefused(f"cannot join {name!r}: {exc.reason}") from None
             runtime.join_refused = None
             peer.send({"type": "join", "game": game_id, "request": request})
-            await self.wait_for(
-                game_id,
-                lambda rt: rt.session.local_seat is not None or rt.join_refused is not None,
-                timeout=self.timeouts.handshake,
-            )
+            try:
+                await self.wait_for(
+                    game_id,
+                    lambda rt: rt.session.local_seat is not None or rt.join_refused is not None,
+                    timeout=max(SEATING_PATIENCE, self.timeouts.handshake),
+                )
+            except trio.TooSlowError:
+                raise NodeError(
+                    f"{peer.label} neither seated us in {name!r} nor refused within "
+                    f"{SEATING_PATIENCE:.0f} s; run the same join again to retry"
+                ) from None
             free = runtime.session.next_free_seat
             if runtime.session.local_seat is not None or free is None or free == seat:
                 break
