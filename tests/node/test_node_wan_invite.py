@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from typing import Any
 
 import pytest
 import trio
@@ -383,12 +384,7 @@ async def test_a_relay_carries_at_most_its_circuits_in_all(tmp_path):
     pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
     import secrets
 
-    from libp2p.peer.id import ID
     from libp2p.peer.peerinfo import info_from_p2p_addr
-    from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
-    from libp2p.relay.circuit_v2.pb.circuit_pb2 import PeerId as CircuitPeer
-    from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID
-    from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
     from multiaddr import Multiaddr
 
     from creepnet.node.wan.carrier import Carrier, Limits
@@ -416,11 +412,7 @@ async def test_a_relay_carries_at_most_its_circuits_in_all(tmp_path):
             answers = []
             for host in hosts:
                 for _ in range(2):  # each destination within its own limit
-                    stream = await mallory.host.new_stream(info.peer_id, [PROTOCOL_ID])
-                    target = ID.from_base58(host.peer_id).to_bytes()
-                    ask = HopMessage(type=HopMessage.CONNECT, peer=CircuitPeer(id=target))
-                    await write_delimited_msg(stream, ask)
-                    answers.append((await read_delimited_msg(stream, HopMessage)).status)
+                    answers.append(await _hop_connect(mallory, info.peer_id, host.peer_id))
             assert answers.count(100) == 2  # OK twice: the circuits held open, in all
             nursery.cancel_scope.cancel()
 
@@ -431,12 +423,7 @@ async def test_one_ip_address_holds_a_few_of_a_relays_circuits_not_all(tmp_path)
     pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
     import secrets
 
-    from libp2p.peer.id import ID
     from libp2p.peer.peerinfo import info_from_p2p_addr
-    from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
-    from libp2p.relay.circuit_v2.pb.circuit_pb2 import PeerId as CircuitPeer
-    from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID
-    from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
     from multiaddr import Multiaddr
 
     from creepnet.node.wan.carrier import Carrier, Limits
@@ -460,10 +447,22 @@ async def test_one_ip_address_holds_a_few_of_a_relays_circuits_not_all(tmp_path)
             await mallory.host.connect(info)
             answers = []
             for _ in range(3):
-                stream = await mallory.host.new_stream(info.peer_id, [PROTOCOL_ID])
-                target = ID.from_base58(host.peer_id).to_bytes()
-                ask = HopMessage(type=HopMessage.CONNECT, peer=CircuitPeer(id=target))
-                await write_delimited_msg(stream, ask)
-                answers.append((await read_delimited_msg(stream, HopMessage)).status)
+                answers.append(await _hop_connect(mallory, info.peer_id, host.peer_id))
             assert answers[:2] == [100, 100] and answers[2] != 100
             nursery.cancel_scope.cancel()
+
+
+async def _hop_connect(client: Any, relay: Any, target: str) -> int:
+    """The status a relay answers a raw circuit-relay v2 CONNECT to ``target`` with (100: OK),
+    sent by ``client`` (a Carrier connected to the relay) on a hop stream of its own."""
+    from libp2p.peer.id import ID
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
+    from libp2p.relay.circuit_v2.pb.circuit_pb2 import PeerId as CircuitPeer
+    from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID
+    from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
+
+    stream = await client.host.new_stream(relay, [PROTOCOL_ID])
+    peer = CircuitPeer(id=ID.from_base58(target).to_bytes())
+    ask = HopMessage(type=HopMessage.CONNECT, peer=peer)
+    await write_delimited_msg(stream, ask)
+    return int((await read_delimited_msg(stream, HopMessage)).status)
