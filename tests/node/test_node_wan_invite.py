@@ -74,7 +74,9 @@ def test_a_wan_address_without_the_carrier_is_a_transport_error_not_a_crash():
 # ----- the carrier itself, on 127.0.0.1 -----------------------------------------------------------
 
 
-async def start_relay(nursery: trio.Nursery, tmp_path) -> str:
+async def start_relay(nursery: trio.Nursery, tmp_path, **limits: int) -> str:
+    """A relay on loopback with these ``Limits`` (4 reservations, 4 circuits unless given);
+    its address to reserve at."""
     pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
     from creepnet.node.wan.attach import carrier_seed
     from creepnet.node.wan.carrier import Carrier, Limits
@@ -82,10 +84,21 @@ async def start_relay(nursery: trio.Nursery, tmp_path) -> str:
     relay = Carrier(
         carrier_seed(tmp_path / "relay"),
         listen=["/ip4/127.0.0.1/tcp/0"],
-        relay_limits=Limits(reservations=4, circuits=4),
+        relay_limits=Limits(**{"reservations": 4, "circuits": 4, **limits}),
     )
     await nursery.start(relay.run)
     return f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
+
+
+async def start_carrier(nursery: trio.Nursery, relays: list[str] | None = None) -> Any:
+    """A carrier on loopback with a fresh key (reserving at ``relays``), running."""
+    import secrets
+
+    from creepnet.node.wan.carrier import Carrier
+
+    carrier = Carrier(secrets.token_bytes(32), listen=["/ip4/127.0.0.1/tcp/0"], relays=relays or [])
+    await nursery.start(carrier.run)
+    return carrier
 
 
 def hear(node: Node) -> list[str]:
@@ -315,37 +328,26 @@ async def test_a_reservation_at_the_relay_is_only_ever_for_the_peer_that_asks(tm
     connection filled every reservation of a `creepnet relay` with made-up ids (no key
     needed, each held for an hour), and no host could reserve there any more."""
     pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
-    import secrets
-
     from libp2p.crypto.ed25519 import create_new_key_pair
     from libp2p.peer.id import ID
-    from libp2p.peer.peerinfo import info_from_p2p_addr
     from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
     from libp2p.relay.circuit_v2.pb.circuit_pb2 import PeerId as CircuitPeer
     from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID
     from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
-    from multiaddr import Multiaddr
 
-    from creepnet.node.wan.carrier import Carrier
-
-    loopback = "/ip4/127.0.0.1/tcp/0"
     with trio.fail_after(120):
         async with trio.open_nursery() as nursery:
             relay = await start_relay(nursery, tmp_path)  # 4 reservations
-            mallory = Carrier(secrets.token_bytes(32), listen=[loopback])
-            await nursery.start(mallory.run)
-            info = info_from_p2p_addr(Multiaddr(relay))
-            await mallory.host.connect(info)
+            mallory, relay_id = await _connected_to(nursery, relay)
             for _ in range(8):  # each on a stream of its own: py-libp2p ends one on an error
-                stream = await mallory.host.new_stream(info.peer_id, [PROTOCOL_ID])
+                stream = await mallory.host.new_stream(relay_id, [PROTOCOL_ID])
                 made_up = ID.from_pubkey(create_new_key_pair().public_key)
                 ask = HopMessage(type=HopMessage.RESERVE, peer=CircuitPeer(id=made_up.to_bytes()))
                 await write_delimited_msg(stream, ask)
                 with trio.move_on_after(5):
                     await read_delimited_msg(stream, HopMessage)  # whatever it answers
                 await stream.reset()
-            host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[relay])
-            await nursery.start(host.run)
+            host = await start_carrier(nursery, [relay])
             assert await host.wait_reserved(30), "the relay's reservations were all taken"
             nursery.cancel_scope.cancel()
 
@@ -354,25 +356,12 @@ async def test_one_ip_address_holds_a_few_of_a_relays_reservations_not_all(tmp_p
     """Peer ids cost nothing: one machine with fresh ids took every reservation of a
     `creepnet relay`.  On loopback every carrier comes from 127.0.0.1, so the third is the
     one over the (test's) limit of two per address."""
-    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
-    import secrets
-
-    from creepnet.node.wan.carrier import Carrier, Limits
-
-    loopback = "/ip4/127.0.0.1/tcp/0"
     with trio.fail_after(120):
         async with trio.open_nursery() as nursery:
-            relay = Carrier(
-                secrets.token_bytes(32),
-                listen=[loopback],
-                relay_limits=Limits(reservations=8, circuits=4, per_ip=2),
-            )
-            await nursery.start(relay.run)
-            address = f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
+            address = await start_relay(nursery, tmp_path, reservations=8, circuits=4, per_ip=2)
             held = []
             for _ in range(3):
-                host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[address])
-                await nursery.start(host.run)
+                host = await start_carrier(nursery, [address])
                 held.append(await host.wait_reserved(10))
             assert held == [True, True, False]
             nursery.cancel_scope.cancel()
@@ -381,38 +370,19 @@ async def test_one_ip_address_holds_a_few_of_a_relays_reservations_not_all(tmp_p
 async def test_a_relay_carries_at_most_its_circuits_in_all(tmp_path):
     """`--max-circuits` says relayed connections at once, but py-libp2p counts its limit per
     reserved destination: 64 reservations could carry 32 circuits each, 2,048 at once."""
-    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
-    import secrets
-
-    from libp2p.peer.peerinfo import info_from_p2p_addr
-    from multiaddr import Multiaddr
-
-    from creepnet.node.wan.carrier import Carrier, Limits
-
-    loopback = "/ip4/127.0.0.1/tcp/0"
     with trio.fail_after(120):
         async with trio.open_nursery() as nursery:
-            relay = Carrier(
-                secrets.token_bytes(32),
-                listen=[loopback],
-                relay_limits=Limits(reservations=4, circuits=2),
-            )
-            await nursery.start(relay.run)
-            address = f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
+            address = await start_relay(nursery, tmp_path, reservations=4, circuits=2)
             hosts = []
             for _ in range(2):
-                host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[address])
-                await nursery.start(host.run)
+                host = await start_carrier(nursery, [address])
                 assert await host.wait_reserved(30)
                 hosts.append(host)
-            mallory = Carrier(secrets.token_bytes(32), listen=[loopback])
-            await nursery.start(mallory.run)
-            info = info_from_p2p_addr(Multiaddr(address))
-            await mallory.host.connect(info)
+            mallory, relay = await _connected_to(nursery, address)
             answers = []
             for host in hosts:
                 for _ in range(2):  # each destination within its own limit
-                    answers.append(await _hop_connect(mallory, info.peer_id, host.peer_id))
+                    answers.append(await _hop_connect(mallory, relay, host.peer_id))
             assert answers.count(100) == 2  # OK twice: the circuits held open, in all
             nursery.cancel_scope.cancel()
 
@@ -420,36 +390,29 @@ async def test_a_relay_carries_at_most_its_circuits_in_all(tmp_path):
 async def test_one_ip_address_holds_a_few_of_a_relays_circuits_not_all(tmp_path):
     """A machine holding one reservation could open every circuit of a relay to itself and
     keep them for hours; one IP address now opens at most `per_ip` of them."""
-    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
-    import secrets
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            address = await start_relay(nursery, tmp_path, reservations=4, circuits=8, per_ip=2)
+            host = await start_carrier(nursery, [address])
+            assert await host.wait_reserved(30)
+            mallory, relay = await _connected_to(nursery, address)
+            answers = []
+            for _ in range(3):
+                answers.append(await _hop_connect(mallory, relay, host.peer_id))
+            assert answers[:2] == [100, 100] and answers[2] != 100
+            nursery.cancel_scope.cancel()
 
+
+async def _connected_to(nursery: trio.Nursery, address: str) -> tuple[Any, Any]:
+    """A fresh carrier connected to the relay at ``address`` (reserving nothing), and the
+    relay's peer id, for raw circuit-relay messages."""
     from libp2p.peer.peerinfo import info_from_p2p_addr
     from multiaddr import Multiaddr
 
-    from creepnet.node.wan.carrier import Carrier, Limits
-
-    loopback = "/ip4/127.0.0.1/tcp/0"
-    with trio.fail_after(120):
-        async with trio.open_nursery() as nursery:
-            relay = Carrier(
-                secrets.token_bytes(32),
-                listen=[loopback],
-                relay_limits=Limits(reservations=4, circuits=8, per_ip=2),
-            )
-            await nursery.start(relay.run)
-            address = f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
-            host = Carrier(secrets.token_bytes(32), listen=[loopback], relays=[address])
-            await nursery.start(host.run)
-            assert await host.wait_reserved(30)
-            mallory = Carrier(secrets.token_bytes(32), listen=[loopback])
-            await nursery.start(mallory.run)
-            info = info_from_p2p_addr(Multiaddr(address))
-            await mallory.host.connect(info)
-            answers = []
-            for _ in range(3):
-                answers.append(await _hop_connect(mallory, info.peer_id, host.peer_id))
-            assert answers[:2] == [100, 100] and answers[2] != 100
-            nursery.cancel_scope.cancel()
+    client = await start_carrier(nursery)
+    info = info_from_p2p_addr(Multiaddr(address))
+    await client.host.connect(info)
+    return client, info.peer_id
 
 
 async def _hop_connect(client: Any, relay: Any, target: str) -> int:
