@@ -99,12 +99,11 @@ class Retirements:
     def _waiting(self, runtime: GameRuntime) -> retirement.Position | None:
         """The position where this node waits on another seat, if it plays this game."""
         session = runtime.session
-        me, waiting = session.local_seat, session.waiting_for()
+        me = session.local_seat
         if session.phase is not Phase.PLAYING or me is None or me in session.retired:
             return None
-        if waiting is None or waiting.seat == me or session.log.head is None:
-            return None
-        return retirement.Position(runtime.game, len(session.log), session.log.head, waiting.seat)
+        where = _current(runtime)
+        return None if where is None or where.seat == me else where
 
     async def check(self, runtime: GameRuntime) -> None:
         retired = runtime.session.retired
