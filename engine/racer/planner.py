@@ -322,7 +322,7 @@ def _features(state: State, seat: int) -> tuple[float, ...]:
 def strength_score(state: State, seat: int) -> float:
     """The model's score of ``seat`` in a full-information ``state`` (its log-odds share)."""
     if state.n == 2:
-        return sum(w * x for w, x in zip(WEIGHTS_2P, _features(state, seat), strict=True))
+        return sum(w * x for w, x in zip(WEIGHTS_2P, features_2p(state, seat), strict=True))
     return sum(w * x for w, x in zip(WEIGHTS_MANY, features(state, seat), strict=True))
 
 
@@ -481,9 +481,9 @@ class PlannerBot:
     ) -> list[Candidate]:
         """The legal actions, one per distinct effect, without attacks the policy could not
         finish (it declares the attackers of a plain ``DeclareAttack`` the planner chose)
-        and without asks for a Hostage Exchange the policy would not make (``baseline`` is
-        the effect of its choice: see ``ASK_ONLY_AS_POLICY``), and the attacks the policy
-        would not make (`attack_plans`)."""
+        and without the choices it leaves to the policy (``follow``: asks for a Hostage
+        Exchange by default) where they differ from the policy's (``baseline`` is the effect
+        of its choice), and the attacks the policy would not make (`attack_plans`)."""
         seen: dict[tuple[object, ...], Candidate] = {}
         followed = tuple(_FOLLOWED[name] for name in self.follow if name in _FOLLOWED)
         calamity_as_policy = "calamity" in self.follow and baseline[0] == "PlayCalamity"
