@@ -24,7 +24,7 @@ from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_n
 from creepnet.cli.text import printable
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.node import Node, NodeError
-from creepnet.node.transport import is_port
+from creepnet.node.transport import parse_address
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -49,9 +49,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def check_address(text: str) -> str:
-    host, _, port = text.rpartition(":")
-    if not host or not is_port(port):
-        raise ValueError(f"--addr must look like HOST:PORT, not {text!r}")
+    try:
+        parse_address(text)
+    except ValueError:
+        raise ValueError(f"--addr must look like HOST:PORT, not {text!r}") from None
     return text
 
 

@@ -6,7 +6,7 @@ import argparse
 
 from creepnet.cli.network import run_trio
 from creepnet.cli.options import add_home_option, fail, home_dir
-from creepnet.node.transport import is_port
+from creepnet.node.transport import parse_address
 from creepnet.node.wan import WanUnavailable, require
 
 
@@ -47,8 +47,9 @@ def run(args: argparse.Namespace) -> int:
         require()
     except WanUnavailable as exc:
         return fail(str(exc))
-    host, _, port = args.listen.rpartition(":")
-    if not host or not is_port(port):
+    try:
+        parse_address(args.listen)
+    except ValueError:
         return fail(f"--listen must look like HOST:PORT, not {args.listen!r}")
     limits = (args.max_reservations, args.max_per_ip, args.max_circuits)
     if min(*limits, args.circuit_mib, args.circuit_minutes) < 1:
