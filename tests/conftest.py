@@ -18,6 +18,7 @@ import pytest
 import trio
 from proof_memo import ProofMemo
 
+from creepnet.node import updates
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.node.transport import Connection, Timeouts
@@ -190,6 +191,19 @@ async def next_update(channel, predicate, seconds: float = 10):
             if predicate(update):
                 return update
     raise AssertionError("update stream ended")
+
+
+def faults_reported(news) -> list[str]:
+    """The texts of the internal faults (errors with a ``fault``) a node's updates channel
+    holds now: a hostile frame must be refused, never run into a bug of ours."""
+    faults = []
+    while True:
+        try:
+            update = news.receive_nowait()
+        except trio.WouldBlock:
+            return faults
+        if update.kind == updates.ERROR and "fault" in update.data:
+            faults.append(update.text)
 
 
 async def finish(game: bytes, *players) -> None:
