@@ -213,6 +213,15 @@ async def finish(game: bytes, *players) -> None:
             nursery.start_soon(run_bot, node, game, "random", seed + 10)
 
 
+async def play_until_stored(game: bytes, host: Node, guest: Node, events: int) -> None:
+    """Bots play the game (``finish``) until ``host`` has stored ``events`` events; then they
+    stop, mid-game."""
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(finish, game, host, guest)
+        await host.wait_for(game, lambda rt: rt.stored >= events)
+        nursery.cancel_scope.cancel()
+
+
 @asynccontextmanager
 async def seated_pair(
     host_home: Path,

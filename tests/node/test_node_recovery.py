@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 import trio
-from conftest import FAST, finish, next_update, seated_pair
+from conftest import FAST, finish, next_update, play_until_stored, seated_pair
 
 from creepnet.node import messages, storage, updates
 from creepnet.node.bot import run_bot
@@ -86,10 +86,7 @@ async def test_restarted_host_is_redialled(tmp_path):
                 port = alice.port
                 game = await alice.host_game("creeper", player="alice", options=OPTIONS)
                 await bob.join(alice.address, player="bob")
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(finish, game, alice, bob)
-                    await alice.wait_for(game, lambda rt: rt.stored >= 10)
-                    nursery.cancel_scope.cancel()
+                await play_until_stored(game, alice, bob, 10)
             async with Node.open(tmp_path / "alice", timeouts=FAST, port=port) as alice:
                 await finish(game, alice, bob)
                 assert alice.session(game).finished
@@ -281,10 +278,7 @@ async def test_a_damaged_log_is_cut_back_and_what_is_cut_is_kept(tmp_path, caplo
     ):
         game = await alice.host_game("creeper", player="alice", options=OPTIONS)
         await bob.join(alice.address, player="bob")
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(finish, game, alice, bob)
-            await alice.wait_for(game, lambda rt: rt.stored >= 10)
-            nursery.cancel_scope.cancel()
+        await play_until_stored(game, alice, bob, 10)
     store = alice.home.game(game)
     events = alice.session(game).log.events[: alice.games[game].stored]
     whole = store.log_path.read_bytes()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from conftest import FAST, finish, next_update
+from conftest import FAST, finish, next_update, play_until_stored
 
 from creepnet.node.discovery import GameAd, open_discovery
 from creepnet.node.node import Node
@@ -31,10 +31,7 @@ async def play_then_stop_host(home: Path, bob: Node) -> tuple[bytes, int]:
     async with open_node(home) as alice:
         game = await alice.host_game("creeper", name="resumed", player="alice", options=OPTIONS)
         await bob.join(alice.address, game, player="bob")
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(finish, game, alice, bob)
-            await alice.wait_for(game, lambda rt: rt.stored >= 10)
-            nursery.cancel_scope.cancel()  # the task-level kill of the host
+        await play_until_stored(game, alice, bob, 10)  # then the task-level kill of the host
         assert not alice.session(game).finished
         assert (home / "games" / game.hex() / "port").read_text().strip() == str(alice.port)
         return game, alice.port
