@@ -25,6 +25,7 @@ from creepnet.cli.narration import status
 from creepnet.cli.text import printable
 from creepnet.protocol.log import Rejection, split_log
 from creepnet.protocol.session import Session
+from creepnet.protocol.verify import ended_by
 
 LOBBY = "Before the game"
 TABLE = "the table"  # the author of a step the table takes as a whole
@@ -138,10 +139,9 @@ def session_told(session: Session, seq: int) -> Told | None:
     if event.type == "retire":
         gone = name(session, body["seat"])
         voters = listed([name(session, vote[0]) for vote in body["votes"]])
-        ended = session.abandoned is not None and session.abandoned.seq == event.seq
         after = (
             "nothing of them could take their place, so the game ends unfinished"
-            if ended
+            if ended_by(session, event)
             else "the table plays on without them"
         )
         return Told(  # a leave notice is no event: the log cannot tell a leave from a silence

@@ -187,15 +187,20 @@ def abandonment_text(session: Session) -> str | None:
     )
 
 
+def ended_by(session: Session, event: Event) -> bool:
+    """Whether ``event`` (a ``retire``) ended the game: nothing of the seat could take its
+    place, so the table stopped there, abandoned (protocol/session.py)."""
+    return session.abandoned is not None and session.abandoned.seq == event.seq
+
+
 def retirement_notes(session: Session) -> list[str]:
     """One line per seat the table retired: who, where, who voted, and what followed."""
-    gone = session.abandoned
     return [
         f"seat {e.body['seat']} ({session.seats[e.body['seat']].player}) retired by the table at "
         f"seq {e.seq}: votes of seats {', '.join(str(v[0]) for v in e.body['votes'])}; "
         + (
             "nothing of it could take its place, so the game ended there"
-            if gone is not None and gone.seq == e.seq
+            if ended_by(session, e)
             else "the table played on without it"
         )
         for e in session.log.events
