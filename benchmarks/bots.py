@@ -58,6 +58,8 @@ from creepnet.engine.racer.planner import (
     FEATURES_2P,
     FOLLOW,
     FOLLOWS,
+    PLANNABLE_TOPICS,
+    PLANNED_TOPICS,
     Candidate,
     PlanBudget,
     PlannerBot,
@@ -141,12 +143,13 @@ def racer_game(
     budget: PlanBudget | None,
     times: list[float],
     follow: frozenset[str] = FOLLOW,
+    topics: frozenset[str] = PLANNED_TOPICS,
 ) -> int | None:
     """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
     the reference), heuristic bots elsewhere; the winner."""
     if budget is None:
         return drive_racer(players, seed, planner_seat, None)
-    planner = PlannerBot(seed, budget, follow)
+    planner = PlannerBot(seed, budget, follow, topics)
     # CPU time: the machine may be shared
     return drive_racer(players, seed, planner_seat, timed(planner, times, time.process_time))
 
@@ -173,14 +176,19 @@ def timed(
 
 
 def _racer_pair(
-    players: int, budget: PlanBudget, follow: frozenset[str], game: int
+    players: int,
+    budget: PlanBudget,
+    follow: frozenset[str],
+    topics: frozenset[str],
+    game: int,
 ) -> tuple[bool, int | None, list[float]]:
     """Game ``game`` with the planner at seat ``game mod players``: (the heuristic reference
     won that seat, the planner's game's winner, its think times)."""
     seat = game % players
     reference = racer_game(players, seat, 7_000 + game, None, []) == seat
     times: list[float] = []
-    return reference, racer_game(players, seat, 7_000 + game, budget, times, follow), times
+    won = racer_game(players, seat, 7_000 + game, budget, times, follow, topics)
+    return reference, won, times
 
 
 def racer_league(
@@ -190,8 +198,9 @@ def racer_league(
     jobs: int = 1,
     first: int = 0,
     follow: frozenset[str] = FOLLOW,
+    topics: frozenset[str] = PLANNED_TOPICS,
 ) -> None:
-    play = functools.partial(_racer_pair, players, budget, follow)
+    play = functools.partial(_racer_pair, players, budget, follow, topics)
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(jobs) as pool:
@@ -217,7 +226,8 @@ def racer_league(
         goal,
         f"decision median {median:.2f} s, p90 {p90:.2f} s (CPU), "
         f"{elapsed * max(1, jobs) / games:.0f} s/game ({budget.playouts} playouts, "
-        f"horizon {budget.horizon} turns, follows {','.join(sorted(follow))}; "
+        f"horizon {budget.horizon} turns, follows {','.join(sorted(follow))}, "
+        f"plans {','.join(sorted(topics))}; "
         f"games {first}-{first + games - 1})",
     )
 
@@ -639,6 +649,11 @@ def main() -> None:
         help="choices the planner leaves to its heuristic, of " + ",".join(sorted(FOLLOWS)),
     )
     parser.add_argument(
+        "--racer-plan",
+        default=",".join(sorted(PLANNED_TOPICS)),
+        help="decisions the planner searches, of " + ",".join(sorted(PLANNABLE_TOPICS)),
+    )
+    parser.add_argument(
         "--replay-against",
         help="--only replay: compare with a planner that follows these (default: its heuristic)",
     )
@@ -664,6 +679,9 @@ def main() -> None:
         against = frozenset(filter(None, args.replay_against.split(",")))
     if not follow <= FOLLOWS or not (against or frozenset()) <= FOLLOWS:
         parser.error(f"--racer-follow and --replay-against take some of {_names(FOLLOWS)}")
+    topics = frozenset(filter(None, args.racer_plan.split(",")))
+    if not topics <= PLANNABLE_TOPICS:
+        parser.error(f"--racer-plan takes some of {_names(PLANNABLE_TOPICS)}")
     for part in parts:
         if part == "replay":
             against_budget = None
@@ -687,9 +705,9 @@ def main() -> None:
         else:
             header()
             if part == "racer2":
-                racer_league(2, args.games, budget, args.jobs, args.first, follow)
+                racer_league(2, args.games, budget, args.jobs, args.first, follow, topics)
             elif part == "racer4":
-                racer_league(4, args.games, budget, args.jobs, args.first, follow)
+                racer_league(4, args.games, budget, args.jobs, args.first, follow, topics)
             else:
                 creeper_league(args.games, args.creeper_seconds)
 

@@ -106,6 +106,8 @@ from creepnet.engine.racer.view import Observation, observation_of_view
 
 Candidate: TypeAlias = Action | AttackPlan  # a whole attack is one candidate
 PLANNED_TOPICS = frozenset({"move", "hero", "hostage"})
+# Decisions the planner may also search (``PlannerBot.topics``): Monster answers and discards.
+PLANNABLE_TOPICS = PLANNED_TOPICS | {"react", "discard"}
 DUEL_SHARE = 0.4  # of the budget, for the duel of the screen's winner and the policy's choice
 CONFIDENCE = 1.5  # standard errors the challenger must beat the policy's choice by
 STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety net)
@@ -350,10 +352,17 @@ class PlannerBot:
     name = "planner"
 
     def __init__(
-        self, seed: int, budget: PlanBudget | None = None, follow: frozenset[str] = FOLLOW
+        self,
+        seed: int,
+        budget: PlanBudget | None = None,
+        follow: frozenset[str] = FOLLOW,
+        topics: frozenset[str] = PLANNED_TOPICS,
     ) -> None:
         if not follow <= FOLLOWS:
             raise ValueError(f"unknown choices to follow: {sorted(follow - FOLLOWS)}")
+        if not topics <= PLANNABLE_TOPICS:
+            raise ValueError(f"unknown decisions to plan: {sorted(topics - PLANNABLE_TOPICS)}")
+        self.topics = topics
         self.seed = seed
         self.budget = budget or PlanBudget(playouts=200)
         self.follow = follow
@@ -378,7 +387,7 @@ class PlannerBot:
             if step is not None:
                 return step
         self._attack = None
-        if not isinstance(request, Decide) or request.topic not in PLANNED_TOPICS:
+        if not isinstance(request, Decide) or request.topic not in self.topics:
             return self.policy.choose(obs, legal)
         fork = copy.deepcopy(self.policy)  # asked without touching the policy's memory
         baseline = _effect(obs, fork.choose(obs, legal))

@@ -426,3 +426,56 @@ def test_the_two_player_model_values_a_creep_more_in_a_short_line(midgame):
 
     assert score(2) - score(1) > 1.5 * (score(6) - score(5)) > 0
     assert value(with_line(6), 0) > value(with_line(5), 0)
+
+
+@pytest.mark.parametrize(
+    ("topic", "kind"), [("discard", racer.Discard), ("react", racer.PlayMonster)]
+)
+def test_it_searches_discards_and_monster_answers_only_when_told(topic, kind, monkeypatch):
+    """With playouts that score one choice the heuristic would not make best (another discard,
+    a Monster answer declined), a planner told to search ``topic`` makes it; by default it
+    leaves that decision to its heuristic (whose choice it then plays)."""
+    from creepnet.engine.racer import planner as planner_module
+
+    heuristic = None  # the effect of the heuristic's choice at the decision under test
+
+    def playout(self, world, seat, first, chance_seed):
+        return 0.0 if planner_module._effect(obs, first) == heuristic else 1.0
+
+    monkeypatch.setattr(planner_module.PlannerBot, "_playout", playout)
+    budget = PlanBudget(playouts=300)  # the scripted playouts cost nothing
+
+    def decision(state, actor, legal):
+        return (
+            actor == 0
+            and pending(state) == Decide(0, topic)
+            and (topic != "react" or any(isinstance(a, kind) for a in legal))
+        )
+
+    checked = 0
+    for seed in range(80):
+        state = play(2, [], seed, stop=decision)
+        if isinstance(pending(state), GameOver):
+            continue
+        view = redact(state, 0)
+        legal = legal_actions(view)
+        obs = observation_of_view(view, 0)
+        heuristic = planner_module._effect(
+            obs, copy.deepcopy(PlannerBot(3).policy).choose(obs, legal)
+        )
+        distinct = {planner_module._effect(obs, a) for a in legal}
+        if len(distinct) < 2:
+            continue
+        default = PlannerBot(3, budget).plan(view, 0, legal)
+        searching = PlannerBot(3, budget, topics=frozenset({"move", topic})).plan(view, 0, legal)
+        assert planner_module._effect(obs, default) == heuristic
+        assert planner_module._effect(obs, searching) != heuristic
+        checked += 1
+        if checked >= 3:
+            break
+    assert checked >= 1
+
+
+def test_it_refuses_a_decision_it_cannot_search():
+    with pytest.raises(ValueError, match="plan"):
+        PlannerBot(3, SMALL, topics=frozenset({"attack"}))
