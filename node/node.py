@@ -102,7 +102,9 @@ class Node:
         )
         self._connections.handler = self._sync.dispatch
         self._sync.shun = self._connections.shun
-        self._retirements = Retirements(self.games, self._ledger, self._reporter, self.identity)
+        self._retirements = Retirements(
+            self.games, self._ledger, self._reporter, self.identity, meter=self._sync
+        )
         self._sync.retirements = self._retirements
         # The mesh: which addresses a peer (or an advert) may make us dial (mesh.py); by
         # default what the listener reaches (loopback for a node on 127.0.0.1, else the LAN).
