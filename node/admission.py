@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import trio
 
 from creepnet.node.peer import Peer
-from creepnet.node.wan.invite import WAN_PREFIX
+from creepnet.node.transport import address_host
 
 MAX_PEERS = 64
 MAX_HANDSHAKES = 16  # concurrent unauthenticated connections (beyond: evict the oldest, or refuse)
@@ -177,21 +177,11 @@ class Admission:
         if key in players and anonymous:
             anonymous[0].close("replaced by a seated player (this node is full)")
             return None
-        held = Counter(remote_address(p.conn.label) for p in anonymous)
+        held = Counter(address_host(p.conn.label) for p in anonymous)
         fullest = max(held, key=held.__getitem__, default=None)
         if fullest is not None and held[fullest] >= held[address] + 2:
             # the newest of that address goes: the oldest ones were there first
-            victim = [p for p in anonymous if remote_address(p.conn.label) == fullest][-1]
+            victim = [p for p in anonymous if address_host(p.conn.label) == fullest][-1]
             victim.close(f"replaced: this node is full and {fullest} held the most peers")
             return None
         return f"this node already has {MAX_PEERS} peers"
-
-
-def remote_address(label: str) -> str:
-    """The IP part of a connection label ``host:port`` (``[v6]:port`` too).  A stream of the
-    internet carrier is labelled ``wan:<peer id>``: its address is that whole label (every
-    internet peer read as the one address ``wan`` shared 4 slots; peer ids cost nothing, so
-    over the internet only the totals bound a flood, and probation keeps room for a seat)."""
-    if label.startswith(WAN_PREFIX):
-        return label
-    return label.rpartition(":")[0].strip("[]") or label

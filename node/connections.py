@@ -14,13 +14,13 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from creepnet.node import updates
-from creepnet.node.admission import Admission, remote_address
+from creepnet.node.admission import Admission
 from creepnet.node.errors import NodeError
 from creepnet.node.game import ACTIVE, GameRuntime, games_at
 from creepnet.node.handshake import HandshakeError, handshake
 from creepnet.node.peer import Handler, Peer
 from creepnet.node.reporter import Reporter
-from creepnet.node.transport import Connection, Timeouts, TransportError, connect
+from creepnet.node.transport import Connection, Timeouts, TransportError, address_host, connect
 from creepnet.protocol.identity import Identity, fingerprint
 
 MAX_RETRY = 30.0  # seconds: the longest pause between two dials of one address
@@ -108,7 +108,10 @@ class Connections:
             await conn.aclose()
 
     async def _admit(self, conn: Connection) -> None:
-        address = remote_address(conn.label)
+        # An internet stream is its peer id (`wan:<id>`): read as the one address `wan`, every
+        # internet peer shared 4 slots; peer ids cost nothing, so over the internet only the
+        # totals bound a flood, and probation keeps room for a seat.
+        address = address_host(conn.label)
         slot = self._admission.enter(address)
         if isinstance(slot, str):
             await conn.send_error(slot)

@@ -27,6 +27,7 @@ from creepnet.node.errors import NodeError
 from creepnet.node.game import GameRuntime, games_at
 from creepnet.node.mesh import Scope, address_refusal
 from creepnet.node.reporter import Reporter
+from creepnet.node.transport import address_host
 from creepnet.node.wan.invite import WAN_PREFIX
 from creepnet.protocol.identity import fingerprint
 
@@ -80,8 +81,9 @@ class HostFinder:
     def _out_of_scope(self, runtime: GameRuntime, address: str, old: str) -> bool:
         """Whether an advert names an address we never dial on anyone's word (reported).
         It is heard as if from where the host was: loopback only for a host on this machine."""
-        was = "" if old.startswith(WAN_PREFIX) else old.rpartition(":")[0].strip("[]")
-        refusal = address_refusal(address, was, self.scope)
+        was = address_host(old)
+        # An advert is heard on the LAN, whatever carried the host before: not over the internet.
+        refusal = address_refusal(address, "" if was.startswith(WAN_PREFIX) else was, self.scope)
         if refusal is None:
             return False
         self.reporter.publish(
