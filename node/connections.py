@@ -140,6 +140,7 @@ class Connections:
                 updates.HANDSHAKE_FAILED, f"{conn.label}: evicted: {slot.evicted}"
             )
             return
+        self._admission.proven(hello.key, address, self._players())
         refusal = self._admission.make_room(self.peers, hello.key, self._players(), address)
         if refusal is not None:
             await conn.send_error(refusal)
@@ -289,6 +290,8 @@ class Connections:
                 peer.close(f"internal error while greeting this peer ({type(exc).__name__})")
             await peer.run(self.handler)  # never raises: a fault is kept in peer.fault
         finally:
+            if peer.dialed is None:  # it came from there: where a seat comes back from
+                self._admission.proven(key, address_host(peer.conn.label), self._players())
             if self.peers.get(key) is peer:
                 del self.peers[key]
             if peer.fault is not None:
