@@ -13,9 +13,11 @@ seat cannot make the session check a proof, its events fail on the seat before a
 The bucket is kept per key across connections (at most ``MAX_KEYS``, least recently charged
 dropped first), so the bound holds for a peer however often it reconnects.
 
-Signed control messages are charged to the same bucket (``Meter``, which ``GameSync`` is): a
-retirement vote, an objection or a leave notice whose signature (or carried event) the node
-refuses costs an Ed25519 check or more, and anyone who knows a game's id may send them.
+Signed messages other than events are charged to the same bucket (``Meter``, which
+``GameSync`` is): a join request the host refuses (it signed a seat event and checked the
+request for nothing), a retirement vote, an objection or a leave notice whose signature (or
+carried event) the node refuses each cost an Ed25519 check or more, and anyone who knows a
+game's id may send them.
 """
 
 from __future__ import annotations

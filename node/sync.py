@@ -332,8 +332,8 @@ class GameSync:
         return self.budget.clock()
 
     def refused(self, runtime: GameRuntime, peer: Peer, payer: bytes, seconds: float) -> None:
-        """A refused vote, objection or leave notice (retirement.py) is charged as a refused
-        event is: to payer, cut off once over its budget."""
+        """A refused join request, vote, objection or leave notice (retirement.py) is charged
+        as a refused event is: to payer, cut off once over its budget."""
         if self.budget.charge(payer, seconds):
             self._cut_off(runtime, peer, payer)
 
@@ -396,10 +396,14 @@ class GameSync:
             elif runtime.reserved_for and peer.key not in runtime.reserved_for:
                 reason = "its seats are kept for the players of the last game (a rematch)"
             else:
+                started = self.budget.clock()
                 try:
                     session.admit(message["request"])
                 except Rejection as exc:
                     reason = exc.reason
+                    # Signing the seat and checking the request (its signature, a key proof)
+                    # was done for nothing: anyone may ask, so a refused ask is charged.
+                    self.refused(runtime, peer, peer.key, self.budget.clock() - started)
                 else:
                     await self.ledger.settle(runtime)
                     return

@@ -258,3 +258,41 @@ async def test_a_peer_flooding_forged_signed_messages_is_cut_off_and_shunned(
                 nursery.start_soon(run_bot, alice, game, "random", 1)
                 nursery.start_soon(run_bot, bob, game, "random", 2)
             assert alice.session(game).finished and bob.session(game).finished
+
+
+async def test_a_stranger_flooding_refused_join_requests_is_cut_off_and_the_lobby_stays_open(
+    tmp_path, monkeypatch
+):
+    """A host signs a seat event for every join request and checks it (its signature, and a
+    key proof in a Racer lobby); anyone may ask, and refused asks were free."""
+    cpu = [0.0]
+    admit = Session.admit
+
+    def costly(self, request):
+        cpu[0] += COST  # as signing the seat and checking the request costs
+        return admit(self, request)
+
+    monkeypatch.setattr(Session, "admit", costly)
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            budget = alice._sync.budget = CpuBudget(
+                rate=0.0, burst=5 * COST + COST / 2, shun=600, clock=lambda: cpu[0]
+            )
+            game = await alice.host_game("creeper", "lobby", player="alice")
+            mallory = await raw_peer(alice.address, MALLORY)
+            with contextlib.suppress(TransportError):  # until it is hung up on
+                for n in range(12):
+                    await mallory.send({"type": "join", "game": game, "request": bytes([n])})
+            cut = await next_update(news, lambda u: u.kind == updates.ERROR and "cut off" in u.text)
+            assert cut.data["key"] == MALLORY.public_key and "CPU" in cut.text
+            assert cpu[0] == pytest.approx(6 * COST)  # the rest unread
+            await until_gone(alice, MALLORY.public_key)
+            with pytest.raises(HandshakeError, match="CPU"):
+                await raw_peer(alice.address, MALLORY)
+            await bob.join(alice.address, game, player="bob")  # the seat is still there
+            assert alice.session(game).seat_keys[1] == bob.identity.public_key
+            assert budget.spent(bob.identity.public_key) == 0.0
