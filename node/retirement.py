@@ -28,10 +28,12 @@ ballot, the seat signed both: the node names it and keeps its promise.
 **What checking costs** (node/budget.py).  Anyone who knows a game's id may send these messages,
 and each check is an Ed25519 verification at least (an objection's event, a session check).  So
 a refused one is charged to the CPU budget the node keeps per key for refused events: to the
-sender for a bad signature, to the signer for a signed message that is wrong, and to the voter
-for a valid vote about a position the game is not at (votes for made-up positions ahead, pushed
-out of the few ballots kept and replayed, would be checked again each time); over the budget
-the payer is cut off and shunned.  A replay of what we hold costs nothing: a vote already in
+sender for a bad signature, to the signer for a signed message that is wrong, and to the
+signer for a valid one that changes nothing here — a vote for a position ahead of us, an
+objection for a position we have filled (ballots and objections are kept for a few positions,
+so a seat's valid messages about many made-up or past positions, replayed in turn, would
+otherwise be checked and passed on again each time); over the budget the payer is cut off and
+shunned.  A replay of what we hold costs nothing: a vote already in
 its ballot, a leave notice already heard, an objection already kept, a vote we already answered
 for that peer are dropped before any check.
 """
@@ -359,6 +361,11 @@ class Retirements:
         self._kept(runtime.game, where)[objector] = _Kept(message, {peer.key})
         ballot = self._ballots.get(runtime.game, {}).get(where)
         if where.seq < len(session.log):
+            # Valid, about a position we have filled: nothing to act on here, and objections
+            # for a few positions only are kept (one signer's, for many past positions, would
+            # be checked and passed on again each time round): its signer pays.
+            seconds = self.meter.clock() - started
+            self.meter.refused(runtime, peer, session.seat_keys[objector], seconds)
             ours = session.log.events[where.seq]
             if ours.raw == raw:
                 self._pass_on(runtime, message, peer)
