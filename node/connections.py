@@ -108,9 +108,8 @@ class Connections:
             await conn.aclose()
 
     async def _admit(self, conn: Connection) -> None:
-        # An internet stream is its peer id (`wan:<id>`): read as the one address `wan`, every
-        # internet peer shared 4 slots; peer ids cost nothing, so over the internet only the
-        # totals bound a flood, and probation keeps room for a seat.
+        # An internet stream's address is its peer id (`wan:<id>`): peer ids cost nothing, so
+        # over the internet only the totals bound a flood, and probation keeps room for a seat.
         address = address_host(conn.label)
         slot = self._admission.enter(address)
         if isinstance(slot, str):

@@ -148,17 +148,15 @@ def _is_loopback(host: str) -> bool:
 
 def peer_ip(peer: Peer) -> str:
     """The IP address a peer's connection comes from (or goes to); for a peer met over the
-    internet carrier, its ``wan:`` label (no IP we could dial)."""
-    if peer.conn.label.startswith(WAN_PREFIX):
-        return peer.conn.label
+    internet carrier, ``wan:<its peer id>`` (no IP we could dial)."""
     stream = peer.conn.stream
-    # A dialled connection is labelled with the address we dialled, which may be a name.
+    # A dialled TCP connection is labelled with the address we dialled, which may be a name.
     if peer.dialed is not None and isinstance(stream, trio.SocketStream):
         try:
             return str(stream.socket.getpeername()[0])
         except (OSError, IndexError):
             pass
-    return address_host(peer.conn.label)  # an accepted connection: its peer's IP
+    return address_host(peer.conn.label)  # an accepted connection's IP, or a `wan:` peer id
 
 
 def first_hand(peer: Peer) -> str | None:

@@ -33,9 +33,9 @@ signer for a valid one that changes nothing here — a vote for a position ahead
 objection for a position we have filled (ballots and objections are kept for a few positions,
 so a seat's valid messages about many made-up or past positions, replayed in turn, would
 otherwise be checked and passed on again each time); over the budget the payer is cut off and
-shunned.  A replay of what we hold costs nothing: a vote already in
-its ballot, a leave notice already heard, an objection already kept, a vote we already answered
-for that peer are dropped before any check.
+shunned.  A replay of what we hold costs nothing: a vote already in its ballot, a leave notice
+already heard, an objection already kept, a vote we already answered for that peer are dropped
+before any check.
 """
 
 from __future__ import annotations
@@ -246,7 +246,6 @@ class Retirements:
             seconds = self.meter.clock() - started
             self.meter.refused(runtime, peer, session.seat_keys[voter], seconds)
         if added:
-            voter = message["vote"][0]
             if voter in self._objections.get(runtime.game, {}).get(where, {}):
                 self._equivocated(runtime, where, voter)
             self._gossip(runtime, message, peer)
