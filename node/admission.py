@@ -9,15 +9,21 @@ players need:
   ``PER_ADDRESS`` from one address; frames before the handshake are at most 2 KiB
   (node/framing.py) and each slot ends at the handshake timeout;
 * **when slots are scarce the oldest gives way**: a newcomer that finds no room evicts the
-  oldest connection still in its handshake for longer than ``HELLO_GRACE`` that is not the
-  newest to show a seated key (a hello's key is a claim: one slot per key is spared), taken
-  from the fullest block (the one holding the most slots).  An honest peer
+  oldest connection still in its handshake for longer than ``HELLO_GRACE`` that is not
+  shielded, taken from the fullest block (the one holding the most slots).  An honest peer
   sends its hello at once and is through in milliseconds; idle sockets are what ages;
+* **a hello's key is a claim**, and seated keys are public: a seated key shields two slots at
+  most, the newest to show it from its *home* (the address that key last proved itself at,
+  remembered for seated keys only) and the newest to show it from anywhere else.  Claims
+  renewed from other addresses as fast as they give way cannot take the shield of the
+  player's own reconnection, however far away the player is (with one shield per key they
+  did: a player 5 ms away was kept out for half a minute); a player back from a new address
+  has the second shield;
 * **room for our players**: a newcomer that finds no room and nothing to evict is let in on
   probation, in a pool of ``PROBATION`` slots beyond the limits, on the condition that its
   hello shows a key seated in (or hosting) one of our games — any other key is refused at its
   hello.  The key is only known after the hello, hence the condition.  When the pool is full
-  its oldest member that has not shown a seated key gives way at once, whatever its age: idle
+  its oldest member that is not shielded gives way at once, whatever its age: idle
   sockets cannot hold it, and a seated player's hello, sent at once, is in within
   milliseconds (to push it out before its hello a flood would need ``PROBATION`` new
   connections in that time);
@@ -38,7 +44,7 @@ from dataclasses import dataclass, field
 import trio
 
 from creepnet.node.peer import Peer
-from creepnet.node.wan.invite import WAN_PREFIX
+from creepnet.node.transport import address_host
 
 MAX_PEERS = 64
 MAX_HANDSHAKES = 16  # concurrent unauthenticated connections (beyond: evict the oldest, or refuse)
@@ -73,7 +79,9 @@ class Slot:
     block: str
     started: float
     probation: bool = False  # beyond the limits: its hello must show a seated key
-    seated: bool = False  # the newest hello showing this seated key: never evicted
+    seated: bool = False  # shielded: the newest hello showing this seated key (from its home
+    # address, or from elsewhere): never evicted
+    home: bool = False  # it shows a seated key from the address that key last proved itself at
     key: bytes = b""  # the key its hello showed
     evicted: str = ""  # why it was made to give way
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
@@ -86,6 +94,7 @@ class Admission:
         self.clock = clock
         self.grace = HELLO_GRACE
         self._slots: list[Slot] = []
+        self._homes: dict[bytes, str] = {}  # seated key -> the address it last proved itself at
         self.evictions = 0
 
     @property
@@ -121,19 +130,28 @@ class Admission:
         """The connection's hello showed key: None to go on, or the reason to refuse it.
 
         A hello's key is only a claim until the signature after it, and seated keys are
-        public (they are in the game's log): so only the newest slot showing a key is kept
-        from eviction, and an older one showing the same key gives that up.  A flood naming
-        a player's key then shields one socket, not every slot, and the player's own hello
-        (the newest) is the shielded one."""
+        public (they are in the game's log): so only the newest slot showing a key from the
+        key's home address, and the newest showing it from elsewhere, are kept from eviction;
+        an older one of the same kind gives that up.  A flood naming a player's key then
+        shields one socket, not every slot, and cannot take the shield of the player's own
+        hello from its home."""
         slot.key = key
         slot.seated = key in seated
         if slot.probation and not slot.seated:
             return "too many connections in handshake; try again"
         if slot.seated:
+            slot.home = self._homes.get(key) == slot.address
             for other in self._slots:
-                if other is not slot and other.key == key:
+                if other is not slot and other.key == key and other.home == slot.home:
                     other.seated = False
         return None
+
+    def proven(self, key: bytes, address: str, seated: Collection[bytes]) -> None:
+        """A connection from address proved key (its handshake, or its end): a seated key's
+        home.  Only seated keys are kept, so throw-away keys cannot push a player's out."""
+        self._homes = {k: a for k, a in self._homes.items() if k in seated}
+        if key in seated:
+            self._homes[key] = address
 
     def leave(self, slot: Slot) -> None:
         if slot in self._slots:
@@ -177,21 +195,11 @@ class Admission:
         if key in players and anonymous:
             anonymous[0].close("replaced by a seated player (this node is full)")
             return None
-        held = Counter(remote_address(p.conn.label) for p in anonymous)
+        held = Counter(address_host(p.conn.label) for p in anonymous)
         fullest = max(held, key=held.__getitem__, default=None)
         if fullest is not None and held[fullest] >= held[address] + 2:
             # the newest of that address goes: the oldest ones were there first
-            victim = [p for p in anonymous if remote_address(p.conn.label) == fullest][-1]
+            victim = [p for p in anonymous if address_host(p.conn.label) == fullest][-1]
             victim.close(f"replaced: this node is full and {fullest} held the most peers")
             return None
         return f"this node already has {MAX_PEERS} peers"
-
-
-def remote_address(label: str) -> str:
-    """The IP part of a connection label ``host:port`` (``[v6]:port`` too).  A stream of the
-    internet carrier is labelled ``wan:<peer id>``: its address is that whole label (every
-    internet peer read as the one address ``wan`` shared 4 slots; peer ids cost nothing, so
-    over the internet only the totals bound a flood, and probation keeps room for a seat)."""
-    if label.startswith(WAN_PREFIX):
-        return label
-    return label.rpartition(":")[0].strip("[]") or label

@@ -12,6 +12,12 @@ seat cannot make the session check a proof, its events fail on the seat before a
 
 The bucket is kept per key across connections (at most ``MAX_KEYS``, least recently charged
 dropped first), so the bound holds for a peer however often it reconnects.
+
+Signed messages other than events are charged to the same bucket (``Meter``, which
+``GameSync`` is): a join request the host refuses (it signed a seat event and checked the
+request for nothing), a retirement vote, an objection or a leave notice whose signature (or
+carried event) the node refuses each cost an Ed25519 check or more, and anyone who knows a
+game's id may send them.
 """
 
 from __future__ import annotations
@@ -20,8 +26,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 import trio
+
+if TYPE_CHECKING:
+    from creepnet.node.game import GameRuntime
+    from creepnet.node.peer import Peer
 
 RATE = 0.05  # seconds of CPU per second (5% of a core) a key's refused events may cost, on average
 BURST = 1.0  # seconds of CPU they may cost at once
@@ -69,3 +80,27 @@ class CpuBudget:
         """How much of its burst key has used (0 for a key never charged)."""
         bucket = self._buckets.get(key)
         return 0.0 if bucket is None else self.burst - bucket.allowance
+
+
+class Meter(Protocol):
+    """Where a part of the node that checks a peer's signed message charges a refused check
+    (``GameSync``: its ``CpuBudget``, cutting the payer off when it is over)."""
+
+    def clock(self) -> float:
+        """CPU seconds, on the budget's clock: read it before a check and after."""
+        ...
+
+    def refused(self, runtime: GameRuntime, peer: Peer, payer: bytes, seconds: float) -> None:
+        """peer's message about runtime's game was refused after seconds of checking; payer
+        (the sender, or the signer the refusal names) pays for it."""
+        ...
+
+
+class Unmetered:
+    """A meter that charges nobody (a part of the node tested on its own)."""
+
+    def clock(self) -> float:
+        return 0.0
+
+    def refused(self, runtime: GameRuntime, peer: Peer, payer: bytes, seconds: float) -> None:
+        return None

@@ -14,13 +14,13 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from creepnet.node import updates
-from creepnet.node.admission import Admission, remote_address
+from creepnet.node.admission import Admission
 from creepnet.node.errors import NodeError
 from creepnet.node.game import ACTIVE, GameRuntime, games_at
 from creepnet.node.handshake import HandshakeError, handshake
 from creepnet.node.peer import Handler, Peer
 from creepnet.node.reporter import Reporter
-from creepnet.node.transport import Connection, Timeouts, TransportError, connect
+from creepnet.node.transport import Connection, Timeouts, TransportError, address_host, connect
 from creepnet.protocol.identity import Identity, fingerprint
 
 MAX_RETRY = 30.0  # seconds: the longest pause between two dials of one address
@@ -108,7 +108,9 @@ class Connections:
             await conn.aclose()
 
     async def _admit(self, conn: Connection) -> None:
-        address = remote_address(conn.label)
+        # An internet stream's address is its peer id (`wan:<id>`): peer ids cost nothing, so
+        # over the internet only the totals bound a flood, and probation keeps room for a seat.
+        address = address_host(conn.label)
         slot = self._admission.enter(address)
         if isinstance(slot, str):
             await conn.send_error(slot)
@@ -137,6 +139,7 @@ class Connections:
                 updates.HANDSHAKE_FAILED, f"{conn.label}: evicted: {slot.evicted}"
             )
             return
+        self._admission.proven(hello.key, address, self._players())
         refusal = self._admission.make_room(self.peers, hello.key, self._players(), address)
         if refusal is not None:
             await conn.send_error(refusal)
@@ -286,6 +289,8 @@ class Connections:
                 peer.close(f"internal error while greeting this peer ({type(exc).__name__})")
             await peer.run(self.handler)  # never raises: a fault is kept in peer.fault
         finally:
+            if peer.dialed is None:  # it came from there: where a seat comes back from
+                self._admission.proven(key, address_host(peer.conn.label), self._players())
             if self.peers.get(key) is peer:
                 del self.peers[key]
             if peer.fault is not None:

@@ -50,13 +50,12 @@ from dataclasses import dataclass, field
 import trio
 
 from creepnet.node import messages, updates
-from creepnet.node.admission import remote_address
 from creepnet.node.connections import Connections
 from creepnet.node.game import ACTIVE, GameRuntime
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
 from creepnet.node.storage import write_private_file
-from creepnet.node.transport import parse_address
+from creepnet.node.transport import address_host, parse_address
 from creepnet.node.wan.invite import (
     WAN_PREFIX,
     InviteError,
@@ -149,17 +148,15 @@ def _is_loopback(host: str) -> bool:
 
 def peer_ip(peer: Peer) -> str:
     """The IP address a peer's connection comes from (or goes to); for a peer met over the
-    internet carrier, its ``wan:`` label (no IP we could dial)."""
-    if peer.conn.label.startswith(WAN_PREFIX):
-        return peer.conn.label
+    internet carrier, ``wan:<its peer id>`` (no IP we could dial)."""
     stream = peer.conn.stream
-    # A dialled connection is labelled with the address we dialled, which may be a name.
+    # A dialled TCP connection is labelled with the address we dialled, which may be a name.
     if peer.dialed is not None and isinstance(stream, trio.SocketStream):
         try:
             return str(stream.socket.getpeername()[0])
         except (OSError, IndexError):
             pass
-    return remote_address(peer.conn.label)  # an accepted connection: its peer's IP and port
+    return address_host(peer.conn.label)  # an accepted connection's IP, or a `wan:` peer id
 
 
 def first_hand(peer: Peer) -> str | None:
@@ -367,7 +364,7 @@ class Mesh:
                 continue
             # our own record: a wan address names relays we used (the carrier may start later)
             if key in runtime.session.seat_keys and not address_refusal(
-                address, address.rpartition(":")[0].strip("[]"), self.scope, None
+                address, address_host(address), self.scope, None
             ):
                 book.believed[key] = address
 

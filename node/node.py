@@ -29,7 +29,7 @@ import trio
 from creepnet.node import updates
 from creepnet.node.advertiser import Advertiser
 from creepnet.node.connections import Connections
-from creepnet.node.discovery import Discovery
+from creepnet.node.discovery import Discovery, Found
 from creepnet.node.errors import JoinRefused, NodeError
 from creepnet.node.framing import FrameError
 from creepnet.node.game import GameRuntime, hosted_active
@@ -38,7 +38,7 @@ from creepnet.node.ledger import Ledger
 from creepnet.node.loading import load_session
 from creepnet.node.mesh import Mesh, Scope
 from creepnet.node.peer import Peer, ProtocolViolation
-from creepnet.node.relocation import HostFinder
+from creepnet.node.relocation import HostFinder, advert_refusal
 from creepnet.node.reporter import Reporter
 from creepnet.node.retirement import Retirements
 from creepnet.node.stalls import ASK_AFTER, watch_stalls
@@ -102,7 +102,9 @@ class Node:
         )
         self._connections.handler = self._sync.dispatch
         self._sync.shun = self._connections.shun
-        self._retirements = Retirements(self.games, self._ledger, self._reporter, self.identity)
+        self._retirements = Retirements(
+            self.games, self._ledger, self._reporter, self.identity, meter=self._sync
+        )
         self._sync.retirements = self._retirements
         # The mesh: which addresses a peer (or an advert) may make us dial (mesh.py); by
         # default what the listener reaches (loopback for a node on 127.0.0.1, else the LAN).
@@ -437,6 +439,23 @@ class Node:
 
     def describe_games(self) -> list[dict[str, Any]]:
         return [runtime.describe() for runtime in self.games.values()]
+
+    def advert_address(self, found: Found) -> str:
+        """The address to dial for a game picked from its advert (by name, or from a list):
+        found's, when it is within this node's scope (relocation.advert_refusal); else
+        NodeError saying why, reported (``advert-refused``).  An advert is anyone's word."""
+        refusal = advert_refusal(found.address, self.mesh_scope, self.iface)
+        if refusal is None:
+            return found.address
+        text = (
+            f"not dialling {found.address}, where an advert puts game {found.game} "
+            f"({found.name!r}): {refusal} (if you trust it, dial it yourself: "
+            f"--addr {found.address})"
+        )
+        self._reporter.publish(
+            updates.ADVERT_REFUSED, text, data={"address": found.address, "key": None}
+        )
+        raise NodeError(text)
 
     async def list_games(self, address: str) -> list[dict[str, Any]]:
         """The games a node at address holds (as its `games` reply)."""

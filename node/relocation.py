@@ -13,9 +13,19 @@ hung up on.  A liar can make us dial it once per back-off pause, no more — and
 address the node would dial on a seated peer's word (``mesh.address_refusal``, the node's
 scope): a loopback node dials only loopback, a LAN node only private addresses, and a loopback
 address only for a host that was on this machine.  Anything else is reported, never dialled.
+
+A game picked by name (``creepnet join NAME``, ``watch``, the page's list) is dialled at its
+advert's address under the same scope (``advert_refusal``, ``Node.advert_address``): the advert
+is heard as from the LAN, or from this machine when zeroconf runs on loopback alone (nobody else
+can multicast there), so a LAN advert naming 127.0.0.1 cannot point a joiner at its own
+machine's services, nor one naming a public address send it across the Internet.  The user who
+means it dials the address by hand (``--addr``).
 """
 
 from __future__ import annotations
+
+import ipaddress
+from collections.abc import Sequence
 
 import trio
 
@@ -27,6 +37,7 @@ from creepnet.node.errors import NodeError
 from creepnet.node.game import GameRuntime, games_at
 from creepnet.node.mesh import Scope, address_refusal
 from creepnet.node.reporter import Reporter
+from creepnet.node.transport import address_host
 from creepnet.node.wan.invite import WAN_PREFIX
 from creepnet.protocol.identity import fingerprint
 
@@ -80,8 +91,9 @@ class HostFinder:
     def _out_of_scope(self, runtime: GameRuntime, address: str, old: str) -> bool:
         """Whether an advert names an address we never dial on anyone's word (reported).
         It is heard as if from where the host was: loopback only for a host on this machine."""
-        was = "" if old.startswith(WAN_PREFIX) else old.rpartition(":")[0].strip("[]")
-        refusal = address_refusal(address, was, self.scope)
+        was = address_host(old)
+        # An advert is heard on the LAN, whatever carried the host before: not over the internet.
+        refusal = address_refusal(address, "" if was.startswith(WAN_PREFIX) else was, self.scope)
         if refusal is None:
             return False
         self.reporter.publish(
@@ -124,6 +136,21 @@ class HostFinder:
             data={"old": old, "new": new},
         )
         self.connections.ensure_dialer(new)
+
+
+def advert_refusal(address: str, scope: Scope, interfaces: Sequence[str] | None) -> str | None:
+    """Why a node browsing zeroconf on ``interfaces`` (None: all) does not dial an advert's
+    address (None: it may): the scope a seated peer's word has (``mesh.address_refusal``),
+    the advert heard on loopback only when zeroconf runs on nothing else."""
+    local = bool(interfaces) and all(_loopback(i) for i in interfaces or ())
+    return address_refusal(address, "127.0.0.1" if local else "", scope)
+
+
+def _loopback(interface: str) -> bool:
+    try:
+        return ipaddress.ip_address(interface).is_loopback
+    except ValueError:
+        return False
 
 
 def _claims_new_home(runtime: GameRuntime, found: Found, old: str) -> bool:

@@ -24,6 +24,18 @@ objector and position is kept (a few positions per game), so replays and floods 
 signature check each and no memory.  An objection for a position already filled by ``retire``
 changes nothing (the retirement wins); if its objector's vote is in that retirement, or in our
 ballot, the seat signed both: the node names it and keeps its promise.
+
+**What checking costs** (node/budget.py).  Anyone who knows a game's id may send these messages,
+and each check is an Ed25519 verification at least (an objection's event, a session check).  So
+a refused one is charged to the CPU budget the node keeps per key for refused events: to the
+sender for a bad signature, to the signer for a signed message that is wrong, and to the
+signer for a valid one that changes nothing here — a vote for a position ahead of us, an
+objection for a position we have filled (ballots and objections are kept for a few positions,
+so a seat's valid messages about many made-up or past positions, replayed in turn, would
+otherwise be checked and passed on again each time); over the budget the payer is cut off and
+shunned.  A replay of what we hold costs nothing: a vote already in its ballot, a leave notice
+already heard, an objection already kept, a vote we already answered for that peer are dropped
+before any check.
 """
 
 from __future__ import annotations
@@ -35,6 +47,7 @@ from typing import Any
 import trio
 
 from creepnet.node import updates
+from creepnet.node.budget import Meter, Unmetered
 from creepnet.node.game import GameRuntime
 from creepnet.node.ledger import Ledger
 from creepnet.node.peer import Peer
@@ -67,12 +80,14 @@ class Retirements:
         reporter: Reporter,
         identity: Identity,
         clock: Callable[[], float] = trio.current_time,
+        meter: Meter | None = None,
     ) -> None:
         self.games = games
         self.ledger = ledger
         self.reporter = reporter
         self.identity = identity
         self.clock = clock
+        self.meter: Meter = meter or Unmetered()  # what a refused check costs its payer
         self._ballots: dict[bytes, dict[retirement.Position, retirement.Ballot]] = {}
         self._since: dict[bytes, tuple[int, float]] = {}  # game -> (log length, since when)
         self._leaving: dict[bytes, set[int]] = {}
@@ -195,8 +210,11 @@ class Retirements:
         if message["type"] == "leave":
             seat, signature = message["seat"], message["signature"]
             leaving = self._leaving.setdefault(runtime.game, set())
-            keys = session.seat_keys
-            if seat in leaving or not retirement.check_leave(runtime.game, keys, seat, signature):
+            if seat in leaving:
+                return  # heard already: nothing to check
+            started = self.meter.clock()
+            if not retirement.check_leave(runtime.game, session.seat_keys, seat, signature):
+                self.meter.refused(runtime, peer, peer.key, self.meter.clock() - started)
                 return
             leaving.add(seat)
             self._gossip(runtime, message, peer)
@@ -212,13 +230,22 @@ class Retirements:
             return  # too far ahead to matter
         if where.seq == len(session.log) and where != _current(runtime):
             return  # not where this game waits: such a ballot could never complete here
+        vote = message["vote"]
+        held = self._ballots.get(runtime.game, {}).get(where)
+        if held is not None and vote and type(vote[0]) is int and vote[0] in held.votes:
+            return  # a replay, or another "vote" of a voter we hold: nothing to check
+        started = self.meter.clock()
         try:  # before a ballot is made for it: ballots are few, junk must not push one out
-            retirement.check_vote(where, session.seat_keys, message["vote"])
+            voter = retirement.check_vote(where, session.seat_keys, vote)
         except GameRuleError:
+            self.meter.refused(runtime, peer, peer.key, self.meter.clock() - started)
             return
         ballot = self._ballot(runtime, where)
-        if ballot.add(message["vote"]):
-            voter = message["vote"][0]
+        added = ballot.add(vote)
+        if where.seq > len(session.log):  # ahead of us: nothing to act on yet, its signer pays
+            seconds = self.meter.clock() - started
+            self.meter.refused(runtime, peer, session.seat_keys[voter], seconds)
+        if added:
             if voter in self._objections.get(runtime.game, {}).get(where, {}):
                 self._equivocated(runtime, where, voter)
             self._gossip(runtime, message, peer)
@@ -244,10 +271,20 @@ class Retirements:
         event = self._x_event(runtime, where)
         if event is None or not self._may_object(runtime, where):
             return
+        me = runtime.session.local_seat
+        ours = (
+            self._objections.get(runtime.game, {}).get(where, {}).get(me)
+            if me is not None
+            else None
+        )
+        if ours is not None and peer.key in ours.sent:
+            return  # it has our objection: asking again changes nothing
+        started = self.meter.clock()
         try:
             retirement.check_vote(where, runtime.session.seat_keys, vote)
-        except GameRuleError:
-            return  # a forged vote asks nothing of us
+        except GameRuleError:  # a forged vote asks nothing of us, and costs its sender
+            self.meter.refused(runtime, peer, peer.key, self.meter.clock() - started)
+            return
         self._object(runtime, where, event, peer)
 
     def _answer_filled(self, runtime: GameRuntime) -> None:
@@ -313,14 +350,21 @@ class Retirements:
         known = self._objections.get(runtime.game, {}).get(where, {})
         if objector in known:
             return  # one per objector and position: a replay, or a second one
+        started = self.meter.clock()
         blame = self._check_objection(runtime, where, objector, raw, message["signature"])
         if blame is not None:
             key, reason = blame
             self._refuse(runtime, peer, where, key, reason)
+            self.meter.refused(runtime, peer, key or peer.key, self.meter.clock() - started)
             return
         self._kept(runtime.game, where)[objector] = _Kept(message, {peer.key})
         ballot = self._ballots.get(runtime.game, {}).get(where)
         if where.seq < len(session.log):
+            # Valid, about a position we have filled: nothing to act on here, and objections
+            # for a few positions only are kept (one signer's, for many past positions, would
+            # be checked and passed on again each time round): its signer pays.
+            seconds = self.meter.clock() - started
+            self.meter.refused(runtime, peer, session.seat_keys[objector], seconds)
             ours = session.log.events[where.seq]
             if ours.raw == raw:
                 self._pass_on(runtime, message, peer)
@@ -333,12 +377,15 @@ class Retirements:
         async with runtime.lock:
             if len(session.log) != where.seq or session.log.head != where.prev:
                 return  # the log moved meanwhile (a retirement, say: it wins)
+            started = self.meter.clock()
             receipt = session.receive(raw)
+            seconds = self.meter.clock() - started
             await self.ledger.settle(runtime)
         if receipt.status != "accepted":
             reason = receipt.rejection.describe() if receipt.rejection else receipt.status
             key = session.seat_keys[objector]
             self._refuse(runtime, peer, where, key, f"carries an event we refuse: {reason}")
+            self.meter.refused(runtime, peer, key, seconds)
             return
         if ballot is not None:
             ballot.object()

@@ -326,12 +326,23 @@ class GameSync:
         if ahead and after > before:
             self._fetch(runtime, runtime.followers[max(ahead)[1]], after)
 
+    # ----- the CPU budget, for the signed messages others check (budget.Meter) ----------------
+
+    def clock(self) -> float:
+        return self.budget.clock()
+
+    def refused(self, runtime: GameRuntime, peer: Peer, payer: bytes, seconds: float) -> None:
+        """A refused join request, vote, objection or leave notice (retirement.py) is charged
+        as a refused event is: to payer, cut off once over its budget."""
+        if self.budget.charge(payer, seconds):
+            self._cut_off(runtime, peer, payer)
+
     def _cut_off(self, runtime: GameRuntime, peer: Peer, key: bytes) -> None:
-        """key's refused events (sent by peer, or signed by key and passed on by peer) cost
-        more CPU than its budget: shun key, and hang up on its connection."""
+        """key's refused events or messages (sent by peer, or signed by key and passed on by
+        peer) cost more CPU than its budget: shun key, and hang up on its connection."""
         budget = self.budget
         reason = (
-            f"its refused events cost {budget.spent(key) * 1000:.0f} ms of CPU, over the "
+            f"what we refused of it cost {budget.spent(key) * 1000:.0f} ms of CPU, over the "
             f"budget of {budget.burst * 1000:.0f} ms (+{budget.rate * 1000:.0f} ms/s); "
             f"refused for {budget.shun:g}s"
         )
@@ -385,10 +396,14 @@ class GameSync:
             elif runtime.reserved_for and peer.key not in runtime.reserved_for:
                 reason = "its seats are kept for the players of the last game (a rematch)"
             else:
+                started = self.budget.clock()
                 try:
                     session.admit(message["request"])
                 except Rejection as exc:
                     reason = exc.reason
+                    # Signing the seat and checking the request (its signature, a key proof)
+                    # was done for nothing: anyone may ask, so a refused ask is charged.
+                    self.refused(runtime, peer, peer.key, self.budget.clock() - started)
                 else:
                     await self.ledger.settle(runtime)
                     return

@@ -25,6 +25,7 @@ from creepnet.node.framing import (
     encode_body,
     with_header,
 )
+from creepnet.node.wan.invite import WAN_PREFIX
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,18 @@ def is_port(text: str) -> bool:
     """A TCP port written in ASCII digits (``"²".isdigit()`` is true and ``int`` refuses it;
     ``int`` takes full-width digits, which no address is written in)."""
     return text.isascii() and text.isdigit() and 0 < int(text) < 65536
+
+
+def address_host(address: str) -> str:
+    """Where an address (or a connection's label) is, as the node's policies read it — the
+    admission's slots, the mesh's and the host finder's scope: the IP of ``host:port`` or
+    ``[v6]:port``; over the internet carrier, ``wan:<peer id>`` whether the relays follow
+    (``wan:<peer id>@<relays>``, a dialled address) or not (an accepted stream's label), so
+    one peer is one address however it was reached (a relay's multiaddr may hold colons:
+    ``/ip6/::1/…``).  A label that is neither is its own host."""
+    if address.startswith(WAN_PREFIX):
+        return WAN_PREFIX + address[len(WAN_PREFIX) :].partition("@")[0]
+    return address.rpartition(":")[0].strip("[]") or address
 
 
 def parse_address(text: str) -> tuple[str, int]:

@@ -74,9 +74,10 @@ def stored_game(node: Node, target: str | None) -> bytes | None:
     return found[0] if found else None
 
 
-async def locate(args: argparse.Namespace) -> tuple[str, str | None, str | None]:
+async def locate(args: argparse.Namespace, node: Node) -> tuple[str, str | None, str | None]:
     """The host's address, the id prefix to ask it for (None: match by name there), and the
-    host's fingerprint as the advert names it (None with --addr: no advert)."""
+    host's fingerprint as the advert names it (None with --addr: no advert).  An advert's
+    address is dialled only within the node's scope (Node.advert_address)."""
     if args.addr:
         return check_address(args.addr), None, None
     if getattr(args, "invite", None) is not None:
@@ -86,7 +87,7 @@ async def locate(args: argparse.Namespace) -> tuple[str, str | None, str | None]
         print(f"found {printable(found.name)!r} ({found.game}) at {found.address}")
     else:
         found = await find_game(args.game, interfaces(args), args.wait)
-    return found.address, found.game, found.host
+    return node.advert_address(found), found.game, found.host
 
 
 OPEN_FIRST = {"lobby": 0, "playing": 1}  # a game still open wins over a finished one
@@ -168,7 +169,7 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
         game = stored_game(node, args.game)
         if game is not None:
             return await resume(node, game, args)
-        address, prefix, host = await locate(args)
+        address, prefix, host = await locate(args, node)
         # Round trips saved over the internet: an invite with the genesis nonce proves the host
         # without a listing; else one listing serves both the choice and the join.
         invite = getattr(args, "invite", None)

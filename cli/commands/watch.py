@@ -36,7 +36,7 @@ async def _watch(args: argparse.Namespace) -> int:
     async with open_node(
         args, discovery=False, name=saved_player_name(home_dir(args)) or ""
     ) as node:
-        address, prefix, _host = await locate(args)  # a spectator may watch through anyone
+        address, prefix, _host = await locate(args, node)  # a spectator may watch through anyone
         target, listed = await pick(node, address, args.game, prefix)
         game = await node.watch(address, target, listed=listed)  # listed once, not twice
         print(f"watching at {address}")

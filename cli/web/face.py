@@ -346,6 +346,10 @@ class WebFace:
             raise WebError("that game is no longer on the LAN") from None
         if not found.address:
             raise WebError("that game has no address yet; try again in a moment")
+        try:
+            self.node.advert_address(found)  # within the node's scope, or refused
+        except NodeError as exc:
+            raise WebError(str(exc)) from None
         return found
 
     async def join(self, instance: str) -> bytes:

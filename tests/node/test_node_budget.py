@@ -7,6 +7,8 @@ event of Mallory's cost 10 ms on the budget's own clock (no real seconds of CPU 
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 import trio
 from conftest import FAST, next_update, raw_peer
@@ -18,6 +20,7 @@ from creepnet.node.framing import FrameError
 from creepnet.node.handshake import HandshakeError
 from creepnet.node.node import Node
 from creepnet.node.sync import MAX_REJECTIONS
+from creepnet.node.transport import TransportError
 from creepnet.protocol.identity import Identity
 from creepnet.protocol.session import Session
 
@@ -188,3 +191,108 @@ async def test_a_seated_player_resending_refused_events_is_cut_off_by_real_cpu_t
 async def until_gone(node: Node, key: bytes) -> None:
     while key in node.peers:
         await node.peers[key].closed.wait()
+
+
+def forged(kind: str, session: Session) -> dict:
+    """A validly shaped `kind` message about session's game whose signature is nobody's: the
+    node must check one Ed25519 signature to refuse it."""
+    game, seq, head = session.game, len(session.log), session.log.head
+    waited = session.waiting_for().seat
+    if kind == "retire-vote":  # where the game waits, "by" the other seat
+        where = {"seq": seq, "prev": head, "seat": waited}
+        return {"type": kind, "game": game, **where, "vote": [1 - waited, bytes(64)]}
+    if kind == "retire-objection":  # "by" bob (alice is seat 0: she never hears her own)
+        where = {"seq": seq, "prev": head, "seat": 0}
+        event = session.log.events[-1].raw  # an event that parses: the signature is checked
+        return {"type": kind, "game": game, **where, "objector": 1, "event": event,
+                "signature": bytes(64)}  # fmt: skip
+    return {"type": kind, "game": game, "seat": 1, "signature": bytes(64)}
+
+
+@pytest.mark.parametrize("kind", ["retire-vote", "retire-objection", "leave"])
+async def test_a_peer_flooding_forged_signed_messages_is_cut_off_and_shunned(
+    tmp_path, monkeypatch, kind
+):
+    """Votes, objections and leave notices carry signatures anyone who knows the game id may
+    make us check; the refused ones were free, so one peer could keep a node verifying
+    Ed25519 signatures for ever.  Each check here "costs" 10 ms on the budget's clock."""
+    from creepnet.protocol import retirement
+
+    cpu = [0.0]
+    checked: list[bytes] = []
+    verify = retirement.verify_signature
+
+    def costly(key, message, signature):
+        checked.append(message)
+        cpu[0] += COST  # as a verification costs
+        return verify(key, message, signature)
+
+    monkeypatch.setattr(retirement, "verify_signature", costly)
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            budget = alice._sync.budget = CpuBudget(
+                rate=0.0, burst=5 * COST + COST / 2, shun=600, clock=lambda: cpu[0]
+            )
+            game = await alice.host_game("creeper", "votes", player="alice")
+            await bob.join(alice.address, game, player="bob")
+            await alice.wait_for(game, lambda rt: rt.session.started, timeout=10)
+            mallory = await raw_peer(alice.address, MALLORY)
+            message = forged(kind, alice.session(game))
+            with contextlib.suppress(TransportError):  # until it is hung up on
+                for _ in range(12):
+                    await mallory.send(message)
+            cut = await next_update(news, lambda u: u.kind == updates.ERROR and "cut off" in u.text)
+            assert cut.data["key"] == MALLORY.public_key and "CPU" in cut.text
+            assert len(checked) == 6  # cut off at the check that overdrew it; the rest unread
+            assert budget.spent(MALLORY.public_key) > budget.burst
+            await until_gone(alice, MALLORY.public_key)
+            with pytest.raises(HandshakeError, match="CPU"):
+                await raw_peer(alice.address, MALLORY)
+            # The players were charged nothing, and their game plays to its end.
+            assert budget.spent(bob.identity.public_key) == 0.0
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(run_bot, alice, game, "random", 1)
+                nursery.start_soon(run_bot, bob, game, "random", 2)
+            assert alice.session(game).finished and bob.session(game).finished
+
+
+async def test_a_stranger_flooding_refused_join_requests_is_cut_off_and_the_lobby_stays_open(
+    tmp_path, monkeypatch
+):
+    """A host signs a seat event for every join request and checks it (its signature, and a
+    key proof in a Racer lobby); anyone may ask, and refused asks were free."""
+    cpu = [0.0]
+    admit = Session.admit
+
+    def costly(self, request):
+        cpu[0] += COST  # as signing the seat and checking the request costs
+        return admit(self, request)
+
+    monkeypatch.setattr(Session, "admit", costly)
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            budget = alice._sync.budget = CpuBudget(
+                rate=0.0, burst=5 * COST + COST / 2, shun=600, clock=lambda: cpu[0]
+            )
+            game = await alice.host_game("creeper", "lobby", player="alice")
+            mallory = await raw_peer(alice.address, MALLORY)
+            with contextlib.suppress(TransportError):  # until it is hung up on
+                for n in range(12):
+                    await mallory.send({"type": "join", "game": game, "request": bytes([n])})
+            cut = await next_update(news, lambda u: u.kind == updates.ERROR and "cut off" in u.text)
+            assert cut.data["key"] == MALLORY.public_key and "CPU" in cut.text
+            assert cpu[0] == pytest.approx(6 * COST)  # the rest unread
+            await until_gone(alice, MALLORY.public_key)
+            with pytest.raises(HandshakeError, match="CPU"):
+                await raw_peer(alice.address, MALLORY)
+            await bob.join(alice.address, game, player="bob")  # the seat is still there
+            assert alice.session(game).seat_keys[1] == bob.identity.public_key
+            assert budget.spent(bob.identity.public_key) == 0.0

@@ -1,5 +1,6 @@
 """Attack 5 of issue #13: unauthenticated resource exhaustion, each shown failing."""
 
+import contextlib
 import secrets
 import struct
 import tracemalloc
@@ -13,7 +14,7 @@ from creepnet.node import admission, updates
 from creepnet.node.framing import HANDSHAKE_FRAME, FrameError, FrameReader, encode_frame
 from creepnet.node.handshake import WIRE_VERSION
 from creepnet.node.node import Node, NodeError
-from creepnet.node.transport import Timeouts
+from creepnet.node.transport import Connection, Timeouts
 from creepnet.protocol import codec
 from creepnet.protocol.identity import Identity
 
@@ -315,3 +316,105 @@ async def test_one_address_filling_every_peer_slot_cannot_keep_a_joiner_out(tmp_
             assert len(alice.peers) == 3  # one squatter gave way
             for squatter in squatters:
                 await squatter.aclose()
+
+
+async def test_hellos_claiming_a_seated_key_renewed_as_they_give_way_cannot_keep_the_player_out(
+    tmp_path,
+):
+    """The flood above, renewed: every socket let go (evicted for a newcomer, or refused)
+    comes straight back with a new hello naming bob's key, so each newcomer evicts another and
+    the slots churn as fast as the node serves them (hundreds a second here) while bob's node
+    redials.  Each new hello took the shield from the one before, bob's own included, and bob
+    is a round trip of 250 ms away (a relayed internet peer): his auth came too late, every
+    time, and he stayed out (5 ms away, for up to half a minute).  Now a claim from elsewhere
+    never takes the shield of a claim from where bob's key last proved itself."""
+    capacity = admission.PER_BLOCK + admission.PROBATION
+    with trio.fail_after(120):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=SLOW) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+        ):
+            game = await alice.host_game("creeper", player="alice")
+            await bob.join(alice.address, game, player="bob")
+            gate = alice._connections._admission
+            key = bob.identity.public_key
+            claims = [0]
+            real_open = bob._connections._open
+
+            async def far_away(address: str) -> Connection:
+                conn = await real_open(address)
+                conn.stream = Slow(conn.stream, 0.25)
+                return conn
+
+            bob._connections._open = far_away
+
+            async def claim_for_ever(source: str) -> None:
+                while True:
+                    try:
+                        stream = await idle_after_hello(source, alice.port, key)
+                    except Exception:  # refused or evicted before its hello was heard: again
+                        await trio.lowlevel.checkpoint()
+                        continue
+                    claims[0] += 1
+                    with contextlib.suppress(Exception):
+                        while await stream.receive_some():  # until the node lets it go
+                            pass
+                    await stream.aclose()
+
+            async with trio.open_nursery() as flood:
+                for host in range(2, 10):  # 8 addresses of one /24, 4 sockets each
+                    for _ in range(admission.PER_ADDRESS):
+                        flood.start_soon(claim_for_ever, f"127.0.0.{host}")
+                await until(lambda: gate.in_handshake >= capacity and claims[0] > capacity)
+                dropped = alice.peers[key]
+                dropped.close("test: bob's connection drops")
+                before = claims[0]
+                await until(lambda: alice.peers.get(key) not in (None, dropped), seconds=30)
+                assert claims[0] > before + capacity  # the flood renewed its claims meanwhile
+                flood.cancel_scope.cancel()
+
+
+async def test_a_claim_from_elsewhere_never_takes_the_shield_of_a_claim_from_the_keys_home():
+    now = [10.0]
+    gate = admission.Admission(clock=lambda: now[0])
+    players = {b"bob"}
+    gate.proven(b"eve", "10.0.0.66", players)  # not seated: no home is kept for it
+    gate.proven(b"bob", "10.0.0.2", players)  # bob's last connection came from there
+    assert gate._homes == {b"bob": "10.0.0.2"}
+    home = gate.enter("10.0.0.2")
+    assert gate.hello(home, b"bob", players) is None and home.seated and home.home
+    claims = [gate.enter(f"10.0.0.{host}") for host in range(3, 3 + admission.PER_BLOCK - 1)]
+    for claim in claims:
+        assert gate.hello(claim, b"bob", players) is None
+    assert home.seated  # however many claims came from elsewhere after it
+    assert [c.seated for c in claims] == [False] * (len(claims) - 1) + [True]  # the newest
+    now[0] += 1.0  # all past the grace: newcomers evict, never a shielded one
+    for n in range(3 * admission.PER_BLOCK):
+        gate.enter(f"10.0.0.{100 + n % 50}")
+    assert not home.scope.cancel_called
+    again = gate.enter("10.0.0.2")  # bob again, from home: the newest from home is shielded
+    assert gate.hello(again, b"bob", players) is None and again.seated and not home.seated
+
+
+class Slow(trio.abc.Stream):
+    """A far peer's stream: its hello leaves with the connection (as it goes with TCP's last
+    ACK), every later write ``delay`` seconds after it was written (a round trip)."""
+
+    def __init__(self, inner, delay: float) -> None:
+        self.inner, self.delay, self.writes = inner, delay, 0
+        self.socket = inner.socket
+
+    async def send_all(self, data) -> None:
+        self.writes += 1
+        if self.writes > 1:
+            await trio.sleep(self.delay)  # the network's delay, not synchronisation
+        await self.inner.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.inner.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes=None):
+        return await self.inner.receive_some(max_bytes)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -1,0 +1,137 @@
+"""What checking a retirement message costs, and who pays (node/retirement.py, "What checking
+costs").  A table's node keeps ballots and objections for a few positions only; a seat's
+*valid* votes about made-up positions ahead, or objections about positions long filled, pushed
+the older ones out and, replayed in turn, were checked (two Ed25519 verifications each) and
+passed on again every time, for free.  Now each such check is charged to its signer, a forged
+one to its sender, and a replay of what is held costs nothing."""
+
+from __future__ import annotations
+
+import secrets
+from types import SimpleNamespace
+
+import pytest
+
+from creepnet.node.game import GameRuntime
+from creepnet.node.reporter import Reporter
+from creepnet.node.retirement import (
+    MAX_BALLOTS,
+    MAX_OBJECTIONS,
+    Retirements,
+    _objection_message,
+    _vote_message,
+)
+from creepnet.node.storage import Home
+from creepnet.node.updates import Broadcaster
+from creepnet.protocol import retirement
+from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
+
+X, MALLORY = 1, 2  # the seat the objections are about, and the seat that signs them
+
+
+@pytest.fixture(scope="module")
+def table():
+    """A 3-seat Racer table in memory, where seat 0's node waits on another seat's decision
+    and X has authored a few events within the objection window."""
+    harness = SessionHarness(seats=3, kind="racer")
+    bots = [seat_bot("racer", "random", seed) for seed in range(3)]
+    session = harness.sessions[0]
+    for _ in range(2000):
+        turn = session.expected()
+        authored = [e for e in session.log.events[-60:] if e.author == session.seat_keys[X]]
+        waiting = session.started and turn is not None and not turn.automatic
+        if waiting and turn.seat != 0 and len(authored) > MAX_OBJECTIONS + 1:
+            return harness
+        harness.step(bots)
+    raise AssertionError("no position with enough of X's events before seat 0 waits")
+
+
+class Meter:
+    """Records who is charged; its clock moves one 'second' per reading."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.charged: list[bytes] = []
+
+    def clock(self) -> float:
+        self.now += 1.0
+        return self.now
+
+    def refused(self, runtime, peer, payer: bytes, seconds: float) -> None:
+        assert seconds > 0
+        self.charged.append(payer)
+
+
+def node_of(harness: SessionHarness, tmp_path) -> tuple[Retirements, GameRuntime, Meter]:
+    session = harness.sessions[0]
+    runtime = GameRuntime(session=session, store=Home(tmp_path).game(session.game))
+    meter = Meter()
+    node = Retirements(
+        {session.game: runtime}, None, Reporter(Broadcaster()), harness.identities[0], meter=meter
+    )
+    return node, runtime, meter
+
+
+async def test_valid_objections_about_filled_positions_replayed_in_turn_are_paid_by_their_signer(
+    table, tmp_path
+):
+    node, runtime, meter = node_of(table, tmp_path)
+    session, signer = runtime.session, table.identities[MALLORY]
+    x_key = session.seat_keys[X]
+    theirs = [e for e in session.log.events[-60:] if e.author == x_key][: MAX_OBJECTIONS + 2]
+    messages = []
+    for event in theirs:
+        where = retirement.Position(session.game, event.seq, event.prev, X)
+        signature = retirement.objection(signer, where, MALLORY, event.id)
+        messages.append(_objection_message(where, MALLORY, event.raw, signature))
+    peer = SimpleNamespace(key=signer.public_key)
+    for _ in range(2):  # round and round: more positions than are kept
+        for message in messages:
+            await node.on_message(runtime, peer, message)
+    assert meter.charged == [signer.public_key] * (2 * len(messages))
+    kept = node._objections[session.game]
+    assert len(kept) == MAX_OBJECTIONS  # the last few, each once
+
+
+async def test_valid_votes_about_made_up_positions_ahead_are_paid_by_their_signer(table, tmp_path):
+    node, runtime, meter = node_of(table, tmp_path)
+    session, signer = runtime.session, table.identities[MALLORY]
+    ahead = [
+        retirement.Position(session.game, len(session.log) + 1, secrets.token_bytes(32), X)
+        for _ in range(MAX_BALLOTS + 2)
+    ]
+    messages = [_vote_message(p, retirement.vote(signer, p, MALLORY)) for p in ahead]
+    relay = SimpleNamespace(key=table.identities[0].public_key)  # an honest seat passing them on
+    for _ in range(2):
+        for message in messages:
+            await node.on_message(runtime, relay, message)
+    assert meter.charged == [signer.public_key] * (2 * len(messages))  # never the relay
+
+
+async def test_a_forged_vote_costs_its_sender_and_a_held_vote_replayed_costs_nothing(
+    table, tmp_path, monkeypatch
+):
+    node, runtime, meter = node_of(table, tmp_path)
+    session = runtime.session
+    checks = []
+    verify = retirement.verify_signature
+
+    def counted(key, message, signature):
+        checks.append(key)
+        return verify(key, message, signature)
+
+    monkeypatch.setattr(retirement, "verify_signature", counted)
+    stalled = session.waiting_for().seat
+    voter = next(seat for seat in range(3) if seat not in (0, stalled))
+    here = retirement.Position(session.game, len(session.log), session.log.head, stalled)
+    honest = _vote_message(here, retirement.vote(table.identities[voter], here, voter))
+    sender = SimpleNamespace(key=b"s" * 32)
+    await node.on_message(runtime, sender, honest)
+    assert node._ballots[session.game][here].votes.keys() == {voter} and meter.charged == []
+    done = len(checks)
+    for _ in range(10):
+        await node.on_message(runtime, sender, honest)
+    assert len(checks) == done and meter.charged == []  # held: never checked again
+    forged = _vote_message(here, [0, bytes(64)])  # "by" our own seat, which has not voted
+    await node.on_message(runtime, sender, forged)
+    assert meter.charged == [sender.key]
