@@ -48,15 +48,17 @@ async def play_in_terminal(
     screen: Screen | None = None,
     colour: bool = False,
     leave_on_eof: bool = True,
-) -> int:
+) -> bool:
     """Show the game and take commands until it ends, the user quits, or (for players, with
-    leave_on_eof) input ends.  A spectator without a terminal keeps watching to the end."""
+    leave_on_eof) input ends.  A spectator without a terminal keeps watching to the end.
+    True when the player left the game for good (`leave`): it no longer waits for them."""
     # A spectator may get here before the genesis arrives, and the genesis says which game it is.
     session = (await node.wait_for(game, lambda rt: bool(rt.session.kind))).session
     console = console_for(session, colour=colour)
     screen = screen or (Screen(out) if out is not None else Screen.for_stdout())
-    await TerminalPlay(node, game, console, screen).run(lines, leave_on_eof)
-    return 0
+    play = TerminalPlay(node, game, console, screen)
+    await play.run(lines, leave_on_eof)
+    return play.left
 
 
 class TerminalPlay:
@@ -71,6 +73,7 @@ class TerminalPlay:
         self.intro_shown = False
         self.events_shown = 0  # events of the log the screen has caught up with
         self.claimed = False  # we claimed the game abandoned (and said so)
+        self.left = False  # we left for good (`leave`)
         self.send, self.receive = trio.open_memory_channel[tuple[str, object]](256)
 
     async def run(self, lines: AsyncIterator[str] | StdinLines | None, leave_on_eof: bool) -> None:
@@ -142,7 +145,8 @@ class TerminalPlay:
         try:
             if word == "leave":
                 self.node.leave(self.game)
-                self.say("you left the game; the table plays on without you")
+                self.left = True
+                self.say(self.left_text())
                 return True
             await self.node.claim(self.game)
         except (ValueError, Rejection) as exc:
@@ -151,6 +155,11 @@ class TerminalPlay:
         self.say(f"* {printable(self.session.outcome_text or 'claimed: the game is abandoned')}")
         self.claimed = True
         return True
+
+    def left_text(self) -> str:
+        if len(self.session.remaining) > 2:
+            return "you left the game for good; the others retire your seat and play on"
+        return "you left the game for good; your opponent may claim it abandoned"
 
     # ----- what comes in --------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from creepnet.cli.network import (
     reachable_address,
     run_trio,
 )
-from creepnet.cli.options import fail, home_dir, saved_player_name
+from creepnet.cli.options import fail, home_dir, kept_options, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.node import Node
@@ -125,7 +125,7 @@ async def _host(args: argparse.Namespace) -> int:
             await print_invite(node, carrier, game)
         if args.web:
             return await serve_game(node, game, args, player, carrier)  # invite shown there
-        again = f"{runnable()} host {args.kind} --name {shlex.quote(name)}"  # to type here
+        again = f"{runnable()} host {args.kind} --name {shlex.quote(name)}{kept_options(args)}"
         if carrier is not None:
             again += " --internet" + "".join(f" --relay {r}" for r in carrier.relay_addresses)
         if not args.bot:  # the console shows the lobby and answers while it waits

@@ -25,7 +25,9 @@ commands:
   resign         give up (asks once; out of turn it waits for your turn)
   cancel         take back a queued resignation or draw offer
   board          show the board again
-  quit           leave; the game waits for you"""
+  quit           stop for now; the game waits (the same command resumes it)
+  leave          leave for good: your opponent may claim the game at once
+  claim          your opponent left or went quiet: claim the game abandoned"""
 WATCHER_HELP = """\
 you are watching:
   board          show the board again
@@ -41,6 +43,8 @@ COMMANDS = (
     "cancel",
     "board",
     "quit",
+    "leave",
+    "claim",
 )
 CONFIRM = {"resign", "yes", "y"}
 
