@@ -1,0 +1,178 @@
+"""What a demanding first-time user ran into, following README.md with real commands and real
+nodes (loopback only): each mistake gets one plain line and a non-zero exit, never a
+traceback; a signal stops a command cleanly; leaving says what happens next, and a seat a bot
+plays still tells its owner about the table."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import socket
+import subprocess
+import sys
+
+import pytest
+import trio
+from conftest import Output, Said, seated_pair
+
+from creepnet.cli.creeper.console import HELP as CREEPER_HELP
+from creepnet.cli.main import runnable
+from creepnet.cli.racer.console import HELP as RACER_HELP
+from creepnet.cli.racer.console import WIDTH
+from creepnet.cli.seat_runner import run_seat
+
+LOOPBACK = "127.0.0.1"
+CLI = [sys.executable, "-m", "creepnet.cli"]
+TIMEOUT = 120  # generous: these machines are slow and shared
+GAME_ID = "ab" * 16
+# A relay address that reads as /ip4/…/p2p/ID but whose ID is no libp2p peer id.
+BAD_RELAY = "/ip4/127.0.0.1/tcp/1/p2p/12D3KooWxyz"
+
+
+def cli(*words: str, stdin: str = "", timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*CLI, *words], input=stdin, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def assert_one_plain_error(result: subprocess.CompletedProcess, *wanted: str) -> None:
+    assert result.returncode not in (0, None), result.stdout + result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("creepnet: error: "), result.stderr
+    for text in wanted:
+        assert text in lines[0], lines[0]
+
+
+# ----- mistakes: one line, never a traceback ----------------------------------------------
+
+
+def test_an_invite_whose_relay_libp2p_cannot_read_is_one_plain_line(tmp_path):
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    invite = f"creepnet:{GAME_ID}:aaaa-bbbb:12D3KooWxyz:{BAD_RELAY}"
+    result = cli("join", invite, "--home", str(tmp_path), "--iface", LOOPBACK, "--wait", "1")
+    assert_one_plain_error(result, "not a relay address", BAD_RELAY)
+
+
+def test_hosting_with_a_relay_libp2p_cannot_read_is_one_plain_line(tmp_path):
+    pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
+    result = cli(
+        "host", "creeper", "--internet", "--relay", BAD_RELAY, "--no-discovery",
+        "--iface", LOOPBACK, "--home", str(tmp_path), "--player", "ann", stdin="quit\n",
+    )  # fmt: skip
+    assert_one_plain_error(result, "not a relay address", BAD_RELAY)
+    assert "hosting" not in result.stdout  # refused before any game was made
+
+
+def test_hosting_on_a_port_already_in_use_says_so_and_what_to_do(tmp_path):
+    with socket.socket() as taken:
+        taken.bind((LOOPBACK, 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = cli(
+            "host", "creeper", "--port", str(port), "--no-discovery", "--iface", LOOPBACK,
+            "--home", str(tmp_path), "--player", "ann", stdin="quit\n",
+        )  # fmt: skip
+    assert_one_plain_error(result, f"port {port} is already in use", "--port")
+    assert "Errno" not in result.stderr
+
+
+def test_an_iface_address_this_machine_lacks_is_named(tmp_path):
+    absent = "192.0.2.1"  # TEST-NET-1: no interface here has it, so the bind fails at once
+    result = cli(
+        "host", "creeper", "--no-discovery", "--iface", absent, "--home", str(tmp_path),
+        "--player", "ann", stdin="quit\n",
+    )  # fmt: skip
+    assert_one_plain_error(result, f"cannot listen on {absent}", "--iface")
+    assert "Errno" not in result.stderr
+
+
+# ----- stopping a command ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("signum", "said"), [(signal.SIGTERM, "terminated"), (signal.SIGINT, "interrupted")]
+)
+async def test_a_signal_stops_a_waiting_host_cleanly(tmp_path, signum, said):
+    """SIGTERM (a `kill`, a closed session) ends the command as Ctrl-C does: its tasks are
+    cancelled and it says so, instead of Python dying on the spot with nothing said."""
+    process = await trio.lowlevel.open_process(
+        [*CLI, "host", "creeper", "--name", "stopme", "--no-discovery", "--iface", LOOPBACK,
+         "--home", str(tmp_path), "--player", "ann"],
+        stdin=subprocess.PIPE,  # kept open: end of input would stop hosting by itself
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    output = Output(process)
+    try:
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(output.pump)
+                await output.until("waiting for an opponent to join")
+                process.send_signal(signum)
+                code = await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+    assert code == 128 + signum, output.text
+    assert output.lines[-1] == said or said in output.lines, output.text
+    assert "Traceback" not in output.text
+    again = cli(
+        "host", "creeper", "--name", "stopme", "--no-discovery", "--iface", LOOPBACK,
+        "--home", str(tmp_path), stdin="quit\n",
+    )  # fmt: skip
+    assert "resuming game 'stopme'" in again.stdout, again.stdout + again.stderr
+
+
+# ----- leaving ---------------------------------------------------------------------------
+
+
+def test_both_consoles_list_leave_and_claim_in_their_help():
+    for text in (CREEPER_HELP, RACER_HELP):
+        commands = {line.split()[0] for line in text.splitlines() if line.startswith("  ")}
+        assert {"quit", "leave", "claim"} <= commands, text
+    assert max(len(line) for line in RACER_HELP.splitlines()) < WIDTH
+
+
+async def test_leaving_for_good_says_what_follows_and_a_bot_seat_hears_of_it(tmp_path):
+    """The guest types `leave`: told its opponent may claim the game, and not that the game
+    waits for it.  The host's seat is played by a bot (`host --bot`): its terminal is told
+    that the guest is gone and that the game can be claimed."""
+    host_said, guest_said = Said(), Said()
+    bot_seat = argparse.Namespace(bot="random", seed=1, pace=0.0, colour=False)
+    person = argparse.Namespace(bot=None, colour=False)
+    async with seated_pair(tmp_path / "host", tmp_path / "guest", "bye") as (host, guest, game):
+
+        async def lines():
+            await guest.wait_for(game, lambda rt: rt.session.started)
+            yield "leave"
+
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(
+                    lambda: run_seat(host, game, bot_seat, out=host_said.out, resume_hint="x")
+                )
+                await run_seat(
+                    guest, game, person, lines=lines(), out=guest_said.out,  # type: ignore[arg-type]
+                    resume_hint="creepnet join bye",
+                )  # fmt: skip
+                await host_said.until("you may claim the game abandoned")
+                nursery.cancel_scope.cancel()  # the bot never claims: it would wait forever
+    guest_text = "\n".join(guest_said.lines)
+    assert "you left the game for good; your opponent may claim it abandoned" in guest_text
+    assert "it waits for you" not in guest_text
+    news = [line for line in host_said.lines if "you may claim" in line]
+    assert len(news) == 1 and news[0].startswith("* b is gone"), host_said.lines
+
+
+def test_a_quit_game_is_resumed_by_the_printed_command_with_its_home(tmp_path):
+    """The hint names --home: typed as printed, it finds the game in that home, not in the
+    user's real one."""
+    home = str(tmp_path / "throwaway")
+    left = cli("play", "creeper", "--vs", "random", "--home", home, stdin="quit\n")
+    assert left.returncode == 0, left.stdout + left.stderr
+    hint = f"it waits for you: {runnable()} play creeper --vs random --home {home}"
+    assert hint in left.stdout, left.stdout
+    assert "then may claim" not in left.stdout  # the bots stop with the command: no timer
+    again = cli("play", "creeper", "--vs", "random", "--home", home, stdin="quit\n")
+    assert "resuming your game against the random bot" in again.stdout, again.stdout
