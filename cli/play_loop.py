@@ -107,8 +107,19 @@ class TerminalPlay:
         elif self.intro_shown and any(event.type in console.redraw_after for event in new):
             self.say(console.board())
         if new:
-            self.say(console.status())
+            status = console.status()
+            if "\n" not in status and self.waits_on_a_node():
+                self.screen.note(status, "progress")  # replaced by the next step, not scrolled
+            else:
+                self.say(status)
         self.screen.set_prompt(self.console.prompt())
+
+    def waits_on_a_node(self) -> bool:
+        """The game waits on a step a node takes by itself (a shuffle, a reveal, a card let
+        through): news only until the next step.  A Racer set-up is some 150 of them; said as
+        lines, they scrolled the table off the screen before the first turn."""
+        turn = self.session.expected()
+        return turn is not None and turn.automatic and not self.over()
 
     def over(self) -> bool:
         session = self.session

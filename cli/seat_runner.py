@@ -131,13 +131,27 @@ async def run_seat(
     next_game: bytes | None = game
     while next_game is not None:
         game = next_game
-        left = await play_in_terminal(node, game, lines=lines, screen=screen, colour=args.colour)
+        try:
+            left = await play_in_terminal(
+                node, game, lines=lines, screen=screen, colour=args.colour
+            )
+        except BaseException as exc:  # re-raised; a cancel is Ctrl-C or SIGTERM (cli/network.py)
+            if cancelled(exc) and not over(node, game):
+                say_how_to_return(node, game, screen.say, resume_hint, others_wait)
+            raise
         hint = "" if left else resume_hint  # left for good: the game waits no more
         await wrap_up(node, game, screen.say, hint, others_wait)
         next_game = None
         if play_again is not None and node.session(game).finished and await ask(lines, screen):
             next_game = await play_again(game, screen)
     return 0
+
+
+def cancelled(exc: BaseException) -> bool:
+    """Only cancellation, maybe inside the exception groups nurseries wrap it in."""
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.split(trio.Cancelled)[1] is None
+    return isinstance(exc, trio.Cancelled)
 
 
 # What a seat played by a bot still tells the person running it: a player went quiet (the first
@@ -178,11 +192,19 @@ async def wrap_up(
         await linger(node, game)
         store = node.home.game(game)
         say(f"log: {store.log_path}\nverify it with: {runnable()} verify {store.log_path}")
-    elif resume_hint:
-        say(f"left the game; it waits for you: {resume_hint}")
-        if others_wait and node.session(game).phase is Phase.PLAYING:
-            say(patience_text(node.session(game)))
+    else:
+        say_how_to_return(node, game, say, resume_hint, others_wait)
     return 0
+
+
+def say_how_to_return(
+    node: Node, game: bytes, say: Out, resume_hint: str, others_wait: bool
+) -> None:
+    if not resume_hint:
+        return
+    say(f"left the game; it waits for you: {resume_hint}")
+    if others_wait and node.session(game).phase is Phase.PLAYING:
+        say(patience_text(node.session(game)))
 
 
 def patience_text(session: Session) -> str:
