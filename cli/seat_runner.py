@@ -31,8 +31,21 @@ def add_player_options(parser: argparse.ArgumentParser) -> None:
         "--bot", choices=BotChoices(), metavar="BOT", help="let a bot play this seat"
     )
     parser.add_argument("--seed", type=int, default=0, help="the bot's seed")
-    parser.add_argument("--pace", type=float, default=0.0, help="seconds a bot waits before moving")
+    parser.add_argument(
+        "--pace", type=pace_seconds, default=0.0, help="seconds a bot waits before moving"
+    )
     add_colour_option(parser)
+
+
+def pace_seconds(text: str) -> float:
+    """--pace: a bot's wait before each move, 0 or more seconds (argparse says it is invalid)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text!r}")
+    return value
 
 
 def add_colour_option(parser: argparse.ArgumentParser) -> None:

@@ -56,11 +56,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from creepnet.protocol.retirement import MAX_RETIRE_AFTER
+
     try:
         seats_and_options(args)
         check_bot(args.kind, args.bot)
     except ValueError as exc:
         return fail(str(exc))
+    if args.retire_after is not None and not 1 <= args.retire_after <= MAX_RETIRE_AFTER:
+        return fail(f"--retire-after must be 1-{MAX_RETIRE_AFTER} seconds")
     if args.internet and (why := check_internet(args)):
         return fail(why)
     ask_name_once(args)

@@ -87,6 +87,21 @@ def test_an_iface_address_this_machine_lacks_is_named(tmp_path):
     assert "Errno" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        (("host", "creeper", "--players", "3"), "creeper takes exactly 2 players"),
+        (("host", "creeper", "--retire-after", "0"), "--retire-after must be 1-86400 seconds"),
+        (("play", "creeper", "--pace", "-1"), "argument --pace: must be 0 or more seconds"),
+    ],
+)
+def test_an_option_out_of_range_is_named_as_typed(tmp_path, words, said):
+    result = cli(*words, "--home", str(tmp_path), stdin="quit\n")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert said in result.stderr.splitlines()[-1] and "Traceback" not in result.stderr
+    assert not (tmp_path / "games").exists()  # refused before any node or game was made
+
+
 # ----- stopping a command ---------------------------------------------------------------
 
 
@@ -179,3 +194,36 @@ def test_a_quit_game_is_resumed_by_the_printed_command_with_its_home(tmp_path):
     assert "then may claim" not in left.stdout  # the bots stop with the command: no timer
     again = cli("play", "creeper", "--vs", "random", "--home", home, stdin="quit\n")
     assert "resuming your game against the random bot" in again.stdout, again.stdout
+
+
+# ----- what the screen shows --------------------------------------------------------------
+
+
+async def test_a_racer_set_up_is_a_status_line_not_a_page_of_waiting_lines(tmp_path):
+    """Dealing a 3-seat Racer table takes dozens of steps each node takes by itself (shuffles,
+    seals, reveals); each used to print a 'waiting for seat N to …' line, and the table
+    scrolled away before the first turn.  Now a pipe gets the first of a run, a terminal one
+    status line rewritten in place."""
+    process = await trio.lowlevel.open_process(
+        [*CLI, "play", "racer", "--players", "3", "--vs", "easy", "--home", str(tmp_path),
+         "--player", "me"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    output = Output(process)
+    try:
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(output.pump)
+                await output.until("type 'help' for commands")  # the table is dealt
+                assert process.stdin is not None
+                await process.stdin.send_all(b"quit\n")
+                assert await process.wait() == 0, output.text
+    finally:
+        if process.returncode is None:
+            process.kill()
+    intro = next(i for i, line in enumerate(output.lines) if line.startswith("Creepy Racer, 3"))
+    waits = [line for line in output.lines[:intro] if line.startswith("waiting for seat")]
+    assert len(waits) <= 4, "\n".join(waits)  # one per run of automatic steps, not one per step
+    assert "all 3 seats taken: the game starts" in output.lines[:intro]
