@@ -153,6 +153,9 @@ class TerminalPlay:
     async def leave_or_claim(self, word: str) -> bool:
         """``leave``: tell the table we go for good (they retire us at once); ``claim``: two
         seats left and the other is gone, claim the game abandoned.  True when we leave."""
+        if word == "leave" and not self.session.started:
+            self.say("the game has not started: 'quit' stops waiting, and your seat stays yours")
+            return False
         try:
             if word == "leave":
                 self.node.leave(self.game)

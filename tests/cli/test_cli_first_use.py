@@ -17,9 +17,11 @@ from conftest import Output, Said, seated_pair
 
 from creepnet.cli.creeper.console import HELP as CREEPER_HELP
 from creepnet.cli.main import runnable
+from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.racer.console import HELP as RACER_HELP
 from creepnet.cli.racer.console import WIDTH
 from creepnet.cli.seat_runner import run_seat
+from creepnet.node import Node
 
 LOOPBACK = "127.0.0.1"
 CLI = [sys.executable, "-m", "creepnet.cli"]
@@ -227,3 +229,26 @@ async def test_a_racer_set_up_is_a_status_line_not_a_page_of_waiting_lines(tmp_p
     waits = [line for line in output.lines[:intro] if line.startswith("waiting for seat")]
     assert len(waits) <= 4, "\n".join(waits)  # one per run of automatic steps, not one per step
     assert "all 3 seats taken: the game starts" in output.lines[:intro]
+
+
+async def test_leave_before_the_game_starts_is_refused_and_says_what_works(tmp_path):
+    """In a Racer lobby (2 of 3 seats taken) `leave` cannot free the seat; it says so, and
+    nothing is sent: `quit` still works."""
+    said = Said()
+    async with (
+        Node.open(tmp_path / "host", host=LOOPBACK) as host,
+        Node.open(tmp_path / "me", host=LOOPBACK) as me,
+    ):
+        game = await host.host_game("racer", "lobby", seats=3, player="ann")
+        await me.join(host.address, game, player="me")
+
+        async def lines():
+            yield "leave"
+            await said.until("the game has not started")
+            yield "quit"
+
+        with trio.fail_after(TIMEOUT):
+            left = await play_in_terminal(me, game, lines=lines(), out=said.out)
+    assert not left  # not gone for good: the seat is still ours
+    assert any("'quit' stops waiting, and your seat stays yours" in line for line in said.lines)
+    assert not any("you left the game" in line for line in said.lines)
