@@ -167,26 +167,30 @@ def cancelled(exc: BaseException) -> bool:
     return isinstance(exc, trio.Cancelled)
 
 
-# What a seat played by a bot still tells the person running it: a player went quiet (the first
-# line of the countdown), left, or was retired, or that the game may be claimed.
+# What a seat played by a bot still tells the person running it: a player went quiet (once per
+# silence, and only after a while: a person thinking is no news), left, or was retired, or
+# that the game may be claimed.
 TABLE_NEWS = (retirement.RETIRING, retirement.RETIRED, retirement.CLAIMABLE)
+QUIET_BEFORE_TOLD = 10.0  # seconds of silence (at most half the table's patience) before we say
 
 
 async def tell_table_news(node: Node, game: bytes, say: Out) -> None:
-    """Print the table's news for a bot's seat, which has no console: each countdown once (not
-    once a second), each retirement and claim as it comes."""
-    counting: object = None  # the seat whose countdown was last told
+    """Print the table's news for a bot's seat, which has no console: a countdown once per
+    silence, each retirement and claim as it comes."""
+    session = node.session(game)
+    quiet = min(QUIET_BEFORE_TOLD, session.retire_after / 2)
+    first_heard: dict[tuple[int, int], float] = {}  # (seat, log length) -> its first countdown
+    told: set[tuple[int, int]] = set()
     async with node.updates() as stream:
         async for update in stream:
             if update.game != game or update.kind not in TABLE_NEWS:
                 continue
-            if update.kind == retirement.RETIRING:
-                seat = update.data.get("seat", update.data.get("seq"))
-                if seat == counting:
+            if update.kind == retirement.RETIRING and "seat" in update.data:  # a countdown
+                key = (update.data["seat"], len(session.log))
+                since = first_heard.setdefault(key, trio.current_time())
+                if key in told or trio.current_time() - since < quiet:
                     continue
-                counting = seat
-            else:
-                counting = None
+                told.add(key)
             say(f"* {printable(update.text)}")
 
 

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+from contextlib import asynccontextmanager
 
 import pytest
 import trio
@@ -20,8 +21,9 @@ from creepnet.cli.main import runnable
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.racer.console import HELP as RACER_HELP
 from creepnet.cli.racer.console import WIDTH
-from creepnet.cli.seat_runner import run_seat
-from creepnet.node import Node
+from creepnet.cli.seat_runner import run_seat, tell_table_news
+from creepnet.node import Node, retirement
+from creepnet.node.updates import Update
 
 LOOPBACK = "127.0.0.1"
 CLI = [sys.executable, "-m", "creepnet.cli"]
@@ -252,3 +254,48 @@ async def test_leave_before_the_game_starts_is_refused_and_says_what_works(tmp_p
     assert not left  # not gone for good: the seat is still ours
     assert any("'quit' stops waiting, and your seat stays yours" in line for line in said.lines)
     assert not any("you left the game" in line for line in said.lines)
+
+
+class _TableNode:
+    """Just what ``tell_table_news`` reads of a node: the session's patience and log length,
+    and a stream of updates the test sends."""
+
+    def __init__(self) -> None:
+        self.log: list[object] = []
+        self.retire_after = 120
+        self.send, self._receive = trio.open_memory_channel[Update](64)
+
+    def session(self, game: bytes) -> _TableNode:
+        return self
+
+    @asynccontextmanager
+    async def updates(self):
+        yield self._receive
+
+
+async def test_a_bot_seat_tells_a_silence_once_and_only_when_it_lasts(autojump_clock):
+    """`host --bot`: the node counts down once a second while a player is silent; a person
+    thinking for a few seconds is no news, a silence of 10 s is told once, and each
+    retirement as it comes."""
+    node, said, game = _TableNode(), Said(), b"g" * 16
+
+    def countdown(silent: int) -> Update:
+        text = f"waiting for Cat: no word for {silent} s, they will be retired in {120 - silent} s"
+        return Update(retirement.RETIRING, text, game, None, {"seat": 3})
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(tell_table_news, node, game, said.out)
+        for silent in range(1, 5):  # Cat thinks for 4 s, then moves
+            await node.send.send(countdown(silent))
+            await trio.sleep(1)
+        node.log.append("Cat's move")
+        for silent in range(1, 31):  # then goes quiet
+            await node.send.send(countdown(silent))
+            await trio.sleep(1)
+        await node.send.send(Update(retirement.RETIRED, "Cat left the game", game, None, {}))
+        await said.until("Cat left the game")
+        nursery.cancel_scope.cancel()
+    assert said.lines == [
+        "* waiting for Cat: no word for 11 s, they will be retired in 109 s",
+        "* Cat left the game",
+    ]
