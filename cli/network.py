@@ -8,8 +8,8 @@ import ipaddress
 import logging
 import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +91,7 @@ async def open_node(
     chosen = interfaces(args)
     host = chosen[0] if chosen else "0.0.0.0"
     async with AsyncExitStack() as stack:
+        stack.enter_context(one_node_per_home(home_dir(args)))
         try:
             node = await stack.enter_async_context(
                 Node.open(
@@ -109,6 +110,39 @@ async def open_node(
                 raise
             raise NodeError(why) from None
         yield node
+
+
+LOCK_FILE = "node.lock"  # in the home folder: held by the one command whose node uses it
+
+
+@contextmanager
+def one_node_per_home(home: Path) -> Iterator[None]:
+    """Refuse a second node on a home in use (two terminals, one default home): both would be
+    online with one key, each cutting the other's connections (a peer keeps the newest from a
+    key), and both would append to the same logs.  An OS lock, so a crashed command leaves none
+    behind."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, as before
+        yield
+        return
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / LOCK_FILE, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip()
+            raise NodeError(
+                f"another creepnet command{f' (pid {holder})' if holder.isdigit() else ''} "
+                f"is using the home {home}; stop it first, or give this one a home of its own "
+                "with --home DIR (one per player on this machine)"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        yield
 
 
 def listen_failure(exc: BaseException, host: str, port: int) -> str | None:

@@ -146,6 +146,40 @@ async def test_a_signal_stops_a_waiting_host_cleanly(tmp_path, signum, said):
     assert "resuming game 'stopme'" in again.stdout, again.stdout + again.stderr
 
 
+async def test_a_second_command_on_a_home_in_use_is_refused_until_the_first_ends(tmp_path):
+    """Two terminals, one (default) home: a second node would be online with the same key,
+    each cutting the other's connections, both appending to one log.  It is refused, in one
+    line naming the command that holds the home; once that one ends, the home is free."""
+    process = await trio.lowlevel.open_process(
+        [*CLI, "host", "creeper", "--name", "mine", "--no-discovery", "--iface", LOOPBACK,
+         "--home", str(tmp_path), "--player", "ann"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    output = Output(process)
+    try:
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(output.pump)
+                await output.until("waiting for an opponent to join")
+                second = await trio.to_thread.run_sync(
+                    lambda: cli("join", "mine", "--addr", "127.0.0.1:9", "--home", str(tmp_path))
+                )
+                assert process.stdin is not None
+                await process.stdin.send_all(b"quit\n")
+                assert await process.wait() == 0, output.text
+    finally:
+        if process.returncode is None:
+            process.kill()
+    assert_one_plain_error(second, f"(pid {process.pid}) is using the home {tmp_path}", "--home")
+    again = cli(
+        "host", "creeper", "--name", "mine", "--no-discovery", "--iface", LOOPBACK,
+        "--home", str(tmp_path), stdin="quit\n",
+    )  # fmt: skip
+    assert "resuming game 'mine'" in again.stdout, again.stdout + again.stderr
+
+
 # ----- leaving ---------------------------------------------------------------------------
 
 
