@@ -193,6 +193,9 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
             )
             raise
         print(f"joined at {address}")
+        seat = node.session(game).local_seat
+        if args.bot and seat is not None:  # a person gets this from the console's lobby
+            print(f"you have seat {seat}; the {args.bot} bot plays it")
         if carrier is not None:
             say_path(node, address)
         if not args.addr and carrier is None:

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
-from conftest import Output, Said, seated_pair
+from conftest import Output, Said, only_log, seated_pair, start
 
 from creepnet.cli.creeper.console import HELP as CREEPER_HELP
 from creepnet.cli.main import runnable
@@ -333,3 +333,60 @@ async def test_a_bot_seat_tells_a_silence_once_and_only_when_it_lasts(autojump_c
         "* waiting for Cat: no word for 11 s, they will be retired in 109 s",
         "* Cat left the game",
     ]
+
+
+# ----- a table that plays on ------------------------------------------------------------
+
+
+async def test_three_friends_one_leaves_the_others_are_told_finish_and_verify_her_going(
+    tmp_path,
+):
+    """`creepnet host racer --players 3 --bot …`, a bot joins, Cat joins by hand and types
+    `leave` at her first prompt.  Each bot's terminal says its seat and that Cat left; both
+    finish the game, and `creepnet verify` on each log is valid and names her retirement."""
+    homes = {name: tmp_path / name for name in ("ann", "bob", "cat")}
+    common = ["--iface", LOOPBACK, "--pace", "0"]
+    outputs: dict[str, Output] = {}
+    try:
+        with trio.fail_after(4 * TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                ann = outputs["ann"] = await start(
+                    nursery, "host", "racer", "--players", "3", "--name", "three",
+                    "--bot", "easy", "--seed", "1", "--turn-limit", "40",
+                    "--home", str(homes["ann"]), *common,
+                )  # fmt: skip
+                await ann.until("(1/3 seated)")
+                bob = outputs["bob"] = await start(
+                    nursery, "join", "three", "--bot", "easy", "--seed", "2", "--wait", "60",
+                    "--home", str(homes["bob"]), *common,
+                )  # fmt: skip
+                assert "you have seat 1; the easy bot plays it" in await bob.until("you have")
+                process = await trio.lowlevel.open_process(
+                    [*CLI, "join", "three", "--player", "Cat", "--wait", "60",
+                     "--home", str(homes["cat"]), *common],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                )  # fmt: skip
+                cat = outputs["cat"] = Output(process)
+                nursery.start_soon(cat.pump)
+                await cat.until("type 'help' for commands")  # the table is dealt
+                assert process.stdin is not None
+                await process.stdin.send_all(b"leave\n")
+                assert await process.wait() == 0, cat.text
+                for bot in (ann, bob):
+                    await bot.until("* Cat left the game")
+                    assert await bot.process.wait() == 0, bot.text
+    finally:
+        for output in outputs.values():
+            if output.process.returncode is None:
+                output.process.kill()
+    assert "you left the game for good; the others retire your seat and play on" in cat.text
+    assert "it waits for you" not in cat.text
+    for name in ("ann", "bob"):
+        assert "game over: " in outputs[name].text
+        log = only_log(homes[name])
+        verdict = cli("verify", str(log))
+        assert verdict.returncode == 0, verdict.stdout + verdict.stderr
+        assert "valid" in verdict.stdout and "finished" in verdict.stdout
+        assert "seat 2 (Cat) retired by the table" in verdict.stdout, verdict.stdout
