@@ -15,6 +15,7 @@ from creepnet.cli.text import fit, printable
 from creepnet.engine import creeper
 from creepnet.protocol.identity import fingerprint as fp_of
 from creepnet.protocol.session import Session
+from creepnet.protocol.verify import abandonment_text
 
 HELP = """\
 commands:
@@ -98,6 +99,8 @@ class CreeperConsole:
             return "GAME STOPPED: a player signed two different events at one position (proof kept)"
         if s.finished:
             return f"game over: {self._outcome()}"
+        if s.abandoned is not None:
+            return f"game over: {abandonment_text(s)}"
         if not s.started:
             return self._lobby_status()
         waiting = s.waiting_for()

@@ -22,6 +22,7 @@ from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.racer.console import HELP as RACER_HELP
 from creepnet.cli.racer.console import WIDTH
 from creepnet.cli.seat_runner import run_seat, tell_table_news
+from creepnet.engine import creeper
 from creepnet.node import Node, retirement
 from creepnet.node.updates import Update
 
@@ -390,3 +391,37 @@ async def test_three_friends_one_leaves_the_others_are_told_finish_and_verify_he
         assert verdict.returncode == 0, verdict.stdout + verdict.stderr
         assert "valid" in verdict.stdout and "finished" in verdict.stdout
         assert "seat 2 (Cat) retired by the table" in verdict.stdout, verdict.stdout
+
+
+async def test_a_claimed_game_is_over_not_waiting_for_anyone(tmp_path):
+    """Two seats, the opponent goes quiet, the host types `claim`: the terminal says the game
+    is over and where its log is, and no longer that it waits for the host to come back."""
+    said = Said()
+    person = argparse.Namespace(bot=None, colour=False)
+    async with seated_pair(tmp_path / "a", tmp_path / "b", "quiet", retire_after=2) as (
+        host,
+        guest,
+        game,
+    ):
+        session = host.session(game)
+
+        def decides(rt) -> bool:
+            turn = rt.session.expected() if rt.session.started else None
+            return turn is not None and not turn.automatic
+
+        async def lines():
+            await host.wait_for(game, decides)
+            if session.my_turn() is not None:  # we play light: move once, then they owe one
+                yield creeper.format_move(creeper.legal_moves(session.engine_state)[0])
+            await said.until("you may claim the game abandoned")
+            yield "claim"
+
+        with trio.fail_after(TIMEOUT):
+            await run_seat(
+                host, game, person, lines=lines(), out=said.out,  # type: ignore[arg-type]
+                resume_hint="creepnet host creeper --name quiet",
+            )  # fmt: skip
+    text = "\n".join(said.lines)
+    assert "game over: unfinished: abandoned by seat 1, claimed by seat 0" in text, text
+    assert "verify it with:" in text and "it waits for you" not in text, text
+    assert "the game cannot continue" not in text
