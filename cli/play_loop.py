@@ -20,6 +20,7 @@ from creepnet.node.storage import StorageError
 from creepnet.node.updates import Update
 from creepnet.protocol.event import Event
 from creepnet.protocol.log import Rejection
+from creepnet.protocol.session import Phase
 from creepnet.protocol.verify import abandonment_text
 
 # Who follows this game, in the game's words (a connection that is not about it says nothing).
@@ -37,6 +38,7 @@ SHOWN = {
     retirement.CLAIMABLE,
 }
 DELIVERY_PATIENCE = 2.0  # seconds before we say a move has not reached the others yet
+SILENCE_TOLD = 10.0  # seconds a spectator sees the game wait on one player before it is told
 
 
 async def play_in_terminal(
@@ -80,6 +82,8 @@ class TerminalPlay:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.forward_updates, self.send.clone())
             nursery.start_soon(self.forward_lines, self.send.clone(), lines, leave_on_eof)
+            if self.session.local_seat is None:  # a seat's node counts down a silence itself
+                nursery.start_soon(self.tell_silence)
             self.refresh()
             # A game that ended before we looked (watching a finished game) has nothing to
             # wait for.
@@ -124,6 +128,28 @@ class TerminalPlay:
     def over(self) -> bool:
         session = self.session
         return session.finished or session.halted is not None or session.abandoned is not None
+
+    async def tell_silence(self) -> None:
+        """For a spectator, whose node runs no retirement timer: a status line once the game
+        has waited on one player for a while, saying what the table will do about it."""
+        since: tuple[int, float] = (-1, 0.0)  # (log length, when it last grew)
+        while True:
+            await trio.sleep(1)
+            session, now = self.session, trio.current_time()
+            waiting = session.waiting_for() if session.phase is Phase.PLAYING else None
+            if len(session.log) != since[0]:
+                since = (len(session.log), now)
+            silent = now - since[1]
+            if waiting is None or self.over() or silent < SILENCE_TOLD:
+                continue
+            patience = f"{session.retire_after:g} s"
+            then = (
+                f"the others retire a seat silent for {patience}"
+                if len(session.remaining) > 2
+                else f"after {patience} the other may claim the game"
+            )
+            name = printable(waiting.player)
+            self.screen.note(f"* no word from {name} for {silent:.0f} s ({then})", "silence")
 
     # ----- what we send ---------------------------------------------------------------------
 

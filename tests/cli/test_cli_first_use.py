@@ -6,6 +6,8 @@ plays still tells its owner about the table."""
 from __future__ import annotations
 
 import argparse
+import functools
+import re
 import signal
 import socket
 import subprocess
@@ -425,3 +427,38 @@ async def test_a_claimed_game_is_over_not_waiting_for_anyone(tmp_path):
     assert "game over: unfinished: abandoned by seat 1, claimed by seat 0" in text, text
     assert "verify it with:" in text and "it waits for you" not in text, text
     assert "the game cannot continue" not in text
+
+
+async def test_a_spectator_is_told_when_the_game_has_waited_on_one_player(tmp_path, monkeypatch):
+    """A spectator's node runs no retirement timer, so its terminal showed nothing while a
+    player was silent, until the verdict.  Now a status line says whose silence, how long,
+    and what the table will do."""
+    from creepnet.cli import play_loop
+
+    monkeypatch.setattr(play_loop, "SILENCE_TOLD", 1.0)
+    said = Said()
+    async with (
+        seated_pair(tmp_path / "a", tmp_path / "b", "slow", retire_after=300) as (host, _, game),
+        Node.open(tmp_path / "eve", host=LOOPBACK) as eve,
+    ):
+        await eve.watch(host.address, game)
+
+        async def no_lines():
+            await trio.sleep_forever()
+            yield ""  # never reached: a spectator who types nothing
+
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(
+                    functools.partial(
+                        play_in_terminal, eve, game, lines=no_lines(), out=said.out,
+                        leave_on_eof=False,
+                    )
+                )  # fmt: skip
+                await said.until("no word from")
+                nursery.cancel_scope.cancel()
+    told = [line for line in said.lines if "no word from" in line]
+    assert len(told) == 1, said.lines  # a status line: once in a pipe, rewritten on a terminal
+    assert re.fullmatch(
+        r"\* no word from [ab] for \d+ s \(after 300 s the other may claim the game\)", told[0]
+    ), told[0]
