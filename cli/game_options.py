@@ -95,6 +95,8 @@ def seat_count(kind: str, players: int | None) -> int:
     rules = get_game(kind).rules
     seats = rules.min_seats if players is None else players
     if not rules.min_seats <= seats <= rules.max_seats:
+        if rules.min_seats == rules.max_seats:
+            raise ValueError(f"{kind} takes exactly {rules.min_seats} players")
         raise ValueError(f"{kind} takes {rules.min_seats} to {rules.max_seats} players")
     return seats
 

@@ -52,7 +52,25 @@ def check_internet(args: argparse.Namespace) -> str | None:
             f"--internet needs a relay: --relay MULTIADDR or ${RELAYS_ENV} "
             "(anyone with a public address can run one: creepnet relay)"
         )
+    try:
+        check_relays(relays(args))
+    except ValueError as exc:
+        return str(exc)
     return None
+
+
+def check_relays(addresses: list[str] | tuple[str, ...], peer: str | None = None) -> None:
+    """ValueError, in one line, for a relay address (or host peer id) libp2p cannot read: found
+    here, before the node opens, it is the user's mistake, not a traceback out of the carrier."""
+    from creepnet.node.wan.carrier import CarrierError, peer_id_of, relay_info
+
+    try:
+        for address in addresses:
+            relay_info(address)
+        if peer is not None:
+            peer_id_of(peer)
+    except CarrierError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def carrier_listen(args: argparse.Namespace) -> str:
@@ -85,6 +103,7 @@ def read_invite(text: str | None) -> Any:
         require()
     except WanUnavailable as exc:
         raise ValueError(str(exc)) from None
+    check_relays(invite.relays, invite.peer)
     return invite
 
 

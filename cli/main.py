@@ -119,9 +119,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(exc), 2)
     except Failure as exc:
         return fail(str(exc), 1)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (cli/network.py's Stopped)
+        import signal
+
+        signum = getattr(exc, "signum", signal.SIGINT)
+        print("interrupted" if signum == signal.SIGINT else "terminated", file=sys.stderr)
+        return 128 + signum
     except BrokenPipeError:
         # The reader went away (`creepnet replay LOG | head`): stop quietly.  Point stdout at
         # /dev/null so the interpreter's final flush does not fail a second time.

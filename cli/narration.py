@@ -7,6 +7,7 @@ import re
 from creepnet.cli.faces import FACES
 from creepnet.cli.text import printable
 from creepnet.protocol.session import Session
+from creepnet.protocol.verify import abandonment_text
 
 
 def describe(session: Session, event_index: int) -> str:
@@ -50,6 +51,8 @@ def status(session: Session) -> str:
         return "GAME STOPPED: a player signed two different events at one position (proof kept)"
     if session.finished:
         return f"game over: {session.outcome_text}"
+    if session.abandoned is not None:
+        return f"game over: {abandonment_text(session)}"
     if not session.started:
         free = session.seat_count - len(session.seats)
         return f"waiting for {free} more player{'s' if free != 1 else ''} to join"

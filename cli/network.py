@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import ipaddress
 import logging
 import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +69,10 @@ def setup_logging(args: argparse.Namespace) -> None:
     elif not logging.getLogger().handlers:
         # The node's warnings reach the user as updates (a redial is one status line); without
         # a handler, logging's last resort would print each to stderr too, one line per retry.
-        logging.getLogger("creepnet").addHandler(logging.NullHandler())
+        # py-libp2p (creepnet[wan]) logs each failed dial attempt as an error the same way; the
+        # carrier's own error says it once.
+        for name in ("creepnet", "libp2p"):
+            logging.getLogger(name).addHandler(logging.NullHandler())
 
 
 def _printable_record(record: logging.LogRecord) -> bool:
@@ -85,16 +89,77 @@ async def open_node(
     ``name`` is the player name its handshake shows (a spectator has no seat to carry one)."""
     setup_logging(args)
     chosen = interfaces(args)
-    async with Node.open(
-        home_dir(args),
-        host=chosen[0] if chosen else "0.0.0.0",
-        port=port,
-        discovery=discovery,
-        iface=chosen,
-        trace=getattr(args, "trace", None),
-        name=name,
-    ) as node:
+    host = chosen[0] if chosen else "0.0.0.0"
+    async with AsyncExitStack() as stack:
+        stack.enter_context(one_node_per_home(home_dir(args)))
+        try:
+            node = await stack.enter_async_context(
+                Node.open(
+                    home_dir(args),
+                    host=host,
+                    port=port,
+                    discovery=discovery,
+                    iface=chosen,
+                    trace=getattr(args, "trace", None),
+                    name=name,
+                )
+            )
+        except BaseException as exc:  # re-raised unless it is a socket we could not open
+            why = listen_failure(leaf_error(exc), host, port)
+            if why is None:
+                raise
+            raise NodeError(why) from None
         yield node
+
+
+LOCK_FILE = "node.lock"  # in the home folder: held by the one command whose node uses it
+
+
+@contextmanager
+def one_node_per_home(home: Path) -> Iterator[None]:
+    """Refuse a second node on a home in use (two terminals, one default home): both would be
+    online with one key, each cutting the other's connections (a peer keeps the newest from a
+    key), and both would append to the same logs.  An OS lock, so a crashed command leaves none
+    behind."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, as before
+        yield
+        return
+    home.mkdir(parents=True, exist_ok=True)
+    with open(home / LOCK_FILE, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip()
+            raise NodeError(
+                f"another creepnet command{f' (pid {holder})' if holder.isdigit() else ''} "
+                f"is using the home {home}; stop it first, or give this one a home of its own "
+                "with --home DIR (one per player on this machine)"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        yield
+
+
+def listen_failure(exc: BaseException, host: str, port: int) -> str | None:
+    """The user's words for a listening socket the OS refused, or None for any other error."""
+    if not isinstance(exc, OSError):
+        return None
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"port {port} is already in use on {host} (another creepnet, or another program); "
+            "choose another with --port, or leave --port out to take any free one"
+        )
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return (
+            f"cannot listen on {host}: no interface of this machine has that address "
+            "(--iface or $CREEPNET_IFACE)"
+        )
+    return None
 
 
 def reachable_address(node: Node) -> str:
@@ -206,41 +271,56 @@ def leaf_error(exc: BaseException) -> BaseException:
     return exc
 
 
+class Stopped(KeyboardInterrupt):
+    """The command was stopped by a signal: Ctrl-C (SIGINT) or SIGTERM (`kill`, a closing
+    terminal session, a service manager).  Both end it the same clean way: its tasks are
+    cancelled, so the node closes its connections and withdraws its adverts."""
+
+    def __init__(self, signum: int = signal.SIGINT) -> None:
+        super().__init__()
+        self.signum = signum
+
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 async def until_interrupted(
     main: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.Namespace
 ) -> int:
-    """main(args), cancelled at the first Ctrl-C, which then ends it as a KeyboardInterrupt.
+    """main(args), cancelled at the first Ctrl-C or SIGTERM, which then ends it as ``Stopped``
+    (a KeyboardInterrupt).
 
     Left to itself, trio raises KeyboardInterrupt in whichever task runs when SIGINT lands.
     In a task of Hypercorn's, or of a page's websocket (inside a nursery, so in an exception
     group), Hypercorn takes it for an error of the app or for its own shutdown, logs it and
     goes on: the command then never stops (on a loaded machine, where a task is more often
     running when the signal lands).  Here the signal is received, and the command's tasks are
-    cancelled as at any other end.  A second Ctrl-C gets trio's own KeyboardInterrupt, for a
-    clean-up that hangs."""
-    interrupted = False
+    cancelled as at any other end.  SIGTERM, left to Python, would kill the process on the spot
+    with nothing said.  A second Ctrl-C gets trio's own KeyboardInterrupt, for a clean-up that
+    hangs."""
+    stopped_by: int | None = None
     code = 0
     try:
         async with trio.open_nursery() as nursery:
 
             async def watch(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-                nonlocal interrupted
-                with trio.open_signal_receiver(signal.SIGINT) as signals:
+                nonlocal stopped_by
+                with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
                     task_status.started()
-                    async for _ in signals:
+                    async for signum in signals:
+                        stopped_by = signum
                         break
-                interrupted = True
                 nursery.cancel_scope.cancel()
 
             await nursery.start(watch)
             code = await main(args)
             nursery.cancel_scope.cancel()
     except BaseException as exc:
-        if interrupted:  # what the clean-up raised is not the user's news: they stopped it
-            raise KeyboardInterrupt from exc
+        if stopped_by is not None:  # what the clean-up raised is not the user's news
+            raise Stopped(stopped_by) from exc
         raise
-    if interrupted:
-        raise KeyboardInterrupt
+    if stopped_by is not None:
+        raise Stopped(stopped_by)
     return code
 
 

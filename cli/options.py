@@ -30,6 +30,17 @@ def home_dir(args: argparse.Namespace) -> Path:
     return Path(platformdirs.user_data_dir("creepnet", appauthor=False))
 
 
+def kept_options(args: argparse.Namespace, iface: bool = True) -> str:
+    """The options a printed "run this again" command must repeat to reach the same game:
+    ``--home`` (another home has none of it) and ``--iface`` (where the user kept it)."""
+    import shlex
+
+    words = [f" --home {shlex.quote(str(args.home))}"] if getattr(args, "home", None) else []
+    if iface:
+        words += [f" --iface {shlex.quote(a)}" for a in getattr(args, "iface", None) or []]
+    return "".join(words)
+
+
 def fail(message: str, code: int = 2) -> int:
     """Print an error for the user (made printable: it may quote a peer) and return the code."""
     print(f"creepnet: error: {printable_lines(message)}", file=sys.stderr)

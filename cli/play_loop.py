@@ -20,6 +20,7 @@ from creepnet.node.storage import StorageError
 from creepnet.node.updates import Update
 from creepnet.protocol.event import Event
 from creepnet.protocol.log import Rejection
+from creepnet.protocol.session import Phase
 from creepnet.protocol.verify import abandonment_text
 
 # Who follows this game, in the game's words (a connection that is not about it says nothing).
@@ -37,6 +38,7 @@ SHOWN = {
     retirement.CLAIMABLE,
 }
 DELIVERY_PATIENCE = 2.0  # seconds before we say a move has not reached the others yet
+SILENCE_TOLD = 10.0  # seconds a spectator sees the game wait on one player before it is told
 
 
 async def play_in_terminal(
@@ -48,15 +50,17 @@ async def play_in_terminal(
     screen: Screen | None = None,
     colour: bool = False,
     leave_on_eof: bool = True,
-) -> int:
+) -> bool:
     """Show the game and take commands until it ends, the user quits, or (for players, with
-    leave_on_eof) input ends.  A spectator without a terminal keeps watching to the end."""
+    leave_on_eof) input ends.  A spectator without a terminal keeps watching to the end.
+    True when the player left the game for good (`leave`): it no longer waits for them."""
     # A spectator may get here before the genesis arrives, and the genesis says which game it is.
     session = (await node.wait_for(game, lambda rt: bool(rt.session.kind))).session
     console = console_for(session, colour=colour)
     screen = screen or (Screen(out) if out is not None else Screen.for_stdout())
-    await TerminalPlay(node, game, console, screen).run(lines, leave_on_eof)
-    return 0
+    play = TerminalPlay(node, game, console, screen)
+    await play.run(lines, leave_on_eof)
+    return play.left
 
 
 class TerminalPlay:
@@ -71,12 +75,15 @@ class TerminalPlay:
         self.intro_shown = False
         self.events_shown = 0  # events of the log the screen has caught up with
         self.claimed = False  # we claimed the game abandoned (and said so)
+        self.left = False  # we left for good (`leave`)
         self.send, self.receive = trio.open_memory_channel[tuple[str, object]](256)
 
     async def run(self, lines: AsyncIterator[str] | StdinLines | None, leave_on_eof: bool) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.forward_updates, self.send.clone())
             nursery.start_soon(self.forward_lines, self.send.clone(), lines, leave_on_eof)
+            if self.session.local_seat is None:  # a seat's node counts down a silence itself
+                nursery.start_soon(self.tell_silence)
             self.refresh()
             # A game that ended before we looked (watching a finished game) has nothing to
             # wait for.
@@ -104,12 +111,45 @@ class TerminalPlay:
         elif self.intro_shown and any(event.type in console.redraw_after for event in new):
             self.say(console.board())
         if new:
-            self.say(console.status())
+            status = console.status()
+            if "\n" not in status and self.waits_on_a_node():
+                self.screen.note(status, "progress")  # replaced by the next step, not scrolled
+            else:
+                self.say(status)
         self.screen.set_prompt(self.console.prompt())
+
+    def waits_on_a_node(self) -> bool:
+        """The game waits on a step a node takes by itself (a shuffle, a reveal, a card let
+        through): news only until the next step.  A Racer set-up is some 150 of them; said as
+        lines, they scrolled the table off the screen before the first turn."""
+        turn = self.session.expected()
+        return turn is not None and turn.automatic and not self.over()
 
     def over(self) -> bool:
         session = self.session
         return session.finished or session.halted is not None or session.abandoned is not None
+
+    async def tell_silence(self) -> None:
+        """For a spectator, whose node runs no retirement timer: a status line once the game
+        has waited on one player for a while, saying what the table will do about it."""
+        since: tuple[int, float] = (-1, 0.0)  # (log length, when it last grew)
+        while True:
+            await trio.sleep(1)
+            session, now = self.session, trio.current_time()
+            waiting = session.waiting_for() if session.phase is Phase.PLAYING else None
+            if len(session.log) != since[0]:
+                since = (len(session.log), now)
+            silent = now - since[1]
+            if waiting is None or self.over() or silent < SILENCE_TOLD:
+                continue
+            patience = f"{session.retire_after:g} s"
+            then = (
+                f"the others retire a seat silent for {patience}"
+                if len(session.remaining) > 2
+                else f"after {patience} the other may claim the game"
+            )
+            name = printable(waiting.player)
+            self.screen.note(f"* no word from {name} for {silent:.0f} s ({then})", "silence")
 
     # ----- what we send ---------------------------------------------------------------------
 
@@ -139,10 +179,14 @@ class TerminalPlay:
     async def leave_or_claim(self, word: str) -> bool:
         """``leave``: tell the table we go for good (they retire us at once); ``claim``: two
         seats left and the other is gone, claim the game abandoned.  True when we leave."""
+        if word == "leave" and not self.session.started:
+            self.say("the game has not started: 'quit' stops waiting, and your seat stays yours")
+            return False
         try:
             if word == "leave":
                 self.node.leave(self.game)
-                self.say("you left the game; the table plays on without you")
+                self.left = True
+                self.say(self.left_text())
                 return True
             await self.node.claim(self.game)
         except (ValueError, Rejection) as exc:
@@ -151,6 +195,11 @@ class TerminalPlay:
         self.say(f"* {printable(self.session.outcome_text or 'claimed: the game is abandoned')}")
         self.claimed = True
         return True
+
+    def left_text(self) -> str:
+        if len(self.session.remaining) > 2:
+            return "you left the game for good; the others retire your seat and play on"
+        return "you left the game for good; your opponent may claim it abandoned"
 
     # ----- what comes in --------------------------------------------------------------------
 

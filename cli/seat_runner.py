@@ -15,9 +15,12 @@ from creepnet.cli.options import home_dir, save_player_name, saved_player_name
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.rematch import ask, rematch
 from creepnet.cli.terminal import Out, Screen, StdinLines
+from creepnet.cli.text import printable
+from creepnet.node import retirement
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol.lobby import JoinError, check_player_name
+from creepnet.protocol.session import Phase, Session
 
 
 def add_player_options(parser: argparse.ArgumentParser) -> None:
@@ -28,8 +31,21 @@ def add_player_options(parser: argparse.ArgumentParser) -> None:
         "--bot", choices=BotChoices(), metavar="BOT", help="let a bot play this seat"
     )
     parser.add_argument("--seed", type=int, default=0, help="the bot's seed")
-    parser.add_argument("--pace", type=float, default=0.0, help="seconds a bot waits before moving")
+    parser.add_argument(
+        "--pace", type=pace_seconds, default=0.0, help="seconds a bot waits before moving"
+    )
     add_colour_option(parser)
+
+
+def pace_seconds(text: str) -> float:
+    """--pace: a bot's wait before each move, 0 or more seconds (argparse says it is invalid)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text!r}")
+    return value
 
 
 def add_colour_option(parser: argparse.ArgumentParser) -> None:
@@ -90,8 +106,9 @@ PlayAgain = Callable[[bytes, Screen], Awaitable[bytes | None]]
 
 
 def over(node: Node, game: bytes) -> bool:
+    """Nothing more can be played: finished, stopped on a fork, or claimed abandoned."""
     session = node.session(game)
-    return session.finished or session.halted is not None
+    return session.finished or session.halted is not None or session.abandoned is not None
 
 
 async def run_seat(
@@ -104,17 +121,23 @@ async def run_seat(
     resume_hint: str = "",
     player: str | None = None,
     play_again: PlayAgain | None = None,
+    others_wait: bool = True,
 ) -> int:
     """Play until the game ends or the player leaves; then make sure our last event reached
     the others, or say how to come back (``resume_hint``: the command that resumes it).
     With ``player`` (the name to play under), a human is asked to play again after a game;
-    ``play_again`` opens that game (default: a rematch with the same players on the LAN)."""
+    ``play_again`` opens that game (default: a rematch with the same players on the LAN).
+    ``others_wait``: the other seats' nodes run on when we go (not bots of this command), so
+    leaving says how long they wait for us."""
     say = out or print
     if args.bot:
         await node.wait_for(game, lambda rt: rt.session.started)
-        outcome = await run_bot(node, game, args.bot, args.seed, pace=args.pace)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(tell_table_news, node, game, say)
+            outcome = await run_bot(node, game, args.bot, args.seed, pace=args.pace)
+            nursery.cancel_scope.cancel()
         say(f"game over: {outcome}" if outcome else "game stopped: equivocation detected")
-        return await wrap_up(node, game, say, resume_hint)
+        return await wrap_up(node, game, say, resume_hint, others_wait)
     screen = Screen(out) if out is not None else Screen.for_stdout()
     lines = lines or StdinLines()
     if play_again is None and player is not None:
@@ -122,12 +145,54 @@ async def run_seat(
     next_game: bytes | None = game
     while next_game is not None:
         game = next_game
-        await play_in_terminal(node, game, lines=lines, screen=screen, colour=args.colour)
-        await wrap_up(node, game, screen.say, resume_hint)
+        try:
+            left = await play_in_terminal(
+                node, game, lines=lines, screen=screen, colour=args.colour
+            )
+        except BaseException as exc:  # re-raised; a cancel is Ctrl-C or SIGTERM (cli/network.py)
+            if cancelled(exc) and not over(node, game):
+                say_how_to_return(node, game, screen.say, resume_hint, others_wait)
+            raise
+        hint = "" if left else resume_hint  # left for good: the game waits no more
+        await wrap_up(node, game, screen.say, hint, others_wait)
         next_game = None
         if play_again is not None and node.session(game).finished and await ask(lines, screen):
             next_game = await play_again(game, screen)
     return 0
+
+
+def cancelled(exc: BaseException) -> bool:
+    """Only cancellation, maybe inside the exception groups nurseries wrap it in."""
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.split(trio.Cancelled)[1] is None
+    return isinstance(exc, trio.Cancelled)
+
+
+# What a seat played by a bot still tells the person running it: a player went quiet (once per
+# silence, and only after a while: a person thinking is no news), left, or was retired, or
+# that the game may be claimed.
+TABLE_NEWS = (retirement.RETIRING, retirement.RETIRED, retirement.CLAIMABLE)
+QUIET_BEFORE_TOLD = 10.0  # seconds of silence (at most half the table's patience) before we say
+
+
+async def tell_table_news(node: Node, game: bytes, say: Out) -> None:
+    """Print the table's news for a bot's seat, which has no console: a countdown once per
+    silence, each retirement and claim as it comes."""
+    session = node.session(game)
+    quiet = min(QUIET_BEFORE_TOLD, session.retire_after / 2)
+    first_heard: dict[tuple[int, int], float] = {}  # (seat, log length) -> its first countdown
+    told: set[tuple[int, int]] = set()
+    async with node.updates() as stream:
+        async for update in stream:
+            if update.game != game or update.kind not in TABLE_NEWS:
+                continue
+            if update.kind == retirement.RETIRING and "seat" in update.data:  # a countdown
+                key = (update.data["seat"], len(session.log))
+                since = first_heard.setdefault(key, trio.current_time())
+                if key in told or trio.current_time() - since < quiet:
+                    continue
+                told.add(key)
+            say(f"* {printable(update.text)}")
 
 
 async def _lan_rematch(
@@ -136,16 +201,36 @@ async def _lan_rematch(
     return await rematch(node, last, player, screen, lines)
 
 
-async def wrap_up(node: Node, game: bytes, say: Out, resume_hint: str) -> int:
+async def wrap_up(
+    node: Node, game: bytes, say: Out, resume_hint: str, others_wait: bool = False
+) -> int:
     """A finished game: let the others fetch its end, say where its log is.  An unfinished
-    one: say how to come back to it."""
+    one: say how to come back to it, and (``others_wait``) how long the others wait."""
     if over(node, game):
         await linger(node, game)
         store = node.home.game(game)
         say(f"log: {store.log_path}\nverify it with: {runnable()} verify {store.log_path}")
-    elif resume_hint:
-        say(f"left the game; it waits for you: {resume_hint}")
+    else:
+        say_how_to_return(node, game, say, resume_hint, others_wait)
     return 0
+
+
+def say_how_to_return(
+    node: Node, game: bytes, say: Out, resume_hint: str, others_wait: bool
+) -> None:
+    if not resume_hint:
+        return
+    say(f"left the game; it waits for you: {resume_hint}")
+    if others_wait and node.session(game).phase is Phase.PLAYING:
+        say(patience_text(node.session(game)))
+
+
+def patience_text(session: Session) -> str:
+    """How long the others wait for a player who went away (node/retirement.py's timer)."""
+    wait = f"{session.retire_after:g} s"
+    if len(session.remaining) > 2:
+        return f"  (on your turn the others wait {wait}, then retire your seat and play on)"
+    return f"  (on your turn your opponent waits {wait}, then may claim the game abandoned)"
 
 
 async def linger(node: Node, game: bytes, seconds: float = 5.0) -> None:

@@ -18,7 +18,7 @@ from creepnet.cli.network import (
     reachable_address,
     run_trio,
 )
-from creepnet.cli.options import fail, home_dir, saved_player_name
+from creepnet.cli.options import fail, home_dir, kept_options, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.cli.web.run import add_web_options, serve_game
 from creepnet.node.node import Node
@@ -56,11 +56,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from creepnet.protocol.retirement import MAX_RETIRE_AFTER
+
     try:
         seats_and_options(args)
         check_bot(args.kind, args.bot)
     except ValueError as exc:
         return fail(str(exc))
+    if args.retire_after is not None and not 1 <= args.retire_after <= MAX_RETIRE_AFTER:
+        return fail(f"--retire-after must be 1-{MAX_RETIRE_AFTER} seconds")
     if args.internet and (why := check_internet(args)):
         return fail(why)
     ask_name_once(args)
@@ -125,7 +129,7 @@ async def _host(args: argparse.Namespace) -> int:
             await print_invite(node, carrier, game)
         if args.web:
             return await serve_game(node, game, args, player, carrier)  # invite shown there
-        again = f"{runnable()} host {args.kind} --name {shlex.quote(name)}"  # to type here
+        again = f"{runnable()} host {args.kind} --name {shlex.quote(name)}{kept_options(args)}"
         if carrier is not None:
             again += " --internet" + "".join(f" --relay {r}" for r in carrier.relay_addresses)
         if not args.bot:  # the console shows the lobby and answers while it waits

@@ -19,7 +19,7 @@ from creepnet.cli.network import (
     port_note,
     run_trio,
 )
-from creepnet.cli.options import fail, home_dir, saved_player_name
+from creepnet.cli.options import fail, home_dir, kept_options, saved_player_name
 from creepnet.cli.seat_runner import add_player_options, ask_name_once, player_name, run_seat
 from creepnet.cli.text import printable
 from creepnet.cli.web.run import add_web_options, serve_game
@@ -194,18 +194,21 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
             )
             raise
         print(f"joined at {address}")
+        seat = node.session(game).local_seat
+        if args.bot and seat is not None:  # a person gets this from the console's lobby
+            print(f"you have seat {seat}; the {args.bot} bot plays it")
         if carrier is not None:
             say_path(node, address)
         if not args.addr and carrier is None:
             await node.start_discovery()  # found by zeroconf: find the host again if it moves
-        hint = resume_command(node, game)
+        hint = resume_command(node, game, args)
         if args.web:
             return await serve_game(node, game, args, player)
         return await run_seat(node, game, args, resume_hint=hint, player=player)
 
 
-def resume_command(node: Node, game: bytes) -> str:
-    return f"{runnable()} join {shlex.quote(node.session(game).name)}"
+def resume_command(node: Node, game: bytes, args: argparse.Namespace) -> str:
+    return f"{runnable()} join {shlex.quote(node.session(game).name)}{kept_options(args)}"
 
 
 async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
@@ -221,6 +224,7 @@ async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
         print(
             f"that is your game against the {bot} bot, and the bot is not running; "
             f"resume it, bot included, with: {runnable()} play {session.kind} --vs {bot}"
+            f"{kept_options(args)}"
         )
         return 1
     await node.start_discovery()
@@ -228,7 +232,7 @@ async def resume(node: Node, game: bytes, args: argparse.Namespace) -> int:
     if note:
         print(note)
     player = player_name(args, saved_player_name(home_dir(args)), node.fingerprint)
-    hint = resume_command(node, game)
+    hint = resume_command(node, game, args)
     if args.web:
         return await serve_game(node, game, args, player)
     return await run_seat(node, game, args, resume_hint=hint, player=player)

@@ -23,7 +23,7 @@ from creepnet.cli.game_options import (
 )
 from creepnet.cli.main import runnable
 from creepnet.cli.network import add_network_options, open_node, run_trio, setup_logging
-from creepnet.cli.options import fail, home_dir, saved_player_name
+from creepnet.cli.options import fail, home_dir, kept_options, saved_player_name
 from creepnet.cli.seat_runner import (
     add_player_options,
     ask_name_once,
@@ -133,6 +133,7 @@ async def _play(
             again = f"{runnable()} play {args.kind} --vs {args.vs}"
             if seats > 2:
                 again += f" --players {seats}"
+            again += kept_options(args, iface=False)  # its nodes are on loopback anyway
             if args.web:
 
                 async def next_game() -> bytes:  # "play again?" on the page
@@ -156,6 +157,7 @@ async def _play(
                     resume_hint=again,
                     player=player,
                     play_again=play_again,
+                    others_wait=False,  # the bots stop with this command
                 )
             nursery.cancel_scope.cancel()
         return code

@@ -15,6 +15,7 @@ from creepnet.cli.text import fit, printable
 from creepnet.engine import creeper
 from creepnet.protocol.identity import fingerprint as fp_of
 from creepnet.protocol.session import Session
+from creepnet.protocol.verify import abandonment_text
 
 HELP = """\
 commands:
@@ -25,7 +26,9 @@ commands:
   resign         give up (asks once; out of turn it waits for your turn)
   cancel         take back a queued resignation or draw offer
   board          show the board again
-  quit           leave; the game waits for you"""
+  quit           stop for now; the game waits (the same command resumes it)
+  leave          leave for good: your opponent may claim the game at once
+  claim          your opponent left or went quiet: claim the game abandoned"""
 WATCHER_HELP = """\
 you are watching:
   board          show the board again
@@ -41,6 +44,8 @@ COMMANDS = (
     "cancel",
     "board",
     "quit",
+    "leave",
+    "claim",
 )
 CONFIRM = {"resign", "yes", "y"}
 
@@ -94,6 +99,8 @@ class CreeperConsole:
             return "GAME STOPPED: a player signed two different events at one position (proof kept)"
         if s.finished:
             return f"game over: {self._outcome()}"
+        if s.abandoned is not None:
+            return f"game over: {abandonment_text(s)}"
         if not s.started:
             return self._lobby_status()
         waiting = s.waiting_for()

@@ -63,7 +63,10 @@ other commands:
   moves          what you can type now      board   show the table again
   card 3         what card 3 does ('card': your hand, 'card 1b': a Creep)
   help cards     what each kind of card does
-  help           this text                  quit    leave (the game waits)
+  help           this text
+  quit           stop for now; the game waits (the same command resumes it)
+  leave          leave for good: the others retire your seat and play on
+  claim          two seats left and the other is gone: claim the game abandoned
 Words may be shortened: 'att 1b', 'fo 2', 'dis 3'."""
 
 
@@ -264,7 +267,7 @@ class RacerConsole:
         if head == "board":
             return Reply(self.board() + "\n" + self.status())
         if head == "quit":
-            return Reply("leaving; the game stays open (`creepnet join` resumes it)", quit=True)
+            return Reply("leaving; the game stays open", quit=True)  # the command says how back
         if self.view.local_seat is None:
             return Reply("you are watching; only 'board', 'help' and 'quit' work here")
         outcome = self.view.outcome()

@@ -27,6 +27,7 @@ from creepnet.engine import racer
 from creepnet.engine.racer import IllegalAction, Observation, SeatAction
 from creepnet.engine.racer.state import RevealFaceUp
 from creepnet.protocol.identity import fingerprint
+from creepnet.protocol.verify import abandonment_text
 
 
 class SeatViewLike(Protocol):
@@ -87,7 +88,7 @@ class SessionGame:
     def outcome(self) -> str | None:
         if self.session.halted is not None:
             return "stopped: a player signed two different events at one position (proof kept)"
-        return self.session.outcome_text
+        return self.session.outcome_text or abandonment_text(self.session)
 
     def waiting(self) -> str | None:
         """Whom the game waits for, and for what, in words for people (not the step's text)."""
