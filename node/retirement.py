@@ -198,7 +198,10 @@ class Retirements:
 
     def announce(self, runtime: GameRuntime, seat: int) -> None:
         name = _name(runtime.session, seat)
-        text = f"{name} left the game; the table plays on without them"
+        if seat in self._leaving.get(runtime.game, set()):
+            text = f"{name} left the game; the table plays on without them"
+        else:  # voted out for silence: nobody heard them say they were going
+            text = f"{name} stopped answering and was retired; the table plays on without them"
         self.reporter.publish(RETIRED, text, runtime.game, None, {"seat": seat})
 
     # ----- messages -----------------------------------------------------------------------

@@ -51,6 +51,7 @@ LONGEST_FIRST = (
     "racer/test_racer_processes.py",
     "racer/test_racer_network.py",
     "racer/test_racer_retire_hostage.py",
+    "cli/test_cli_first_use.py",
     "web/test_web_racer_browser.py",
     "protocol/test_session_property.py",
     "cli/test_cli_feel.py",

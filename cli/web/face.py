@@ -390,7 +390,11 @@ class WebFace:
             raise WebError(f"not now: {exc.reason}") from None
         if word == "leave":
             self.left.add(game)
-            text = "you left the game; the table plays on without you"
+            text = (  # at two seats nobody is left to play on: the other may claim
+                "you left the game; the table plays on without you"
+                if len(session.remaining) > 2
+                else "you left the game; your opponent may claim it abandoned"
+            )
         else:
             text = session.outcome_text or "you claimed the game abandoned; it ends unfinished"
         self._add_news(game, text)

@@ -40,7 +40,7 @@ async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) 
             assert status == 400 and answer["error"] == "ask to leave or to claim"
             status, left = await call(guest_app, "POST", path + "/leave", {"what": "leave"})
             assert status == 200, left
-            assert left["said"] == "you left the game; the table plays on without you"
+            assert left["said"] == "you left the game; your opponent may claim it abandoned"
             assert not left["leave"] and "you left the game" in left["news"][-1]
             status, answer = await call(guest_app, "POST", path + "/leave", {"what": "leave"})
             assert status == 400  # once is enough
