@@ -30,12 +30,14 @@ from creepnet.protocol.games.racer.schedule import (
     DeckStep,
     RacerGame,
     ShowDrawn,
+    lost_share,
     may_be,
     new_game,
     next_step,
     not_a_creep,
     settle,
     to_recover,
+    void_reshuffle,
 )
 from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.rules import (
@@ -309,11 +311,19 @@ class RacerRules:
         engine_done = over or not game.state.players[seat].active
         game.deck.retire(seat)
         game.retired = (*game.retired, seat)
+        void_reshuffle(game)
         # At the reveals no scalar is needed any more: the audit opens X's escrow shares.
         game.to_recover[seat] = () if over else to_recover(game, seat)
         if set_up:
             game.deferred = (*game.deferred, seat)
-        elif not engine_done:
+        lost = lost_share(game)
+        if lost is not None:  # a second departure before its shares were in (or its refresh)
+            dealer, scalar = lost
+            raise CannotPlayOn(
+                f"seat {seat} leaves with its share of seat {dealer}'s {scalar.kind} "
+                f"{scalar.name}/{scalar.index} unpublished: the table cannot act for seat {dealer}"
+            )
+        if not set_up and not engine_done:
             game.state = racer.retire(game.state, seat)
         settle(game)
         if isinstance(racer.pending(game.state), racer.GameOver):
