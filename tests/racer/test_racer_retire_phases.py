@@ -35,7 +35,9 @@ from racer_retire_support import (  # noqa: E402
 )
 
 from creepnet.engine import racer  # noqa: E402
+from creepnet.engine.racer.retire import SET_UP  # noqa: E402
 from creepnet.engine.racer.state import Declaring, Drawing, Exchange  # noqa: E402
+from creepnet.protocol.deck.escrowing import refresh_due  # noqa: E402
 from creepnet.protocol.games.racer.schedule import DeckStep, RacerGame, next_step  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
 from creepnet.protocol.testing.sessions import SessionHarness  # noqa: E402
@@ -278,7 +280,8 @@ def test_a_second_departure_that_loses_a_share_ends_the_game_abandoned(
     run_without(t, table, {1, 3})  # nothing is owed any more
     verdict = verify_log_bytes(one_log(t, [0, 2]))
     assert verdict.valid and not verdict.finished, verdict.error
-    assert verdict.outcome == f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {event.seq}"
+    claimed = f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {event.seq}"
+    assert verdict.outcome == claimed
 
 
 def test_a_second_departure_after_the_recovery_and_its_refresh_plays_on() -> None:
@@ -297,3 +300,54 @@ def test_a_second_departure_after_the_recovery_and_its_refresh_plays_on() -> Non
     finish_without(t, table, {1, 3})
     verdict = verify_log_bytes(one_log(t, [0, 2]))
     assert verdict.valid and verdict.finished, verdict.error
+
+
+def _set_up_lock_of_a_later_draw_pool(session: Session, seat: int) -> bool:
+    # it has locked the first draw pool: its lock keys there go to whoever the Deck Shift gives
+    # that pool, so the table will need them at the roll to start
+    if not session.started or seat != 3:
+        return False
+    game = session.game_state
+    step = next_step(game)
+    return (
+        isinstance(step, DeckStep)
+        and step.seat == 3
+        and step.op == "lock"
+        and isinstance(game.state.stage, SET_UP)
+        and step.pool in game.draw_pools.values()
+        and step.pool != game.draw_pools.get(0)
+    )
+
+
+def _set_up_deck_step(session: Session, seat: int) -> bool:
+    if not session.started or seat != 1:
+        return False
+    game = session.game_state
+    step = next_step(game)
+    return (
+        isinstance(step, DeckStep)
+        and step.seat == 1
+        and step.by is None
+        and step.op in ("shuffle", "lock")
+        and isinstance(game.state.stage, SET_UP)
+    )
+
+
+def test_a_second_departure_in_the_set_up_before_the_draw_pools_keys_are_known_ends_it() -> None:
+    # Seat 3, retired in the set-up after its lock of a draw pool, has lock keys there that the
+    # table recovers only at the roll to start (its own draw pool is not known before the Deck
+    # Shift).  Seat 1 holds a share of each and leaves first: they are lost, so this retire
+    # ends the game (else the table froze at the first draw from that pool).
+    t = SessionHarness(seats=4, kind="racer", options=OPTIONS, seed=5)
+    table = players(4)
+    assert play_until(t, table, _set_up_lock_of_a_later_draw_pool) == 3
+    run_without(t, table, {3})
+    retire(t, 3)
+    assert play_until(t, table, _set_up_deck_step) == 1
+    assert not any(refresh_due(t.spectator.game_state.deck, s) for s in (0, 1, 2))
+    run_without(t, table, {1, 3})
+    retire(t, 1)
+    claim = t.spectator.abandoned
+    assert claim is not None and (claim.seat, claim.claimant) == (1, 0)
+    verdict = verify_log_bytes(one_log(t, [0, 2]))
+    assert verdict.valid and not verdict.finished, verdict.error

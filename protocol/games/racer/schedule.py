@@ -234,14 +234,8 @@ def to_recover(game: RacerGame, seat: int, every_draw_pool: bool = False) -> tup
             and pool.name != own
             and not (draw_pools_later and _is_draw_pool(game, pool))
         ):
-            for j, slot in enumerate(pool.slots):
-                if (
-                    not slot.is_public
-                    and slot.holder is None
-                    and seat not in slot.released
-                    and slot.release_to != seat
-                ):
-                    wanted[ScalarId("lock", pool.name, j)] = None
+            for j in _hidden_unreleased(pool, seat):
+                wanted[ScalarId("lock", pool.name, j)] = None
     return tuple(sc for sc in wanted if book.bundle(seat, sc) is not None)
 
 
@@ -255,6 +249,23 @@ def void_reshuffle(game: RacerGame) -> None:
     if name in game.deck.pools:
         game.voided = (*game.voided, name)
         game.reshuffles += 1
+
+
+def _hidden_unreleased(pool: Pool, seat: int) -> list[int]:
+    """The positions of a pool ``seat`` has locked that are not public, not held and not
+    released by it or being released to it.  A pool not yet locked by every seat (a second
+    departure can come while the table still owes a first retired seat's lock) has no slots
+    yet: then every position not opened in its shuffle phase."""
+    if not pool.slots:
+        return [j for j in range(len(pool.points)) if j not in pool.public]
+    return [
+        j
+        for j, slot in enumerate(pool.slots)
+        if not slot.is_public
+        and slot.holder is None
+        and seat not in slot.released
+        and slot.release_to != seat
+    ]
 
 
 def lost_share(game: RacerGame) -> tuple[int, ScalarId] | None:
