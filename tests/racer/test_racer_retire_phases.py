@@ -38,6 +38,7 @@ from creepnet.engine import racer  # noqa: E402
 from creepnet.engine.racer.retire import SET_UP  # noqa: E402
 from creepnet.engine.racer.state import Declaring, Drawing, Exchange  # noqa: E402
 from creepnet.protocol.deck.escrowing import refresh_due  # noqa: E402
+from creepnet.protocol.games.racer.adapter import RacerRules  # noqa: E402
 from creepnet.protocol.games.racer.schedule import DeckStep, RacerGame, next_step  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
 from creepnet.protocol.testing.sessions import SessionHarness  # noqa: E402
@@ -161,6 +162,23 @@ def test_a_seat_retired_in_a_phase_and_the_others_finish(
     if phase == "opening-release":
         assert after.start_seat != gone
     _finishes_without(t, table, gone)
+
+
+def test_a_card_that_does_not_decode_after_one_retirement_is_an_audit_problem(
+    phase_forks: Forks[str],
+) -> None:
+    # Only a second departure can lose an escrow: after one, every card decodes, so a slot the
+    # audit cannot decode (as the reshuffle bug left two) is a problem, never passed over.
+    t, table, gone = phase_forks.take("declaring")
+    run_without(t, table, {gone})
+    retire(t, gone)
+    finish_without(t, table, {gone})
+    game = t.spectator.game_state.fork()
+    lost = [*game.state.players[gone].hand, *game.state.players[gone].deck][0]
+    del game.where[lost]  # the audit can no longer name that slot's card
+    game.result = game.cards = None
+    RacerRules._finish(game)
+    assert game.result is not None and game.result.reason.startswith("audit"), game.result
 
 
 # --- a reshuffle of the discard pile under way ----------------------------------------------

@@ -349,8 +349,9 @@ class RacerRules:
         }
         reveal = {s: c for s, c in game.cards.items() if s not in game.state.known}
         # A retired seat's cards decode from its escrow (docs/ESCROW.md step 4): only those under
-        # a scalar whose escrow is lost (a recipient retired after it) stay hidden.
-        hidden = any(
+        # a scalar whose escrow is lost (a recipient retired after it) stay hidden, so only after
+        # a second departure; else a hidden card is an audit problem, never passed over.
+        hidden = len(game.retired) >= 2 and any(
             slot not in game.state.known and slot not in game.cards
             for _, slot in racer.locations(game.state)
         )
