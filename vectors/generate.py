@@ -2424,9 +2424,11 @@ def retirement_stop(game: Game) -> tuple[str, int] | None:
 
 
 AT_THE_DECK_SHIFT = (
-    "in the set-up, when it owes the last reveal of the Deck Shift die (the draw is spent "
-    "unused: the recoveries come first; the die is drawn again); the engine takes it out at the "
-    "roll to start, where the table recovers its lock keys of the other seats' draw pools"
+    "in the set-up, when it owes the last reveal of the Deck Shift die (nothing of it is to "
+    "recover yet: its layer on `box` is never needed, its draw pools' lock keys wait for the roll "
+    "to start; so the `retire` completes the draw with the two others' preimages); the engine "
+    "takes it out at the roll to start, where the table recovers its lock keys of the other "
+    "seats' draw pools"
 )
 
 RETIREMENT_STOPS = {

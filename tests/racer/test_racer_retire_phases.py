@@ -1,10 +1,11 @@
 """A seat retired in each phase where the table can wait on it that the other retirement tests do
 not reach (docs/spec-racer.md §5.9): the attacker after its declaration, the defender before the
-Modifier die of a launched attack, the turn's seat while a die or a card is drawn for another
-seat, a discard decision, the roll to start, a reshuffle of the discard pile (its pool is voided
-and made afresh), and a second departure while the first one's recovery or refreshes are under
-way (the game ends abandoned there).  The others finish with identical logs that verify valid
-and finished (or valid and abandoned, where PROTOCOL.md §5.5 says so)."""
+Modifier die of a launched attack (or a third seat owing its reveal for it), the turn's seat
+while a die or a card is drawn for another seat, a discard decision, the Deck Shift after another
+seat revealed for it (the draw goes on), the roll to start, a reshuffle of the discard pile (its
+pool is voided and made afresh), and a second departure while the first one's recovery or
+refreshes are under way (the game ends abandoned there).  The others finish with identical logs
+that verify valid and finished (or valid and abandoned, where PROTOCOL.md §5.5 says so)."""
 
 from __future__ import annotations
 
@@ -61,8 +62,12 @@ def _phase(game: RacerGame, seat: int) -> str | None:
             return "die-defender"
         if turn is not None and seat == turn.seat and step.seat == stage.defender:
             return "die-for-the-defender"
+        if turn is not None and seat != turn.seat:
+            return "die-of-another-attack"
     if isinstance(step, racer.NeedDie) and step.purpose == "start":
         return "start-roll"
+    if isinstance(step, racer.NeedDie) and step.purpose == "deck-shift":
+        return "deck-shift"
     if (
         isinstance(step, DeckStep)
         and step.seat == seat
@@ -89,6 +94,8 @@ def _stop(phase: str) -> Stop:
         turn = game.state.turn
         if _phase(game, seat) != phase or (turn is not None and turn.number >= LIMIT):
             return False  # (not in the last turn: the game goes on after the retirement)
+        if phase == "deck-shift":  # after another seat's reveal: the draw is spent unused
+            return _reveal_owed(session, seat) and bool(session.reveals)
         return not phase.startswith(("die", "start")) or _reveal_owed(session, seat)
 
     return owed
@@ -99,6 +106,8 @@ PHASES = [
     "declaring",
     "die-defender",
     "die-for-the-defender",
+    "die-of-another-attack",
+    "deck-shift",
     "discard",
     "start-roll",
     "opening-release",
@@ -144,9 +153,19 @@ def test_a_seat_retired_in_a_phase_and_the_others_finish(
     assert _phase(t.spectator.game_state, gone) == phase
     run_without(t, table, {gone})
     assert t.spectator.waiting_for().seat == gone  # type: ignore[union-attr]
+    draws = t.spectator.draws
     retire(t, gone)
     after = t.spectator.game_state.state
-    assert not after.players[gone].active
+    if phase == "deck-shift":  # the set-up: the engine takes it out at the roll to start
+        # Nothing of it is to recover yet (its draw pools' keys wait for the roll to start): the
+        # draw goes on without it, the reveal made for it kept (spec-racer.md §5.9)
+        assert (
+            t.spectator.game_state.deferred == (gone,)
+            and not t.spectator.game_state.to_recover[gone]
+        )
+        assert t.spectator.draws == draws and t.spectator.reveals
+    else:
+        assert not after.players[gone].active
     turn = before.turn
     if phase in ("declaring", "die-for-the-defender", "discard"):  # its own turn passes
         assert turn is not None and turn.seat == gone
