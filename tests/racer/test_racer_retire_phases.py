@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -37,10 +38,11 @@ from racer_retire_support import (  # noqa: E402
 
 from creepnet.engine import racer  # noqa: E402
 from creepnet.engine.racer.retire import SET_UP  # noqa: E402
-from creepnet.engine.racer.state import Declaring, Drawing, Exchange  # noqa: E402
+from creepnet.engine.racer.state import Declaring, Drawing, Exchange, Over  # noqa: E402
 from creepnet.protocol.deck.escrowing import refresh_due  # noqa: E402
 from creepnet.protocol.games.racer.adapter import RacerRules  # noqa: E402
 from creepnet.protocol.games.racer.schedule import DeckStep, RacerGame, next_step  # noqa: E402
+from creepnet.protocol.rules import CannotPlayOn  # noqa: E402
 from creepnet.protocol.session import Session  # noqa: E402
 from creepnet.protocol.testing.sessions import SessionHarness  # noqa: E402
 from creepnet.protocol.verify import verify_log_bytes  # noqa: E402
@@ -319,6 +321,23 @@ def test_a_second_departure_that_loses_a_share_ends_the_game_abandoned(
     assert verdict.valid and not verdict.finished, verdict.error
     claimed = f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {event.seq}"
     assert verdict.outcome == claimed
+
+
+def test_a_share_lost_once_the_game_is_decided_costs_the_audit_only(
+    after_a_retirement: Forks[str],
+) -> None:
+    # The same loss at the end-of-game reveals (say the first retirement left one seat in
+    # the race): no step of seat 3 is owed any more, so the game keeps its result.
+    t, _, gone = after_a_retirement.take("recover")
+    rules, game = t.spectator.rules, t.spectator.game_state
+    with pytest.raises(CannotPlayOn):
+        rules.retire(game, gone)
+    decided = game.fork()
+    decided.state = replace(decided.state, stage=Over(0))
+    after = rules.retire(decided, gone)
+    assert after.retired == (3, 1) and after.to_recover[1] == ()
+    step = next_step(after)  # the others' useless shares, then the reveals: nothing is stuck
+    assert isinstance(step, DeckStep) and step.op == "recover" and step.seat == 2
 
 
 def test_a_second_departure_after_the_recovery_and_its_refresh_plays_on() -> None:

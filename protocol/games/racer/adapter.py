@@ -316,6 +316,14 @@ class RacerRules:
         game.to_recover[seat] = () if over else to_recover(game, seat)
         if set_up:
             game.deferred = (*game.deferred, seat)
+        elif not engine_done:
+            game.state = racer.retire(game.state, seat)
+        settle(game)
+        if isinstance(racer.pending(game.state), racer.GameOver):
+            # no step of a retired seat is owed at the reveals: a lost share costs the audit
+            # those cards only (docs/ESCROW.md step 4), the result stands
+            self._finish(game)
+            return game
         lost = lost_share(game)
         if lost is not None:  # a second departure before its shares were in (or its refresh)
             dealer, scalar = lost
@@ -323,11 +331,6 @@ class RacerRules:
                 f"seat {seat} leaves with its share of seat {dealer}'s {scalar.kind} "
                 f"{scalar.name}/{scalar.index} unpublished: the table cannot act for seat {dealer}"
             )
-        if not set_up and not engine_done:
-            game.state = racer.retire(game.state, seat)
-        settle(game)
-        if isinstance(racer.pending(game.state), racer.GameOver):
-            self._finish(game)
         return game
 
     @staticmethod
