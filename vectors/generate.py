@@ -2304,11 +2304,15 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     votes = [retirement.vote(game.table.identities[v], where, v) for v in (0, 1, 2)]
     game.push(game.sign(0, "retire", retirement.retire_body(where, votes)))
     fault = second = None
+    during: dict[str, tuple[int, bytes]] = {}  # seat 1 retired owing its recover, its refresh
     while not game.over:
         seat, type_, body = game.owed_or_decision(policy)
         private = type_ == "deck" and body["op"] == "release" and body["to"] != -1
         if second is None and seat == 2 and private:  # a private draw: after the roll to start
             second = second_departure(game, policy)
+        op = body.get("op") if type_ == "deck" else None
+        if seat == 1 and op in ("recover", "refresh") and op not in during:
+            during[op] = second_departure(game, policy, seat=1)
         if fault is None and type_ == "deck" and body["op"] == "refresh":
             first = body["escrow"][0]
             bad = {**first, "commits": [*first["commits"], another_point("refresh")]}
@@ -2336,18 +2340,35 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
              "escrow (epoch 1), make its steps and finish; two left: no refresh")  # fmt: skip
     out.append(log_vector("racer-retire-second-departure", about, data,
                           (name, events, appended), annotated=True))  # fmt: skip
+    owing = {
+        "recover": "its `recover` of seat 3's keys (seat 0's is in): seat 3's scalars can "
+        "never be recovered without seat 1's shares",
+        "refresh": "its `refresh` (the recoveries are in): its newest escrows still name seat "
+        "3, so none of its own scalars could be recovered",
+    }
+    for op, why in owing.items():
+        events, data = during[op]
+        appended = data[len(b"".join(events_of(data)[:events])) :]
+        about = (
+            f"{name} until seat 1 owes {why}; seat 1 is retired too, and that `retire` ends "
+            "the game abandoned by seat 1, claimed by seat 0 (valid, unfinished)"
+        )
+        out.append(log_vector(f"racer-retire-during-{op}", about, data,
+                              (name, events, appended), annotated=True))  # fmt: skip
     return out
 
 
-def second_departure(game: Game, policy: RacerPolicy) -> tuple[int, bytes]:
-    """A copy of the 4-seat table, seat 3 gone, where seat 2 is retired too and two finish."""
+def second_departure(game: Game, policy: RacerPolicy, seat: int = 2) -> tuple[int, bytes]:
+    """A copy of the 4-seat table, seat 3 gone, where ``seat`` (the one it waits on) is retired
+    too and the two left finish, or the game ends there, abandoned (a share was lost)."""
     from creepnet.protocol import retirement
 
     fork, fork_policy = forked((game, policy))
     spec = fork.spectator
-    where = retirement.Position(spec.game, len(spec.log), spec.log.head, 2)
-    votes = [retirement.vote(fork.table.identities[v], where, v) for v in (0, 1)]
-    fork.push(fork.sign(0, "retire", retirement.retire_body(where, votes)))
+    where = retirement.Position(spec.game, len(spec.log), spec.log.head, seat)
+    voters = [v for v in spec.remaining if v != seat]
+    votes = [retirement.vote(fork.table.identities[v], where, v) for v in voters]
+    fork.push(fork.sign(voters[0], "retire", retirement.retire_body(where, votes)))
     fork.run(fork_policy, lambda g: g.over)
     return where.seq, fork.raw()
 
@@ -2389,6 +2410,10 @@ def retirement_stop(game: Game) -> tuple[str, int] | None:
             return {"hero": "exchange", "react": "react", "hostage": "hostage-answer"}[
                 step.topic
             ], seat
+    if isinstance(step, racer.Decide) and step.topic == "attack" and table.state.stage.attackers:
+        return "declaring", seat
+    if isinstance(step, DeckStep) and step.op == "reveal" and step.by is None:
+        return "game-over-reveal", seat
     if isinstance(step, DeckStep) and step.op in ("blind", "unblind") and step.by is None:
         card = "first" if len(table.state.stage.to_learn) == 2 else "second"
         return f"hostage-{step.op}-{card}", seat
@@ -2399,9 +2424,11 @@ def retirement_stop(game: Game) -> tuple[str, int] | None:
 
 
 AT_THE_DECK_SHIFT = (
-    "in the set-up, when it owes the last reveal of the Deck Shift die (the draw is spent "
-    "unused: the recoveries come first; the die is drawn again); the engine takes it out at the "
-    "roll to start, where the table recovers its lock keys of the other seats' draw pools"
+    "in the set-up, when it owes the last reveal of the Deck Shift die (nothing of it is to "
+    "recover yet: its layer on `box` is never needed, its draw pools' lock keys wait for the roll "
+    "to start; so the `retire` completes the draw with the two others' preimages); the engine "
+    "takes it out at the roll to start, where the table recovers its lock keys of the other "
+    "seats' draw pools"
 )
 
 RETIREMENT_STOPS = {
@@ -2423,6 +2450,10 @@ RETIREMENT_STOPS = {
     "draw-spent": "when it owes its reveal for a Hostage pick, the seat before it having "
     "revealed: the draw is spent unused (the recoveries come first), and the seat after it "
     "skips that layer of its onion",
+    "declaring": "at its own turn, after `declare-attack` and `add-attacker`, when it is to "
+    "launch, add an attacker or withdraw: its turn passes, the declaration with it",
+    "game-over-reveal": "when it owes its end-of-game deck `reveal`: the winner is fixed, "
+    "nothing is recovered, the other seats reveal and the audit opens its escrow",
 }
 
 

@@ -61,7 +61,10 @@ def test_a_second_departure_at_four_seats_and_the_two_left_finish() -> None:
     assert sum("retired by the table" in note for note in verdict.notes) == 2
     assert t.spectator.game_state.retired == (3, 1)
     # Seat 3's escrows dealt before seat 1 left had seat 1 as a recipient: lost with it, so the
-    # cards under those scalars stay hidden; every other card decodes and is checked.
+    # cards under those scalars stay hidden — the unused Creeps (`box`) too, since seat 3's layer
+    # there is never recovered (nobody strips it); every other card decodes and is checked.
     game = t.spectator.game_state
     assert not t.spectator.result.reason.startswith("audit"), t.spectator.result
-    assert len(undecoded(game)) < len(game.cards or {})
+    hidden = set(undecoded(game))
+    assert set(game.state.box) <= hidden
+    assert len(hidden - set(game.state.box)) < len(game.cards or {})

@@ -432,7 +432,8 @@ def test_a_seat_retired_in_each_situation_has_every_card_decoded():
     decoded from its escrow (its hand and draw deck from share sums, ESCROW.md step 4)."""
     racer = {v["name"]: v for v in load("racer.json")["logs"]}
     situations = ("turn", "exchange", "react", "hostage-answer", "hostage-blind-first",
-                  "hostage-unblind-first", "hostage-blind-second", "draw-spent")  # fmt: skip
+                  "hostage-unblind-first", "hostage-blind-second", "draw-spent", "declaring",
+                  "game-over-reveal")  # fmt: skip
     others = {"racer-retire-set-up-own-pools": 1, "racer-retire-second-departure": 2}
     retired = {**{f"racer-retire-at-{s}": 1 for s in situations}, **others}
     for name, count in retired.items():
@@ -442,6 +443,33 @@ def test_a_seat_retired_in_each_situation_has_every_card_decoded():
         assert [t["type"] for t in vector["turns"]].count("retire") == count, name
     spent = [d for d in racer["racer-retire-at-draw-spent"]["draws"] if d["value"] is None]
     assert len(spent) == 1
+
+
+def test_a_second_departure_that_loses_a_share_ends_the_game_abandoned_in_the_vectors():
+    """docs/PROTOCOL.md §5.5: seat 1 retired before its recover of seat 3's keys, or before its
+    refresh: the retire is valid and the game ends there, abandoned by seat 1."""
+    racer = {v["name"]: v for v in load("racer.json")["logs"]}
+    for op in ("recover", "refresh"):
+        vector = racer[f"racer-retire-during-{op}"]
+        expect = vector["expect"]
+        assert expect["valid"] and not expect["result"]["finished"], vector["name"]
+        claim = expect["result"]["abandoned"]
+        assert (claim["seat"], claim["claimant"]) == (1, 0), vector["name"]
+        turns = [t["type"] for t in vector["turns"]]
+        assert turns.count("retire") == 2 and turns[-1] == "retire", vector["name"]
+
+
+def test_no_recovery_in_the_vectors_publishes_a_layer_nobody_strips():
+    """The retired seat's layer on `box` (never locked) is never recovered (PROTOCOL.md §5.5):
+    no `recover` of a racer vector names the dealt family's depth-1 layer once play is on."""
+    racer = load("racer.json")
+    for vector in racer["logs"]:
+        if vector["name"] not in ("racer-retire-at-turn", "racer-retire-at-declaring"):
+            continue
+        events = [parse_event(raw) for raw in iter_log(log_bytes(vector, racer["bases"]))]
+        bodies = [e.body for e in events if e.type == "deck"]
+        recovered = [tuple(sc) for b in bodies if b.get("op") == "recover" for sc in b["scalars"]]
+        assert recovered and ("layer", "cards", 1) not in recovered, vector["name"]
 
 
 def real_verdicts() -> None:

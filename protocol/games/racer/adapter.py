@@ -30,12 +30,14 @@ from creepnet.protocol.games.racer.schedule import (
     DeckStep,
     RacerGame,
     ShowDrawn,
+    lost_share,
     may_be,
     new_game,
     next_step,
     not_a_creep,
     settle,
     to_recover,
+    void_reshuffle,
 )
 from creepnet.protocol.lobby import SeatSecrets
 from creepnet.protocol.rules import (
@@ -309,6 +311,7 @@ class RacerRules:
         engine_done = over or not game.state.players[seat].active
         game.deck.retire(seat)
         game.retired = (*game.retired, seat)
+        void_reshuffle(game)
         # At the reveals no scalar is needed any more: the audit opens X's escrow shares.
         game.to_recover[seat] = () if over else to_recover(game, seat)
         if set_up:
@@ -317,7 +320,17 @@ class RacerRules:
             game.state = racer.retire(game.state, seat)
         settle(game)
         if isinstance(racer.pending(game.state), racer.GameOver):
+            # no step of a retired seat is owed at the reveals: a lost share costs the audit
+            # those cards only (docs/ESCROW.md step 4), the result stands
             self._finish(game)
+            return game
+        lost = lost_share(game)
+        if lost is not None:  # a second departure before its shares were in (or its refresh)
+            dealer, scalar = lost
+            raise CannotPlayOn(
+                f"seat {seat} leaves with its share of seat {dealer}'s {scalar.kind} "
+                f"{scalar.name}/{scalar.index} unpublished: the table cannot act for seat {dealer}"
+            )
         return game
 
     @staticmethod
@@ -339,8 +352,9 @@ class RacerRules:
         }
         reveal = {s: c for s, c in game.cards.items() if s not in game.state.known}
         # A retired seat's cards decode from its escrow (docs/ESCROW.md step 4): only those under
-        # a scalar whose escrow is lost (a recipient retired after it) stay hidden.
-        hidden = any(
+        # a scalar whose escrow is lost (a recipient retired after it) stay hidden, so only after
+        # a second departure; else a hidden card is an audit problem, never passed over.
+        hidden = len(game.retired) >= 2 and any(
             slot not in game.state.known and slot not in game.cards
             for _, slot in racer.locations(game.state)
         )

@@ -70,6 +70,7 @@ from creepnet.protocol.deck.model import Pool
 from creepnet.protocol.deck.pools import handle_create, handle_merge, handle_split
 from creepnet.protocol.rules import Result
 
+NEVER_LOCKED = "box"  # the unused Creeps: never locked, dealt or drawn from
 BOOKKEEPER = 0  # the nominal author of the table's own (never signed) pool bookkeeping
 DEALT = "cards"  # the family of the deal: the whole catalogue, one pool at first
 
@@ -114,6 +115,7 @@ class RacerGame:
     where: dict[Slot, tuple[str, int]] = field(default_factory=dict)  # never forgets a slot
     draw_pools: dict[int, str] = field(default_factory=dict)  # seat -> its draw deck's pool
     reshuffles: int = 0
+    voided: tuple[str, ...] = ()  # discard:K pools a retirement left half made: never used
     cards: dict[Slot, int] | None = None  # every slot's card, once the audit has run
     result: Result | None = None
     retired: tuple[int, ...] = ()  # seats the table retired, in log order
@@ -193,13 +195,15 @@ def _after_retirement(game: RacerGame) -> DeckStep | None:
     return None
 
 
-def to_recover(game: RacerGame, seat: int) -> tuple[ScalarId, ...]:
+def to_recover(game: RacerGame, seat: int, every_draw_pool: bool = False) -> tuple[ScalarId, ...]:
     """The retired seat's scalars the table will need (docs/ESCROW.md): its layer of every pool
-    it has not locked yet, and its lock key of every position it has not released that is not
-    public, not held and not being released to it, outside its own draw deck (which leaves play
-    hidden).  Never more: a recovery publishes the scalar.  Before the Deck Shift nobody knows
-    which draw deck will be the seat's, so none is recovered then (``_retire_deferred`` adds them
-    at the roll to start, once the seat's own is known)."""
+    it has not locked yet but ``box`` (never locked: nothing ever strips a layer there), and its
+    lock key of every position it has not released that is not public, not held and not being
+    released to it, outside its own draw deck (which leaves play hidden).  Never more: a
+    recovery publishes the scalar.  Before the Deck Shift nobody knows which draw deck will be
+    the seat's, so none is recovered then (``_retire_deferred`` adds them at the roll to start,
+    once the seat's own is known); ``every_draw_pool`` names them all, its own unknown yet (what
+    the table may still need of a seat retired in the set-up: ``lost_share``)."""
     book = game.deck.escrow
     assert book is not None
     deck = game.state.players[seat].deck
@@ -208,8 +212,13 @@ def to_recover(game: RacerGame, seat: int) -> tuple[ScalarId, ...]:
     # named for it (deck:S) is then another seat's after an odd Deck Shift, and needs its keys.
     named = game.draw_pools.get(seat) if set_up else None
     own = game.where[deck[0]][0] if deck and deck[0] in game.where else named
+    if every_draw_pool:
+        own = None
+    draw_pools_later = set_up and not every_draw_pool
     wanted: dict[ScalarId, None] = {}
     for pool in game.deck.pools.values():
+        if pool.name == NEVER_LOCKED or pool.name in game.voided:
+            continue
         if pool.locks <= seat:
             if pool.depth[seat] > 0:
                 wanted[ScalarId("layer", pool.family, pool.depth[seat])] = None
@@ -220,16 +229,65 @@ def to_recover(game: RacerGame, seat: int) -> tuple[ScalarId, ...]:
                 and (seat, pool.family, again) in game.deck.layer_commits
             ):
                 wanted[ScalarId("layer", pool.family, again)] = None
-        elif pool.locks > seat and pool.name != own and not (set_up and _is_draw_pool(game, pool)):
-            for j, slot in enumerate(pool.slots):
-                if (
-                    not slot.is_public
-                    and slot.holder is None
-                    and seat not in slot.released
-                    and slot.release_to != seat
-                ):
-                    wanted[ScalarId("lock", pool.name, j)] = None
+        elif (
+            pool.locks > seat
+            and pool.name != own
+            and not (draw_pools_later and _is_draw_pool(game, pool))
+        ):
+            for j in _hidden_unreleased(pool, seat):
+                wanted[ScalarId("lock", pool.name, j)] = None
     return tuple(sc for sc in wanted if book.bundle(seat, sc) is not None)
+
+
+def void_reshuffle(game: RacerGame) -> None:
+    """A retirement while the discard pile's reshuffle is under way (pool ``discard:K`` made, the
+    engine not yet answered) voids that pool: the retired seat's line leaves its attachments on
+    the pile, or its turn passes and the pile changes before the next redeal, so the pool's cards
+    may no longer be the pile's.  ``discard:K`` stays in the deck unused; the next reshuffle is
+    ``discard:K+1``, made from the pile as it is then (docs/spec-racer.md §9.1)."""
+    name = f"discard:{game.reshuffles}"
+    if name in game.deck.pools:
+        game.voided = (*game.voided, name)
+        game.reshuffles += 1
+
+
+def _hidden_unreleased(pool: Pool, seat: int) -> list[int]:
+    """The positions of a pool ``seat`` has locked that are not public, not held and not
+    released by it or being released to it.  A pool not yet locked by every seat (a second
+    departure can come while the table still owes a first retired seat's lock) has no slots
+    yet: then every position not opened in its shuffle phase."""
+    if not pool.slots:
+        return [j for j in range(len(pool.points)) if j not in pool.public]
+    return [
+        j
+        for j, slot in enumerate(pool.slots)
+        if not slot.is_public
+        and slot.holder is None
+        and seat not in slot.released
+        and slot.release_to != seat
+    ]
+
+
+def lost_share(game: RacerGame) -> tuple[int, ScalarId] | None:
+    """A scalar the table still needs of a retired seat (``to_recover`` not yet recovered; for a
+    seat retired in the set-up, the Deck Shift still to come, its lock keys of every draw pool
+    too) whose newest escrow has a recipient that is retired and has not published its share:
+    the share is lost with it, the scalar can never be recovered, and the table could never
+    make that seat's steps (docs/ESCROW.md "Known limits").  The first such (dealer, scalar)."""
+    book = game.deck.escrow
+    assert book is not None
+    for dealer in game.retired:
+        needed = game.to_recover.get(dealer, ())
+        if dealer in game.deferred:
+            needed = (*needed, *to_recover(game, dealer, every_draw_pool=True))
+        for scalar in needed:
+            kept = book.bundle(dealer, scalar)
+            if kept is None or (dealer, scalar) in book.recovered:
+                continue
+            published = book.recovery.get((dealer, scalar), {})
+            if any(r in book.retired and r not in published for r in kept[0].recipients):
+                return dealer, scalar
+    return None
 
 
 def _to_shuffle(pool: Pool) -> bool:
