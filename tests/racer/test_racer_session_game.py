@@ -29,6 +29,7 @@ class LoggedGame:
         self.log = SimpleNamespace(events=[])
         self.game_state = SimpleNamespace(state=None)
         self.started, self.halted, self.outcome_text = True, None, None
+        self.abandoned = None  # nobody claimed it abandoned
         self.bots = [racer.make_bot("heuristic", seed * 10 + k) for k in range(players)]
         self.rng = __import__("random").Random(seed)
 
