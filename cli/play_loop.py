@@ -184,7 +184,7 @@ class TerminalPlay:
             return False
         try:
             if word == "leave":
-                self.node.leave(self.game)
+                await self.node.leave(self.game)
                 self.left = True
                 self.say(self.left_text())
                 return True

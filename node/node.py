@@ -57,6 +57,7 @@ from creepnet.protocol.session import Session
 # stores and sends it, over a relay too, on a machine that may be busy; a 10 s handshake timeout
 # here ended a join the host had already seated (the table then waited on a seat nobody ran).
 SEATING_PATIENCE = 60.0
+LEAVING_PATIENCE = 3.0  # seconds a leave waits for its notice to be written to the peers
 
 
 class Node:
@@ -405,9 +406,16 @@ class Node:
             raise StorageError(runtime.storage_error or "the move was not stored")
         return event
 
-    def leave(self, game: bytes) -> None:
-        """Tell the table we leave for good (a signed notice): they may retire us at once."""
-        self._retirements.leave(self._runtime(game))
+    async def leave(self, game: bytes) -> None:
+        """Tell the table we leave for good (a signed notice): they may retire us at once.
+        Returns once every connected peer has the notice written to its connection (at most
+        ``LEAVING_PATIENCE``): a command that exits right after would otherwise close the
+        connections with the notice still queued, and the table wait its full patience."""
+        runtime = self._runtime(game)
+        self._retirements.leave(runtime)
+        with trio.move_on_after(LEAVING_PATIENCE):
+            for peer in list(runtime.followers.values()):
+                await peer.wait_written(peer.queued)
 
     async def claim(self, game: bytes) -> None:
         """Two seats left and the other is gone: claim the game abandoned (node/retirement.py)."""

@@ -381,7 +381,7 @@ class WebFace:
         session = self.node.session(game)
         try:
             if word == "leave":
-                self.node.leave(game)
+                await self.node.leave(game)
             else:
                 await self.node.claim(game)
         except ValueError as exc:

@@ -67,7 +67,7 @@ async def test_a_player_who_leaves_in_a_two_seat_game_lets_the_other_claim_it(tm
             async with host.updates() as stream:
                 await host.wait_for(game, lambda rt: rt.session.started)
                 await until_guest_decides(host, game)
-                guest.leave(game)
+                await guest.leave(game)
                 async for update in stream:
                     if update.kind == "claimable":
                         assert "guest is gone" in update.text
@@ -81,3 +81,23 @@ async def test_a_player_who_leaves_in_a_two_seat_game_lets_the_other_claim_it(tm
                 assert verdict.outcome == (
                     f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {seq}"
                 )
+
+
+async def test_a_leave_reaches_the_table_when_the_node_closes_right_after(tmp_path) -> None:
+    """`leave` then exit (what the terminal does): the notice is written before the node goes,
+    so the host may claim at once, not after the game's 120 s patience for a silent seat."""
+    with trio.fail_after(60):  # far below retire_after: only the notice can make it claimable
+        async with Node.open(tmp_path / "host", timeouts=FAST) as host:
+            game = await host.host_game("creeper", "quiet", player="host")
+            async with host.updates() as stream:
+                async with Node.open(tmp_path / "guest", timeouts=FAST) as guest:
+                    await guest.join(host.address, game, player="guest")
+                    await host.wait_for(game, lambda rt: rt.session.started)
+                    await until_guest_decides(host, game)
+                    await guest.leave(game)
+                async for update in stream:  # the guest's node is closed now
+                    if update.kind == "claimable":
+                        assert "guest is gone" in update.text
+                        break
+            await host.claim(game)
+            assert host.session(game).abandoned is not None

@@ -69,6 +69,8 @@ async def test_a_players_view_lists_exactly_the_engines_legal_moves_and_a_specta
         assert [s["presence"] for s in seated] == ["connected", "connected"]
         assert [presence(True, True), presence(False, False)] == ["retired", "silent"]
 
+        # the session takes an event before the node stores it: read the file once it has
+        await alice.wait_for(game, lambda rt: rt.stored == len(mover.session(game).log), timeout=10)
         log = await trio.Path(alice.home.game(game).log_path).read_bytes()
         replay = replay_view("views.log", log)
         assert replay["verdict"]["valid"] and "valid" in replay["verdict"]["text"]
