@@ -265,8 +265,11 @@ async def test_a_racer_set_up_is_a_status_line_not_a_page_of_waiting_lines(tmp_p
         if process.returncode is None:
             process.kill()
     intro = next(i for i, line in enumerate(output.lines) if line.startswith("Creepy Racer, 3"))
-    waits = [line for line in output.lines[:intro] if line.startswith("waiting for seat")]
-    assert len(waits) <= 4, "\n".join(waits)  # one per run of automatic steps, not one per step
+    set_up = output.lines[:intro]
+    waits = [line for line in set_up if line.startswith("waiting for seat")]
+    # One line per run of automatic steps, not one per step (there are some 150): a few runs
+    # on a quiet machine; other news (a bot seat slow on a loaded one) may end a run early.
+    assert len(waits) <= 30, output.text
     assert "all 3 seats taken: the game starts" in output.lines[:intro]
 
 
