@@ -26,7 +26,7 @@ from creepnet.engine.racer import (
     pending,
     redact,
 )
-from creepnet.engine.racer.planner import PlanBudget, PlannerBot, determinize
+from creepnet.engine.racer.planner import PLANNABLE_TOPICS, PlanBudget, PlannerBot, determinize
 
 SMALL = PlanBudget(playouts=12, horizon=2)
 
@@ -431,10 +431,10 @@ def test_the_two_player_model_values_a_creep_more_in_a_short_line(midgame):
 @pytest.mark.parametrize(
     ("topic", "kind"), [("discard", racer.Discard), ("react", racer.PlayMonster)]
 )
-def test_it_searches_discards_and_monster_answers_only_when_told(topic, kind, monkeypatch):
+def test_it_searches_discards_and_monster_answers_unless_told_not_to(topic, kind, monkeypatch):
     """With playouts that score one choice the heuristic would not make best (another discard,
-    a Monster answer declined), a planner told to search ``topic`` makes it; by default it
-    leaves that decision to its heuristic (whose choice it then plays)."""
+    a Monster answer declined), the planner makes it by default; one told to search only the
+    other decisions leaves ``topic`` to its heuristic (whose choice it then plays)."""
     from creepnet.engine.racer import planner as planner_module
 
     heuristic = None  # the effect of the heuristic's choice at the decision under test
@@ -466,10 +466,11 @@ def test_it_searches_discards_and_monster_answers_only_when_told(topic, kind, mo
         distinct = {planner_module._effect(obs, a) for a in legal}
         if len(distinct) < 2:
             continue
+        others = PLANNABLE_TOPICS - {topic}
+        leaving = PlannerBot(3, budget, topics=others).plan(view, 0, legal)
         default = PlannerBot(3, budget).plan(view, 0, legal)
-        searching = PlannerBot(3, budget, topics=frozenset({"move", topic})).plan(view, 0, legal)
-        assert planner_module._effect(obs, default) == heuristic
-        assert planner_module._effect(obs, searching) != heuristic
+        assert planner_module._effect(obs, leaving) == heuristic
+        assert planner_module._effect(obs, default) != heuristic
         checked += 1
         if checked >= 3:
             break
