@@ -59,7 +59,6 @@ from creepnet.engine.racer.planner import (
     FOLLOW,
     FOLLOWS,
     PLANNABLE_TOPICS,
-    PLANNED_TOPICS,
     Candidate,
     PlanBudget,
     PlannerBot,
@@ -143,7 +142,7 @@ def racer_game(
     budget: PlanBudget | None,
     times: list[float],
     follow: frozenset[str] = FOLLOW,
-    topics: frozenset[str] = PLANNED_TOPICS,
+    topics: frozenset[str] = PLANNABLE_TOPICS,
 ) -> int | None:
     """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
     the reference), heuristic bots elsewhere; the winner."""
@@ -198,7 +197,7 @@ def racer_league(
     jobs: int = 1,
     first: int = 0,
     follow: frozenset[str] = FOLLOW,
-    topics: frozenset[str] = PLANNED_TOPICS,
+    topics: frozenset[str] = PLANNABLE_TOPICS,
 ) -> None:
     play = functools.partial(_racer_pair, players, budget, follow, topics)
     started = time.perf_counter()
@@ -650,7 +649,7 @@ def main() -> None:
     )
     parser.add_argument(
         "--racer-plan",
-        default=",".join(sorted(PLANNED_TOPICS)),
+        default=",".join(sorted(PLANNABLE_TOPICS)),
         help="decisions the planner searches, of " + ",".join(sorted(PLANNABLE_TOPICS)),
     )
     parser.add_argument(

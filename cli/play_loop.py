@@ -126,8 +126,7 @@ class TerminalPlay:
         return turn is not None and turn.automatic and not self.over()
 
     def over(self) -> bool:
-        session = self.session
-        return session.finished or session.halted is not None or session.abandoned is not None
+        return self.session.over
 
     async def tell_silence(self) -> None:
         """For a spectator, whose node runs no retirement timer: a status line once the game

@@ -107,8 +107,7 @@ PlayAgain = Callable[[bytes, Screen], Awaitable[bytes | None]]
 
 def over(node: Node, game: bytes) -> bool:
     """Nothing more can be played: finished, stopped on a fork, or claimed abandoned."""
-    session = node.session(game)
-    return session.finished or session.halted is not None or session.abandoned is not None
+    return node.session(game).over
 
 
 async def run_seat(

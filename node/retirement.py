@@ -196,6 +196,10 @@ class Retirements:
                 return
             await self.ledger.settle(runtime)
 
+    def _charge(self, runtime: GameRuntime, peer: Peer, payer: bytes, started: float) -> None:
+        """payer pays for a check of peer's message begun at ``started`` (the meter's clock)."""
+        self.meter.refused(runtime, peer, payer, self.meter.clock() - started)
+
     def announce(self, runtime: GameRuntime, seat: int) -> None:
         name = _name(runtime.session, seat)
         if seat in self._leaving.get(runtime.game, set()):
@@ -217,7 +221,7 @@ class Retirements:
                 return  # heard already: nothing to check
             started = self.meter.clock()
             if not retirement.check_leave(runtime.game, session.seat_keys, seat, signature):
-                self.meter.refused(runtime, peer, peer.key, self.meter.clock() - started)
+                self._charge(runtime, peer, peer.key, started)
                 return
             leaving.add(seat)
             self._gossip(runtime, message, peer)
@@ -241,13 +245,12 @@ class Retirements:
         try:  # before a ballot is made for it: ballots are few, junk must not push one out
             voter = retirement.check_vote(where, session.seat_keys, vote)
         except GameRuleError:
-            self.meter.refused(runtime, peer, peer.key, self.meter.clock() - started)
+            self._charge(runtime, peer, peer.key, started)
             return
         ballot = self._ballot(runtime, where)
         added = ballot.add(vote)
         if where.seq > len(session.log):  # ahead of us: nothing to act on yet, its signer pays
-            seconds = self.meter.clock() - started
-            self.meter.refused(runtime, peer, session.seat_keys[voter], seconds)
+            self._charge(runtime, peer, session.seat_keys[voter], started)
         if added:
             if voter in self._objections.get(runtime.game, {}).get(where, {}):
                 self._equivocated(runtime, where, voter)
@@ -286,7 +289,7 @@ class Retirements:
         try:
             retirement.check_vote(where, runtime.session.seat_keys, vote)
         except GameRuleError:  # a forged vote asks nothing of us, and costs its sender
-            self.meter.refused(runtime, peer, peer.key, self.meter.clock() - started)
+            self._charge(runtime, peer, peer.key, started)
             return
         self._object(runtime, where, event, peer)
 
@@ -358,7 +361,7 @@ class Retirements:
         if blame is not None:
             key, reason = blame
             self._refuse(runtime, peer, where, key, reason)
-            self.meter.refused(runtime, peer, key or peer.key, self.meter.clock() - started)
+            self._charge(runtime, peer, key or peer.key, started)
             return
         self._kept(runtime.game, where)[objector] = _Kept(message, {peer.key})
         ballot = self._ballots.get(runtime.game, {}).get(where)
@@ -366,8 +369,7 @@ class Retirements:
             # Valid, about a position we have filled: nothing to act on here, and objections
             # for a few positions only are kept (one signer's, for many past positions, would
             # be checked and passed on again each time round): its signer pays.
-            seconds = self.meter.clock() - started
-            self.meter.refused(runtime, peer, session.seat_keys[objector], seconds)
+            self._charge(runtime, peer, session.seat_keys[objector], started)
             ours = session.log.events[where.seq]
             if ours.raw == raw:
                 self._pass_on(runtime, message, peer)

@@ -237,6 +237,11 @@ class Session:
         return self.result is not None
 
     @property
+    def over(self) -> bool:
+        """Nothing more can be played: finished, halted on a fork, or claimed abandoned."""
+        return self.finished or self.halted is not None or self.abandoned is not None
+
+    @property
     def result(self) -> Result | None:
         if self.rules is None or not self.started:
             return None

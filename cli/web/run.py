@@ -101,17 +101,13 @@ async def serve_game(
         while True:
             if next_game is not None:
                 face.play_again_with(game, next_game)
-            await node.wait_for(game, lambda rt: over(rt.session))
+            await node.wait_for(game, lambda rt: rt.session.over)
             session = node.session(game)
             print(f"game over: {session.outcome_text}" if session.finished else "game stopped")
             print(f"log: {node.home.game(game).log_path}", flush=True)
             print(STAYS_UP, flush=True)
             game = await face.next_game_of(game)
             print(f"playing again: {node.session(game).name} ({game.hex()[:8]})", flush=True)
-
-
-def over(session: Any) -> bool:
-    return bool(session.finished or session.halted is not None or session.abandoned is not None)
 
 
 async def serve_ui(node: Node, args: argparse.Namespace, player: str, carrier: Any = None) -> int:

@@ -110,11 +110,10 @@ from creepnet.engine.racer.view import Observation, observation_of_view
 
 Candidate: TypeAlias = Action | AttackPlan  # a whole attack is one candidate
 # Decisions the planner may search (``PlannerBot.topics``; the rest, an attack's steps, it
-# takes from the attack plan or its heuristic), and those it searches by default: all of them
-# (Monster answers and discards too won 131 of 200 paired deals where leaving them to the
-# heuristic won 124).
+# takes from the attack plan or its heuristic); by default it searches all of them (Monster
+# answers and discards too won 131 of 200 paired deals where leaving them to the heuristic
+# won 124).
 PLANNABLE_TOPICS = frozenset({"move", "hero", "hostage", "react", "discard"})
-PLANNED_TOPICS = PLANNABLE_TOPICS
 DUEL_SHARE = 0.4  # of the budget, for the duel of the screen's winner and the policy's choice
 CONFIDENCE = 1.5  # standard errors the challenger must beat the policy's choice by
 STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety net)
@@ -363,7 +362,7 @@ class PlannerBot:
         seed: int,
         budget: PlanBudget | None = None,
         follow: frozenset[str] = FOLLOW,
-        topics: frozenset[str] = PLANNED_TOPICS,
+        topics: frozenset[str] = PLANNABLE_TOPICS,
     ) -> None:
         if not follow <= FOLLOWS:
             raise ValueError(f"unknown choices to follow: {sorted(follow - FOLLOWS)}")
