@@ -135,10 +135,17 @@ class _Hop(CircuitV2Protocol):
     nothing to make, so one IP address holds at most ``per_ip`` reservations (go-libp2p's
     relay has the same rule, 8 by default).  Its circuit limit counts per reserved
     destination, so ``max_circuit_conns`` circuits are also all it carries at once, and
-    ``per_ip`` of them from one IP address: else one machine could hold them all."""
+    ``per_ip`` of them from one IP address: else one machine could hold them all.
+
+    And py-libp2p files its circuits by peer id, one entry per id: when a circuit ended it
+    closed the streams filed under the destination's id, which are those of the newest
+    circuit to that peer, another peer's.  A host that closed one guest's relayed connection
+    after a hole punch cut off another guest whose only path was that relay.  Here each
+    circuit closes its own two streams, and the index by peer id stays empty."""
 
     def __init__(self, host: Any, *, limits: RelayLimits, allow_hop: bool, per_ip: int) -> None:
         super().__init__(host, limits=limits, allow_hop=allow_hop)
+        self._active_relays = _Unfiled()
         self.per_ip = per_ip
         self._ip_of: dict[ID, str] = {}  # reservation holders, by the IP they reserved from
         # CONNECTs being served, by the IP they came from (a handler lasts as its circuit)
@@ -165,6 +172,21 @@ class _Hop(CircuitV2Protocol):
             if not circuits[ip]:
                 del circuits[ip]
 
+    async def _relay_data(self, source: Any, destination: Any, *args: Any) -> None:
+        """One direction of a circuit; when it ends, so does the circuit (both its streams:
+        the other direction's read then ends too)."""
+        try:
+            await super()._relay_data(source, destination, *args)
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._close_stream(source)
+                await self._close_stream(destination)
+
+    @property
+    def carrying(self) -> int:
+        """Circuits being relayed now."""
+        return sum(self._circuits.values())
+
     async def _handle_reserve(self, stream: Any, msg: Any) -> None:
         msg.ClearField("peer")
         peer, ip = stream.muxed_conn.peer_id, _remote_ip(stream.muxed_conn)
@@ -177,6 +199,14 @@ class _Hop(CircuitV2Protocol):
         await super()._handle_reserve(stream, msg)
         if held(peer):
             self._ip_of[peer] = ip
+
+
+class _Unfiled(dict[Any, Any]):
+    """py-libp2p's index of its circuits by peer id, kept empty (see ``_Hop``): what it
+    closes through it would be some other circuit's streams."""
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        pass
 
 
 def _remote_ip(conn: Any) -> str:
@@ -392,6 +422,12 @@ class Carrier:
     def peer_id(self) -> str:
         return str(self.host.get_id())
 
+    @property
+    def carrying(self) -> int:
+        """Circuits this relay is relaying now (0 before it runs, and for a non-relay)."""
+        hop = getattr(self, "_hop", None)
+        return hop.carrying if hop is not None else 0
+
     def listen_addresses(self) -> list[str]:
         return [str(a) for a in self.host.get_addrs()]
 
@@ -411,7 +447,7 @@ class Carrier:
         # long as the voucher has not expired (an hour).
         roles = RelayRole.STOP | (RelayRole.HOP if hop else RelayRole(0))
         per_ip = (self.relay_limits or Limits()).per_ip
-        circuit = _Hop(self.host, limits=limits, allow_hop=hop, per_ip=per_ip)
+        circuit = self._hop = _Hop(self.host, limits=limits, allow_hop=hop, per_ip=per_ip)
         async with self.host.run(listen_addrs=self._listen), trio.open_nursery() as nursery:
             self._nursery = nursery
             self.host.set_stream_handler(PROTOCOL_ID, circuit._handle_hop_stream)

@@ -3,6 +3,7 @@ what a bad one is told, what a forged one gets, and LAN play without the extra."
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from typing import Any
@@ -77,6 +78,11 @@ def test_a_wan_address_without_the_carrier_is_a_transport_error_not_a_crash():
 async def start_relay(nursery: trio.Nursery, tmp_path, **limits: int) -> str:
     """A relay on loopback with these ``Limits`` (4 reservations, 4 circuits unless given);
     its address to reserve at."""
+    return (await start_relay_carrier(nursery, tmp_path, **limits))[0]
+
+
+async def start_relay_carrier(nursery: trio.Nursery, tmp_path, **limits: int) -> tuple[str, Any]:
+    """start_relay's address and the relay's Carrier."""
     pytest.importorskip("libp2p", reason="needs the optional extra: pip install 'creepnet[wan]'")
     from creepnet.node.wan.attach import carrier_seed
     from creepnet.node.wan.carrier import Carrier, Limits
@@ -87,7 +93,7 @@ async def start_relay(nursery: trio.Nursery, tmp_path, **limits: int) -> str:
         relay_limits=Limits(**{"reservations": 4, "circuits": 4, **limits}),
     )
     await nursery.start(relay.run)
-    return f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}"
+    return f"{relay.listen_addresses()[0].split('/p2p/')[0]}/p2p/{relay.peer_id}", relay
 
 
 async def start_carrier(nursery: trio.Nursery, relays: list[str] | None = None) -> Any:
@@ -429,3 +435,45 @@ async def _hop_connect(client: Any, relay: Any, target: str) -> int:
     ask = HopMessage(type=HopMessage.CONNECT, peer=peer)
     await write_delimited_msg(stream, ask)
     return int((await read_delimited_msg(stream, HopMessage)).status)
+
+
+async def test_a_circuit_that_ends_leaves_the_other_circuits_to_its_peer_open(tmp_path):
+    """py-libp2p's relay kept one entry per peer id for all its circuits: when a circuit to
+    the host ended (a guest that hole-punched closing its relayed connection), the relay
+    closed the host's newest circuit, another guest's.  The four-seat game across three
+    homes lost its symmetric-NAT seat's only path to the host that way."""
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            relay, relaying = await start_relay_carrier(nursery, tmp_path)
+            host = await start_carrier(nursery, [relay])
+            assert await host.wait_reserved(30)
+
+            async def echo() -> None:
+                async for stream in host.incoming:
+                    nursery.start_soon(_echo, stream)
+
+            nursery.start_soon(echo)
+            first, second = await start_carrier(nursery), await start_carrier(nursery)
+            first_stream = await first.open_stream(host.peer_id, [relay], punch=0)
+            second_stream = await second.open_stream(host.peer_id, [relay], punch=0)
+            for stream in (first_stream, second_stream):
+                assert stream.relayed
+                await stream.send_all(b"ping")
+                assert await stream.receive_some() == b"ping"
+
+            assert relaying.carrying == 2
+            host_id = first_stream._stream.muxed_conn.peer_id
+            for conn in first._connections(host_id):
+                await conn.close()  # as a carrier does once a hole punch holds
+            with trio.fail_after(30):
+                while relaying.carrying == 2:  # until the relay has ended that circuit
+                    await trio.sleep(0.05)
+            await second_stream.send_all(b"still there?")
+            assert await second_stream.receive_some() == b"still there?"
+            nursery.cancel_scope.cancel()
+
+
+async def _echo(stream: Any) -> None:
+    with contextlib.suppress(trio.BrokenResourceError):
+        while data := await stream.receive_some():
+            await stream.send_all(data)
