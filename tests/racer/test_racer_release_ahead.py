@@ -164,6 +164,28 @@ def test_a_release_of_one_position_fewer_or_one_more_is_refused_and_changes_noth
     slots = after.deck.pools[step.pool].slots
     assert all(slots[j].holder == step.to for j in step.positions)
     assert isinstance(next_step(after), ShowDrawn)
+    # the drawer can decode the card still in its deck, but its hand is what it has drawn
+    learner = t.sessions[step.to]
+    mine, drawn = learner.game_state, learner.game_state.state.stage.drawn
+    upcoming = mine.state.players[step.to].deck[0]
+    assert learner.private.card(mine, upcoming) is not None  # type: ignore[union-attr]
+    hand = learner.private.hand(mine)  # type: ignore[union-attr]
+    assert drawn in hand and upcoming not in hand
+
+
+def test_the_release_stops_at_the_first_card_of_another_pool() -> None:
+    """A card past a reshuffle boundary (dealt to the bottom of the deck from discard:K) waits
+    for its own draw: here the drawer's next card is mapped, in a copy, to another pool."""
+    t = SessionHarness(seats=2, kind="racer", options=AHEAD, seed=5)
+    seat = play_until(t, players(2), owes_two_at_a_turn)
+    assert seat is not None
+    game: RacerGame = t.spectator.game_state
+    step = next_step(game)
+    assert isinstance(step, DeckStep) and step.to is not None and len(step.positions) == 2
+    elsewhere = game.fork()
+    elsewhere.where[game.state.players[step.to].deck[0]] = ("discard:0", 0)
+    cut = next_step(elsewhere)
+    assert isinstance(cut, DeckStep) and cut.positions == step.positions[:1]
 
 
 # --- escrow, 3-4 seats, a retirement mid-draw -----------------------------------------------------
