@@ -41,13 +41,16 @@ public namespace); each Racer turn of a 2-seat random-bot game as the host sees 
 the kernel here has no ``netem``), so a path between the homes takes 2·D one way, direct or
 relayed; the bare round trips cross the very same wires as the game.  ``--join-steps`` prints
 where each join's time goes (the join run with timing wrappers around py-libp2p's and the
-node's steps); ``--moves 0`` and ``--turns 0`` leave out the moves and the Racer game.  Each
-Racer turn is printed with its hand-overs between the seats (author changes in the log, each a
-one-way trip) and the floor they put on it.
+node's steps); ``--moves 0`` and ``--turns 0`` leave out the moves and the Racer games.  Two
+Racer games are played one after the other, side by side: a table with one position per
+private release, and one made with ``release_ahead`` (a draw's certain cards released together,
+docs/spec-racer.md §8).  Each is printed with its turns' hand-overs between the seats (author
+changes in the log, each a one-way trip) and the floor they put on a turn.
 
     .venv/bin/python benchmarks/latency.py --racer-handovers GAMES [--turns N]
 
-counts those hand-overs per turn over in-memory 2-seat random-bot games (no network).
+counts those hand-overs per turn over in-memory 2-seat random-bot games (no network), for both
+tables on the same seeds.
 """
 
 from __future__ import annotations
@@ -774,13 +777,20 @@ def handovers_per_turn(game: bytes, raws: list[bytes]) -> dict[int, int]:
     return counts
 
 
-def harness_handovers(games: int, turns: int) -> list[int]:
+# The Racer tables compared side by side: one-position private releases (every log before the
+# option), and a private draw's certain draws released together (docs/spec-racer.md §8).
+RACER_TABLES = {"one position a release": {}, "release_ahead": {"release_ahead": 1}}
+
+
+def harness_handovers(games: int, turns: int, options: dict[str, int]) -> list[int]:
     """Hand-overs per turn over some 2-seat random-bot Racer games (in memory, no network)."""
     from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
     found = []
     for seed in range(games):
-        table = SessionHarness(seats=2, kind="racer", seed=seed, options={"turn_limit": turns})
+        table = SessionHarness(
+            seats=2, kind="racer", seed=seed, options={"turn_limit": turns, **options}
+        )
         table.run(
             [seat_bot("racer", "random", 2 * seed + 1), seat_bot("racer", "random", 2 * seed + 2)]
         )
@@ -791,14 +801,23 @@ def harness_handovers(games: int, turns: int) -> list[int]:
     return found
 
 
-def report_handovers(counts: list[int], games: int) -> None:
-    median, mean = statistics.median(counts), statistics.mean(counts)
+def report_handovers(games: int, turns: int) -> None:
     print(
         f"Racer hand-overs per turn (author changes in the log; 2 seats, random bots, "
-        f"{games} games, {len(counts)} turns): median {median:g}, mean {mean:.1f}, "
-        f"min {min(counts)}, max {max(counts)}; so a turn takes at least {median / 2:g} round "
-        f"trips of the path (median), {mean / 2:.1f} on average"
+        f"{games} games of {turns} turns, the same seeds for each table):"
     )
+    means = {}
+    for label, options in RACER_TABLES.items():
+        counts = harness_handovers(games, turns, options)
+        median, mean = statistics.median(counts), statistics.mean(counts)
+        means[label] = mean
+        print(
+            f"  {label}: {len(counts)} turns, median {median:g}, mean {mean:.2f}, "
+            f"min {min(counts)}, max {max(counts)}; a turn takes at least {median / 2:g} round "
+            f"trips of the path (median), {mean / 2:.2f} on average"
+        )
+    plain, ahead = means.values()
+    print(f"  release_ahead / one position, mean hand-overs: {ahead / plain:.2f}")
 
 
 def racer_turn(runtime: Any) -> int | None:
@@ -807,14 +826,15 @@ def racer_turn(runtime: Any) -> int | None:
     return None if turn is None else turn.number
 
 
-async def role_racer_host(home: str, turns: int, bind: str, relay: str) -> None:
-    """A 2-seat Racer game (random bots); stamps each new turn number as this node sees it."""
+async def role_racer_host(home: str, turns: int, table: str, bind: str, relay: str) -> None:
+    """A 2-seat Racer game (random bots) with the options of RACER_TABLES[table]; stamps each
+    new turn number as this node sees it."""
     from creepnet.node.bot import run_bot
 
     async with node_on_path(home, bind, relay) as (node, carrier):
         if carrier is not None:
             assert await carrier.wait_reserved(30), "no reservation at the relay"
-        options = {"turn_limit": turns}
+        options = {"turn_limit": turns, **RACER_TABLES[table]}
         game = await node.host_game("racer", "bench racer", player="host", options=options)
         say(f"listening {address_on_path(node, carrier)}")
         say(f"games {game.hex()}")
@@ -1004,7 +1024,10 @@ async def path_main(args: argparse.Namespace) -> int:
             )
             bare = await bare_round_trips(bed, size, min(args.pings, 2000))
             run = await measure_moves(root, args.moves, args.plies, place) if args.moves else None
-            racer = await measure_racer(root, args.turns, place) if args.turns else []
+            racer = {
+                table: await measure_racer(root / str(k), args.turns, place, table)
+                for k, table in enumerate(RACER_TABLES if args.turns else ())
+            }
             joins = await time_joins(bed, root, args.joins, args.join_steps)
         report(args.path, bare, run, racer, joins, size)
     finally:
@@ -1013,14 +1036,16 @@ async def path_main(args: argparse.Namespace) -> int:
     return 0
 
 
-async def measure_racer(root: Path, turns: int, place: Place) -> list[tuple[float, int]]:
-    """Seconds of each Racer turn after the first (2 seats, random bots), the host's view,
-    with the turn's hand-overs between the seats (handovers_per_turn)."""
+async def measure_racer(
+    root: Path, turns: int, place: Place, table: str
+) -> list[tuple[float, int]]:
+    """Seconds of each Racer turn after the first (2 seats, random bots, the options of
+    RACER_TABLES[table]), the host's view, with the turn's hand-overs between the seats
+    (handovers_per_turn)."""
+    root.mkdir(parents=True, exist_ok=True)
     extra = ["--bind", place.host_bind, "--relay", place.relay]
-    host_out = await spawn(
-        place.inside(place.host_ns, child("racer-host", str(root / "rh"), str(turns), *extra)),
-        quiet=True,
-    )
+    host = child("racer-host", str(root / "rh"), str(turns), table, *extra)
+    host_out = await spawn(place.inside(place.host_ns, host), quiet=True)
     processes = [host_out[0]]
     try:
         address = await host_out[1].expect("listening ")
@@ -1047,7 +1072,7 @@ def report(
     path: str,
     bare: dict[str, list[int]],
     run: dict[str, Any] | None,
-    racer: list[float],
+    racer: dict[str, list[tuple[float, int]]],
     joins: list[float],
     size: int,
 ) -> None:
@@ -1063,27 +1088,10 @@ def report(
     base = statistics.median(bare[base_label])
     if run is not None:
         report_moves(run, base, base_label, goal)
-    if racer:
-        times = [seconds for seconds, _ in racer]
-        turn, handovers = statistics.median(times), statistics.median(c for _, c in racer)
-        print(
-            f"Racer turn (2 seats, random bots, the host's clock), {len(racer)} turns: median "
-            f"{turn * 1000:.0f} ms, max {max(times) * 1000:.0f} ms "
-            f"({turn * 1e9 / base:.1f}x the bare round trip)"
-        )
-        # Each hand-over is a one-way trip: half a round trip of the path at least (on
-        # loopback, where the path is µs, the turn is all CPU and no floor is worth printing).
-        floor = statistics.median(c * base / 2e9 for _, c in racer)
-        print(
-            f"  hand-overs between the seats per turn: median {handovers:g} (the log's author "
-            f"changes, each a one-way trip)"
-            + (
-                f", a floor of {floor * 1000:.0f} ms a turn on this path ({handovers / 2:g} "
-                f"round trips); turn / floor = {turn / floor:.2f}"
-                if base >= 1e6
-                else ""
-            )
-        )
+    medians = {table: report_racer(table, turns, base) for table, turns in racer.items()}
+    if len(medians) == 2:
+        plain, ahead = medians.values()
+        print(f"Racer turn, release_ahead / one position a release: {ahead / plain:.2f}")
     if joins:
         median = statistics.median(joins)
         goal_note = (
@@ -1095,6 +1103,32 @@ def report(
             f"`creepnet join` (fresh process) to seated, {len(joins)}: median {median:.2f} s, "
             f"max {max(joins):.2f} s{goal_note}"
         )
+
+
+def report_racer(table: str, racer: list[tuple[float, int]], base: float) -> float:
+    """One table's Racer turns against the path's bare round trip; returns the median turn."""
+    times = [seconds for seconds, _ in racer]
+    turn, handovers = statistics.median(times), statistics.median(c for _, c in racer)
+    mean = statistics.mean(c for _, c in racer)
+    print(
+        f"Racer turn ({table}; 2 seats, random bots, the host's clock), {len(racer)} turns: "
+        f"median {turn * 1000:.0f} ms, max {max(times) * 1000:.0f} ms "
+        f"({turn * 1e9 / base:.1f}x the bare round trip)"
+    )
+    # Each hand-over is a one-way trip: half a round trip of the path at least (on loopback,
+    # where the path is µs, the turn is all CPU and no floor is worth printing).
+    floor = statistics.median(c * base / 2e9 for _, c in racer)
+    print(
+        f"  hand-overs between the seats per turn: median {handovers:g}, mean {mean:.2f} (the "
+        f"log's author changes, each a one-way trip)"
+        + (
+            f", a floor of {floor * 1000:.0f} ms a turn on this path ({handovers / 2:g} "
+            f"round trips); turn / floor = {turn / floor:.2f}"
+            if base >= 1e6
+            else ""
+        )
+    )
+    return turn
 
 
 def report_moves(run: dict[str, Any], base: float, base_label: str, goal: float) -> None:
@@ -1183,13 +1217,11 @@ if __name__ == "__main__":
     elif role == "relay":
         trio.run(role_relay, rest[0], bind)
     elif role == "racer-host":
-        trio.run(role_racer_host, rest[0], int(rest[1]), bind, relay)
+        trio.run(role_racer_host, rest[0], int(rest[1]), rest[2], bind, relay)
     elif role == "racer-guest":
         trio.run(role_racer_guest, rest[0], rest[1], bind, relay)
     elif options.racer_handovers:
-        report_handovers(
-            harness_handovers(options.racer_handovers, options.turns), options.racer_handovers
-        )
+        report_handovers(options.racer_handovers, options.turns)
     elif role == "join-steps":
         sys.exit(role_join_steps(rest))
     elif options.path:

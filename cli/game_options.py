@@ -25,6 +25,9 @@ class GameChoices:
     limit_words: str  # what a form calls that option
     demo_limit: int = 300  # the limit a demo plays to, unless told
     demo_pace: float = 0.0  # seconds a demo's bots wait before each move, unless told
+    # what every game a host makes is written with beyond the choices asked for: a protocol
+    # form older logs lack and still verify without (Racer's release_ahead)
+    hosted_options: tuple[tuple[str, int], ...] = ()
 
     @property
     def limit_flag(self) -> str:

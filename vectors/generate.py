@@ -1825,6 +1825,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_refresh_vectors(bases))
     vectors.extend(racer_midplay_vectors(bases))
     vectors.append(racer_setup_retire_vector(bases))
+    vectors.extend(racer_release_ahead_vectors(bases))  # last: the earlier proofs' nonces stay
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2163,6 +2164,63 @@ def racer_long_game() -> tuple[Game, list[tuple[str, str, int, bytes]]]:
         long.push(long.sign(seat, type_, body))
     assert not faults, [f[0] for f in faults]
     return long, recorded
+
+
+def racer_release_ahead_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """A 3-seat game made with ``release_ahead`` (docs/spec-racer.md §8): each private draw's
+    releasers release, one event each, every card the drawer is sure to draw in the stage; and,
+    at the first turn's release of two cards whose drawer's next card is in the same pool, a
+    release of one position fewer and one of one position more (real keys: only the schedule
+    refuses them)."""
+    from creepnet.protocol.games.racer.schedule import DeckStep, next_step
+
+    options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 4, "release_ahead": 1}
+    game = Game("racer", seats=3, options=options, seed=18, onion_length=64)
+    policy, spec = RacerPolicy(seed=18), game.spectator
+    crafted: list[tuple[str, str, int, bytes]] = []
+    while not game.over:
+        step = next_step(spec.game_state) if spec.started else None
+        if (
+            not crafted
+            and isinstance(step, DeckStep)
+            and spec.game_state.state.turn is not None
+            and step.op == "release"
+            and step.to not in (None, -1)
+            and len(step.positions) == 2
+        ):
+            assert step.to is not None and step.pool is not None
+            beyond = spec.game_state.state.players[step.to].deck[1:2]
+            if beyond and spec.game_state.where[beyond[0]][0] == step.pool:
+                session = game.table.sessions[step.seat]
+                me = session.private._me(session.game_state)
+                more = [*step.positions, spec.game_state.where[beyond[0]][1]]
+                for name, positions, what in (
+                    ("racer-release-ahead-one-fewer", [step.positions[0]], "the drawn card only"),
+                    ("racer-release-ahead-one-more", more, "the drawer's next card too"),
+                ):
+                    event = game.sign(step.seat, "deck", me.release(step.pool, positions, step.to))
+                    about = (f"racer-release-ahead where seat {step.seat} owes the release of "
+                             f"{step.pool}{list(step.positions)} to seat {step.to} (a turn's two "
+                             f"draws): its release of {positions}, {what}, with valid keys "
+                             "(illegal)")  # fmt: skip
+                    crafted.append((name, about, len(spec.log), event.raw))
+        game.step(policy)
+    assert crafted, "no turn's release of two cards"
+    data = game.raw()
+    out = [
+        honest_vector(
+            bases,
+            "racer-release-ahead",
+            "3 seats, 2 Creeps each (1 face up), turn limit 4, option release_ahead: every "
+            "private draw's releasers release the stage's certain draws in one event each (the "
+            "opening hands 5 at once, a turn's 2)",
+            data,
+        )
+    ]
+    for name, about, events, appended in crafted:
+        cut = b"".join(events_of(data)[:events]) + appended
+        out.append(log_vector(name, about, cut, ("racer-release-ahead", events, appended)))
+    return out
 
 
 def retire_without_escrow(three: Game) -> dict[str, Any]:
@@ -2695,6 +2753,7 @@ def racer_option_vectors() -> list[dict[str, Any]]:
         ("racer-option-retire-after-bool", {"retire_after": True}),
         ("racer-option-escrow-value-2", {"escrow": 2}),
         ("racer-option-escrow-two-seats", {"escrow": 1}),
+        ("racer-option-release-ahead-value-2", {"release_ahead": 2}),
     ):
         game = Game("racer", options={}, seed=15)  # 2 seats
         genesis = events_of(game.raw())[0]

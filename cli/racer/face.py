@@ -100,6 +100,7 @@ FACE = GameFace(
         limit_words="Turn limit",
         demo_limit=200,
         demo_pace=0.02,
+        hosted_options=(("release_ahead", 1),),  # docs/spec-racer.md §8
     ),
     console=console,
     replay=replay,

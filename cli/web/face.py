@@ -267,7 +267,10 @@ class WebFace:
             raise WebError(str(exc)) from None
         usual = f"{self.player} vs {vs}" if vs is not None else f"{self.player}'s game"
         name = name.strip()[:MAX_NAME] or usual
-        options = {FACES[kind].choices.limit_option: limit} if limit else {}
+        choices = FACES[kind].choices
+        options = dict(choices.hosted_options)
+        if limit:
+            options[choices.limit_option] = limit
         try:
             game = await self.node.host_game(
                 kind, name, seats=seats, player=self.player, options=options

@@ -80,6 +80,7 @@ from creepnet.engine.racer.state import (
     redact,
 )
 from creepnet.engine.racer.view import Observation, audit, observation, observation_of_view
+from creepnet.engine.racer.waiting import certain_draws
 
 __all__ = [
     "CHANCE",
@@ -142,6 +143,7 @@ __all__ = [
     "apply",
     "audit",
     "can_retire",
+    "certain_draws",
     "chance_action",
     "crafted_position",
     "format_action",

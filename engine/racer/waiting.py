@@ -114,6 +114,19 @@ def pending(state: State) -> Request:
     raise AssertionError(f"unknown stage {st!r}")
 
 
+def certain_draws(state: State) -> tuple[Slot, ...]:
+    """The cards the drawing seat is sure to draw in this Drawing stage, the one being drawn
+    first: as many as it still has non-Creep cards to draw (``Drawing.queue[0]``, counting the
+    one drawn), from the top of its deck.  A Creep drawn means one more draw, never fewer, and
+    no decision comes between two draws, so every one of these is drawn before the seat decides
+    anything (docs/spec-racer.md §5.2).  Empty outside a draw.  Public facts only."""
+    st = state.stage
+    if not isinstance(st, Drawing) or st.drawn is None or st.redeal or not st.queue:
+        return ()
+    seat, count = st.queue[0]
+    return (st.drawn, *state.players[seat].deck[: max(count - 1, 0)])
+
+
 def legal_actions(state: State) -> list[SeatAction]:
     """The actor's options. Empty at chance nodes and at game over, and when this state
     lacks the actor's private knowledge (e.g. a drawn card it has not learned).

@@ -51,8 +51,8 @@ from creepnet.protocol.rules import (
     expect_keys,
 )
 
-OPTIONS = {"creeps_per_player", "face_up_creeps", "turn_limit", "escrow"}
-TABLE_OPTIONS = {"escrow"}  # options of the table, not of the engine
+OPTIONS = {"creeps_per_player", "face_up_creeps", "turn_limit", "escrow", "release_ahead"}
+TABLE_OPTIONS = {"escrow", "release_ahead"}  # options of the table, not of the engine
 
 # The fields of each deck message a seat may send (op included); bodies are closed.  ``escrow``
 # is optional where the deck carries it (docs/ESCROW.md); the deck checks it is there exactly
@@ -90,6 +90,10 @@ class RacerRules:
             raise GameRuleError(f"unknown racer options {sorted(unknown)}")
         if options.get("escrow", 1) != 1:
             raise GameRuleError("escrow is 1 (the table can play on without a seat) or absent")
+        if options.get("release_ahead", 1) != 1:
+            raise GameRuleError(
+                "release_ahead is 1 (a draw's releases cover the stage's certain draws) or absent"
+            )
         for name, value in options.items():
             if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
                 raise GameRuleError(f"{name} must be a positive integer")
@@ -106,7 +110,8 @@ class RacerRules:
         except ValueError as exc:
             raise GameRuleError(str(exc)) from None
         escrow = options.get("escrow") == 1  # 3-4 seats: check_options refuses it with two
-        game = new_game(seating.game, seating.keys, state, escrow)
+        ahead = options.get("release_ahead") == 1
+        game = new_game(seating.game, seating.keys, state, escrow, ahead)
         settle(game)
         return game
 

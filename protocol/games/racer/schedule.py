@@ -22,7 +22,13 @@ pool positions as the deck work settles them:
 * ``NeedCard`` for everyone (the face-up Creeps): ``faceup`` is locked, then every seat releases
   every position publicly, once.  ``NeedCard`` for one seat: every other seat releases that
   position to it (a private draw); a card already held by another seat moves by the transfer
-  protocol (``blind`` by the taker, ``unblind`` by the giver): the Hostage Exchange.
+  protocol (``blind`` by the taker, ``unblind`` by the giver): the Hostage Exchange.  In a table
+  with ``release_ahead`` each of them releases in one event every card of that pool the seat is
+  sure to draw in this Drawing stage (``racer.certain_draws``: its count of non-Creep cards
+  still to draw, from the top of its deck), so the later draws need no event.  Nothing a seat
+  learns that way comes before a decision of its own: a Creep drawn means one more draw, never
+  fewer, and no decision comes between two draws; a card of another pool (past a reshuffle)
+  waits for its own draw.
 * A drawn card kept in hand (``keep-drawn``) comes with a none-of proof (docs/DECKS.md) that it is
   none of the Creeps the dealt family may still hide: never a Creep, checked at once.
 * ``GameOver``: every seat reveals its deck secret, the audit decodes every card and checks every
@@ -124,6 +130,7 @@ class RacerGame:
     # seat -> index into deck.escrow.kept from which it may still complain: every bundle kept
     # since its last deck step (its window closes at its next one: docs/ESCROW.md step 2)
     complain_from: dict[int, int] = field(default_factory=dict)
+    release_ahead: bool = False  # a private draw releases the stage's certain draws together
 
     @property
     def remaining(self) -> tuple[int, ...]:
@@ -155,12 +162,19 @@ def card_ids(state: racer.State) -> list[str]:
 
 
 def new_game(
-    game: bytes, keys: tuple[bytes, ...], state: racer.State, escrow: bool = False
+    game: bytes,
+    keys: tuple[bytes, ...],
+    state: racer.State,
+    escrow: bool = False,
+    release_ahead: bool = False,
 ) -> RacerGame:
     """The table; with ``escrow`` (3-4 seats) every layer and lock key is escrowed, so the table
     can play on without a retired seat.  No lock is exempt: after an odd Deck Shift a seat draws
-    from the pool another seat locked as its own, so every lock key may be needed."""
-    return RacerGame(state, DeckState(game, keys, card_ids(state), escrow=escrow))
+    from the pool another seat locked as its own, so every lock key may be needed.  With
+    ``release_ahead`` a private draw's release covers the stage's certain draws (``_card_step``).
+    """
+    deck = DeckState(game, keys, card_ids(state), escrow=escrow)
+    return RacerGame(state, deck, release_ahead=release_ahead)
 
 
 # --- what the table waits for ------------------------------------------------------------------
@@ -343,12 +357,29 @@ def _card_step(game: RacerGame, request: NeedCard) -> DeckStep:
         return DeckStep(seat, "release", f"reveal {name} to everyone", name, positions, EVERYONE)
     if slot.holder is None:
         seat = next(s for s in range(game.seats) if s != learner and s not in slot.released)
-        return DeckStep(
-            seat, "release", f"release {name}[{j}] to seat {learner}", name, (j,), learner
-        )
+        positions = _released_together(game, request, seat) if game.release_ahead else (j,)
+        what = f"release {name}{list(positions)} to seat {learner}"
+        return DeckStep(seat, "release", what, name, positions, learner)
     if slot.pending is None:
         return DeckStep(learner, "blind", f"take the hostage card {name}[{j}]", name, (j,))
     return DeckStep(slot.holder, "unblind", f"hand over the hostage card {name}[{j}]", name, (j,))
+
+
+def _released_together(game: RacerGame, request: NeedCard, seat: int) -> tuple[int, ...]:
+    """What ``seat`` releases at once for a private draw in a table with ``release_ahead``: the
+    positions, in the order drawn, of the cards the learner is sure to draw in this stage
+    (``racer.certain_draws``, the one being drawn first), up to the first that is not in the
+    drawn card's pool, leaving out any ``seat`` has already released.  Public facts only."""
+    name, j = game.where[request.slot]
+    slots = game.deck.pools[name].slots
+    positions = [j]
+    for upcoming in racer.certain_draws(game.state)[1:]:
+        where = game.where.get(upcoming)
+        if where is None or where[0] != name:
+            break
+        if seat not in slots[where[1]].released:
+            positions.append(where[1])
+    return tuple(positions)
 
 
 def not_a_creep(game: RacerGame, slot: Slot) -> tuple[str, int, list[str]] | None:
