@@ -76,10 +76,11 @@ def limit_options() -> dict[str, list[str]]:
 
 
 def seats_and_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
-    """The seat count and rule options the arguments ask for (ValueError with the reason)."""
+    """The seat count and rule options the arguments ask for, with the game's
+    ``hosted_options`` (ValueError with the reason)."""
     seats = seat_count(args.kind, args.players)
     ours = CHOICES[args.kind].limit_option
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = dict(CHOICES[args.kind].hosted_options)
     for name, kinds in limit_options().items():
         value, flag = getattr(args, name), "--" + name.replace("_", "-")
         if value is None:

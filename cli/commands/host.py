@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from creepnet.cli.game_options import CHOICES, add_game_options, check_bot, seats_and_options
+from creepnet.cli.game_options import add_game_options, check_bot, seats_and_options
 from creepnet.cli.internet import add_internet_options, check_internet, maybe_internet
 from creepnet.cli.main import runnable
 from creepnet.cli.network import (
@@ -73,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
 
 def retirement_options(args: argparse.Namespace, seats: int, options: dict) -> dict:
     """``--retire-after`` for every game; a Racer table of 3-4 seats escrows its keys so that it
-    can play on without a retired seat (docs/ESCROW.md); the game's ``hosted_options``."""
-    options = dict(options, **dict(CHOICES[args.kind].hosted_options))
+    can play on without a retired seat (docs/ESCROW.md)."""
+    options = dict(options)
     if args.retire_after is not None:
         options["retire_after"] = args.retire_after
     if args.kind == "racer" and seats >= 3:

@@ -115,7 +115,6 @@ async def _play(
     setup_logging(args)
     args.iface = ["127.0.0.1"]  # the bot lives on this machine: nothing leaves loopback
     seats, options = seats_and_options(args)
-    options = dict(options, **dict(CHOICES[args.kind].hosted_options))
     home = home_dir(args)
     async with open_node(args, discovery=False) as node, contextlib.AsyncExitStack() as stack:
         bot_nodes = [
