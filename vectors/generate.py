@@ -1826,6 +1826,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_midplay_vectors(bases))
     vectors.append(racer_setup_retire_vector(bases))
     vectors.extend(racer_release_ahead_vectors(bases))  # last: the earlier proofs' nonces stay
+    vectors.extend(racer_release_ahead_retire_vectors(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2220,6 +2221,77 @@ def racer_release_ahead_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]
     for name, about, events, appended in crafted:
         cut = b"".join(events_of(data)[:events]) + appended
         out.append(log_vector(name, about, cut, ("racer-release-ahead", events, appended)))
+    return out
+
+
+RELEASE_AHEAD_STOPS = {
+    "releaser": "as the second releaser of a drawer's two certain draws, the first releaser "
+    "having released both: the table's release for it (with its recovered lock keys) is the "
+    "same list",
+    "drawer": "as the drawer of two certain draws, both released to it, when it owes the "
+    "`keep-drawn` or `place-creep` of the first: its turn passes, nothing of its deck is "
+    "recovered (it leaves play hidden)",
+}
+
+
+def release_ahead_stop(game: Game) -> tuple[str, int] | None:
+    """Where a table with ``release_ahead`` waits on a seat in the middle of certain draws
+    (RELEASE_AHEAD_STOPS), and that seat."""
+    from creepnet.engine import racer
+    from creepnet.protocol.games.racer.schedule import DeckStep, ShowDrawn, next_step
+
+    spec = game.spectator
+    if not spec.started or spec.finished or spec.game_state.state.turn is None:
+        return None
+    table = spec.game_state
+    step = next_step(table)
+    if len(racer.certain_draws(table.state)) < 2:
+        return None
+    if isinstance(step, ShowDrawn):
+        return "drawer", step.seat
+    if isinstance(step, DeckStep) and step.op == "release" and step.by is None:
+        name, j = table.where[table.state.stage.drawn]
+        if len(step.positions) >= 2 and table.deck.pools[name].slots[j].released:
+            return "releaser", step.seat
+    return None
+
+
+def racer_release_ahead_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """3 seats with escrow and ``release_ahead``, played honestly to the end (the base); forked
+    where the table first waits on a seat in each situation of RELEASE_AHEAD_STOPS, where that
+    seat is retired and the other two finish (docs/spec-racer.md §8 "Certain draws")."""
+    from creepnet.protocol import retirement
+
+    options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 4, "escrow": 1,
+               "release_ahead": 1}  # fmt: skip
+    game = Game("racer", seats=3, options=options, seed=19, onion_length=64)
+    policy = RacerPolicy(seed=19)
+    forks: list[tuple[str, int, int, bytes]] = []
+    while not game.over:
+        stop = release_ahead_stop(game)
+        if stop is not None and stop[0] not in {f[0] for f in forks}:
+            situation, seat = stop
+            fork, fork_policy = forked((game, policy))
+            spec = fork.spectator
+            where = retirement.Position(spec.game, len(spec.log), spec.log.head, seat)
+            voters = [v for v in spec.remaining if v != seat]
+            votes = [retirement.vote(fork.table.identities[v], where, v) for v in voters]
+            fork.push(fork.sign(voters[0], "retire", retirement.retire_body(where, votes)))
+            fork.run(fork_policy, lambda g: g.over)
+            forks.append((situation, seat, where.seq, fork.raw()))
+        game.step(policy)
+    name = "racer-release-ahead-escrow"
+    out = [honest_vector(bases, name, "3 seats with escrow and release_ahead, 2 Creeps each (1 "
+                         "face up), turn limit 4, played to the end: the base of the "
+                         "racer-release-ahead-retire-* vectors", game.raw())]  # fmt: skip
+    missing = set(RELEASE_AHEAD_STOPS) - {f[0] for f in forks}
+    assert not missing, missing
+    for situation, seat, events, data in forks:
+        appended = data[len(b"".join(events_of(data)[:events])) :]
+        about = (f"{name} until seat {seat} is retired {RELEASE_AHEAD_STOPS[situation]}; the "
+                 "two others finish, and its cards decode from its escrow")  # fmt: skip
+        out.append(log_vector(f"racer-release-ahead-retire-{situation}", about, data,
+                              (name, events, appended), annotated=True))  # fmt: skip
     return out
 
 
