@@ -1827,6 +1827,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.append(racer_setup_retire_vector(bases))
     vectors.extend(racer_release_ahead_vectors(bases))  # last: the earlier proofs' nonces stay
     vectors.extend(racer_release_ahead_retire_vectors(bases))
+    vectors.extend(racer_reshuffle_retire_vectors(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2292,6 +2293,57 @@ def racer_release_ahead_retire_vectors(bases: dict[str, bytes]) -> list[dict[str
                  "two others finish, and its cards decode from its escrow")  # fmt: skip
         out.append(log_vector(f"racer-release-ahead-retire-{situation}", about, data,
                               (name, events, appended), annotated=True))  # fmt: skip
+    return out
+
+
+def racer_reshuffle_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """3 seats with escrow, played honestly through a reshuffle of the discard pile (a draw
+    deck runs dry at turn 40, every seat still in) to the end (the base); forked where the table
+    waits on the second shuffler of the reshuffle, who is retired: the pool is voided, the
+    reshuffle starts afresh as ``discard:K+1`` and the two others finish (PROTOCOL.md §5.5)."""
+    from creepnet.engine import racer
+    from creepnet.protocol import retirement
+
+    options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 42, "escrow": 1,
+               "release_ahead": 1}  # fmt: skip
+    game = Game("racer", seats=3, options=options, seed=31, onion_length=128)
+    policy = RacerPolicy(seed=31)
+    fork = None
+    while not game.over:
+        spec = game.spectator
+        request = racer.pending(spec.game_state.state) if spec.started else None
+        if fork is None and isinstance(request, racer.NeedShuffle) and request.pool == "discard":
+            pools = [p for n, p in spec.game_state.deck.pools.items() if n.startswith("discard:")]
+            if pools and pools[-1].shuffles == 1:
+                seat = spec.expected().seat
+                forked_game, fork_policy = forked((game, policy))
+                fspec = forked_game.spectator
+                where = retirement.Position(fspec.game, len(fspec.log), fspec.log.head, seat)
+                voters = [v for v in fspec.remaining if v != seat]
+                votes = [retirement.vote(forked_game.table.identities[v], where, v) for v in voters]
+                forked_game.push(
+                    forked_game.sign(voters[0], "retire", retirement.retire_body(where, votes))
+                )
+                forked_game.run(fork_policy, lambda g: g.over)
+                voided = f"discard:{len(pools) - 1}"
+                afresh = f"discard:{len(pools)}"
+                assert afresh in forked_game.spectator.game_state.deck.pools, voided
+                fork = (seat, where.seq, forked_game.raw())
+        game.step(policy)
+    assert fork is not None, "no reshuffle of the discard pile"
+    name = "racer-reshuffle-escrow"
+    out = [honest_vector(bases, name, "3 seats with escrow and release_ahead, 2 Creeps each (1 "
+                         "face up), turn limit 42, played to the end through a reshuffle of the "
+                         "discard pile (a draw deck ran dry at turn 40): the base of "
+                         "racer-retire-during-reshuffle",
+                         game.raw())]  # fmt: skip
+    seat, events, data = fork
+    appended = data[len(b"".join(events_of(data)[:events])) :]
+    about = (f"{name} until seat {seat} is retired when it owes the second shuffle of the "
+             "reshuffle: the pool is voided (never used again, nothing of it recovered), the "
+             "next reshuffle is discard:K+1, and the two others finish")  # fmt: skip
+    out.append(log_vector("racer-retire-during-reshuffle", about, data,
+                          (name, events, appended), annotated=True))  # fmt: skip
     return out
 
 
