@@ -1828,6 +1828,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_release_ahead_vectors(bases))  # last: the earlier proofs' nonces stay
     vectors.extend(racer_release_ahead_retire_vectors(bases))
     vectors.extend(racer_reshuffle_retire_vectors(bases))
+    vectors.extend(racer_start_roll_retire_vectors(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2293,6 +2294,58 @@ def racer_release_ahead_retire_vectors(bases: dict[str, bytes]) -> list[dict[str
                  "two others finish, and its cards decode from its escrow")  # fmt: skip
         out.append(log_vector(f"racer-release-ahead-retire-{situation}", about, data,
                               (name, events, appended), annotated=True))  # fmt: skip
+    return out
+
+
+def racer_start_roll_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """3 seats with escrow, turn limit 2 (the base); forked where seat 1 owes its reveal for
+    the roll to start, seat 0 having revealed: retired, it leaves the contenders, the draw under
+    way is spent, the table recovers its lock keys of the other seats' draw pools first (the
+    Deck Shift has fixed them), and the two others roll again and finish (spec-racer.md §5.9,
+    PROTOCOL.md §5.5)."""
+    from creepnet.engine import racer
+    from creepnet.protocol import retirement
+    from creepnet.protocol.games.racer.schedule import next_step
+
+    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 2, "escrow": 1,
+               "release_ahead": 1}  # fmt: skip
+    game = Game("racer", seats=3, options=options, seed=22, onion_length=64)
+    policy = RacerPolicy(seed=22)
+    fork = None
+    while not game.over:
+        spec = game.spectator
+        step = next_step(spec.game_state) if spec.started and not spec.finished else None
+        if (
+            fork is None
+            and isinstance(step, racer.NeedDie)
+            and step.purpose == "start"
+            and len(spec.reveals) == 1
+        ):
+            seat = spec.expected().seat
+            forked_game, fork_policy = forked((game, policy))
+            fspec = forked_game.spectator
+            where = retirement.Position(fspec.game, len(fspec.log), fspec.log.head, seat)
+            voters = [v for v in fspec.remaining if v != seat]
+            votes = [retirement.vote(forked_game.table.identities[v], where, v) for v in voters]
+            forked_game.push(
+                forked_game.sign(voters[0], "retire", retirement.retire_body(where, votes))
+            )
+            forked_game.run(fork_policy, lambda g: g.over)
+            fork = (seat, where.seq, forked_game.raw())
+        game.step(policy)
+    assert fork is not None, "no roll to start with a reveal made"
+    name = "racer-start-roll-escrow"
+    out = [honest_vector(bases, name, "3 seats with escrow and release_ahead, 1 Creep each, "
+                         "turn limit 2, played to the end: the base of "
+                         "racer-retire-at-start-roll", game.raw())]  # fmt: skip
+    seat, events, data = fork
+    appended = data[len(b"".join(events_of(data)[:events])) :]
+    about = (f"{name} until seat {seat} is retired when it owes its reveal for the roll to "
+             "start, the seat before it having revealed: it leaves the contenders, the draw is "
+             "spent, its lock keys of the other seats' draw pools are recovered first, and the "
+             "two others finish")  # fmt: skip
+    out.append(log_vector("racer-retire-at-start-roll", about, data,
+                          (name, events, appended), annotated=True))  # fmt: skip
     return out
 
 
