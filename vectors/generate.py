@@ -2352,52 +2352,65 @@ def racer_start_roll_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, A
 def racer_reshuffle_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     """3 seats with escrow, played honestly through a reshuffle of the discard pile (a draw
     deck runs dry at turn 40, every seat still in) to the end (the base); forked where the table
-    waits on the second shuffler of the reshuffle, who is retired: the pool is voided, the
-    reshuffle starts afresh as ``discard:K+1`` and the two others finish (PROTOCOL.md §5.5)."""
+    waits on a seat in each situation of RESHUFFLE_STOPS, where that seat is retired: the pool
+    is voided and the reshuffle, when one is needed again, is ``discard:K+1`` (PROTOCOL.md
+    §5.5)."""
     from creepnet.engine import racer
     from creepnet.protocol import retirement
+    from creepnet.protocol.games.racer.schedule import next_step
 
     options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 42, "escrow": 1,
                "release_ahead": 1}  # fmt: skip
     game = Game("racer", seats=3, options=options, seed=31, onion_length=128)
     policy = RacerPolicy(seed=31)
-    fork = None
+    forks: list[tuple[str, int, int, bytes]] = []
     while not game.over:
         spec = game.spectator
         request = racer.pending(spec.game_state.state) if spec.started else None
-        if fork is None and isinstance(request, racer.NeedShuffle) and request.pool == "discard":
+        if isinstance(request, racer.NeedShuffle) and request.pool == "discard":
+            step, state = next_step(spec.game_state), spec.game_state.state
             pools = [p for n, p in spec.game_state.deck.pools.items() if n.startswith("discard:")]
-            if pools and pools[-1].shuffles == 1:
+            situation = None
+            if step.op == "shuffle" and pools[-1].shuffles == 1:
+                situation = "shuffler"
+            elif step.op == "lock" and step.seat == state.turn.seat:
+                situation = "drawer"
+            if situation is not None and situation not in {f[0] for f in forks}:
                 seat = spec.expected().seat
-                forked_game, fork_policy = forked((game, policy))
-                fspec = forked_game.spectator
+                fork, fork_policy = forked((game, policy))
+                fspec = fork.spectator
                 where = retirement.Position(fspec.game, len(fspec.log), fspec.log.head, seat)
                 voters = [v for v in fspec.remaining if v != seat]
-                votes = [retirement.vote(forked_game.table.identities[v], where, v) for v in voters]
-                forked_game.push(
-                    forked_game.sign(voters[0], "retire", retirement.retire_body(where, votes))
-                )
-                forked_game.run(fork_policy, lambda g: g.over)
-                voided = f"discard:{len(pools) - 1}"
+                votes = [retirement.vote(fork.table.identities[v], where, v) for v in voters]
+                fork.push(fork.sign(voters[0], "retire", retirement.retire_body(where, votes)))
+                fork.run(fork_policy, lambda g: g.over)
                 afresh = f"discard:{len(pools)}"
-                assert afresh in forked_game.spectator.game_state.deck.pools, voided
-                fork = (seat, where.seq, forked_game.raw())
+                assert afresh in fork.spectator.game_state.deck.pools, afresh
+                forks.append((situation, seat, where.seq, fork.raw()))
         game.step(policy)
-    assert fork is not None, "no reshuffle of the discard pile"
+    assert {f[0] for f in forks} == set(RESHUFFLE_STOPS), forks
     name = "racer-reshuffle-escrow"
     out = [honest_vector(bases, name, "3 seats with escrow and release_ahead, 2 Creeps each (1 "
                          "face up), turn limit 42, played to the end through a reshuffle of the "
                          "discard pile (a draw deck ran dry at turn 40): the base of "
-                         "racer-retire-during-reshuffle",
+                         "racer-retire-during-reshuffle and -reshuffle-lock",
                          game.raw())]  # fmt: skip
-    seat, events, data = fork
-    appended = data[len(b"".join(events_of(data)[:events])) :]
-    about = (f"{name} until seat {seat} is retired when it owes the second shuffle of the "
-             "reshuffle: the pool is voided (never used again, nothing of it recovered), the "
-             "next reshuffle is discard:K+1, and the two others finish")  # fmt: skip
-    out.append(log_vector("racer-retire-during-reshuffle", about, data,
-                          (name, events, appended), annotated=True))  # fmt: skip
+    for situation, seat, events, data in forks:
+        appended = data[len(b"".join(events_of(data)[:events])) :]
+        about = f"{name} until seat {seat} is retired {RESHUFFLE_STOPS[situation]}"
+        vector = {"shuffler": "racer-retire-during-reshuffle",
+                  "drawer": "racer-retire-at-reshuffle-lock"}[situation]  # fmt: skip
+        out.append(log_vector(vector, about, data, (name, events, appended), annotated=True))
     return out
+
+
+RESHUFFLE_STOPS = {
+    "shuffler": "when it owes the second shuffle of the reshuffle: the pool is voided (never "
+    "used again, nothing of it recovered), the reshuffle starts afresh as discard:K+1 for the "
+    "drawer, and the two others finish",
+    "drawer": "as the drawer whose deck ran dry, when it owes its lock of the reshuffle: the "
+    "pool is voided, its turn passes, and the next reshuffle is discard:K+1",
+}
 
 
 def retire_without_escrow(three: Game) -> dict[str, Any]:
