@@ -232,6 +232,12 @@ def racer_league(
         f"plans {','.join(sorted(topics))}, turn plans {turn_plans}; "
         f"games {first}-{first + games - 1})",
     )
+    # Each deal's result, for pairing two leagues on the same deals (W won, L lost, D drawn).
+    marks = "".join(
+        "D" if winner is None else "W" if winner == game % players else "L"
+        for game, (_, winner, _) in enumerate(results, first)
+    )
+    print(f"  planner per deal from game {first}: {marks}", flush=True)
 
 
 # --- the planner's choices, each replayed to the end of the game ------------------------------
