@@ -59,6 +59,7 @@ from creepnet.engine.racer.planner import (
     FOLLOW,
     FOLLOWS,
     PLANNABLE_TOPICS,
+    TURN_PLANS,
     Candidate,
     PlanBudget,
     PlannerBot,
@@ -143,7 +144,7 @@ def racer_game(
     times: list[float],
     follow: frozenset[str] = FOLLOW,
     topics: frozenset[str] = PLANNABLE_TOPICS,
-    turn_plans: int = 0,
+    turn_plans: int = TURN_PLANS,
 ) -> int | None:
     """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
     the reference), heuristic bots elsewhere; the winner."""
@@ -200,7 +201,7 @@ def racer_league(
     first: int = 0,
     follow: frozenset[str] = FOLLOW,
     topics: frozenset[str] = PLANNABLE_TOPICS,
-    turn_plans: int = 0,
+    turn_plans: int = TURN_PLANS,
 ) -> None:
     play = functools.partial(_racer_pair, players, budget, follow, topics, turn_plans)
     started = time.perf_counter()
@@ -664,9 +665,9 @@ def main() -> None:
     parser.add_argument(
         "--racer-turn-plans",
         type=int,
-        default=0,
+        default=TURN_PLANS,
         help="at a turn's first move, pair this many of the planner's best moves with a "
-        "second (default 0: none)",
+        f"second (default {TURN_PLANS}; 0: none)",
     )
     parser.add_argument(
         "--replay-against",

@@ -40,6 +40,17 @@ lose, other keep values did no better); searched like any decision (``topics``,
 won 64, and 63 of deals 700-799 where it won 60 (the heuristic in its seat 54 and 44): 131 of
 200 against 124, at the same 0.27 s a decision, so the default searches them.
 
+**Turn plans.** It plans each decision afresh when it comes, so its own second move is
+searched; but at a turn's first move each candidate used to be judged with the heuristic's
+second move in every playout. There a first round (``TURN_SHARE`` of the budget) ranks the
+single moves, and the best ``turn_plans`` first moves (never a pass) are paired with each of
+the best ``TURN_SECONDS`` others and a pass (`TurnPlan`: that second move in every playout, the
+heuristic's where it is no longer legal in a world); the pairs join the screen, and a winning
+pair plays its first move. Paired on deals 800-899 (`benchmarks/bots.py --only racer2 --first
+800 --games 100 --racer-turn-plans 3`, and ``0`` for the planner without them) it won 64
+where the planner without them won 60, at the same 0.21-0.22 s a decision: the default
+(``TURN_PLANS``), though within the noise (docs/PERFORMANCE.md, Bots).
+
 Asks for a Hostage Exchange are candidates only where the heuristic itself asks. Checked
 against playouts to the end of the game (200 worlds each) at the 56 decisions where the
 planner overruled the heuristic in 4 games, its 19 asks the heuristic would not make lost
@@ -143,6 +154,7 @@ FOLLOW = frozenset({"ask"})
 # each of the best ``TURN_SECONDS`` as the second move (and a pass) and screened with them.
 TURN_SHARE = 0.2
 TURN_SECONDS = 5
+TURN_PLANS = 3  # the default: 64 of deals 800-899 where the planner without them won 60
 _FOLLOWED = {"ask": AskHostage, "force": ForceHostage, "stop": StopHeroes}
 
 
@@ -383,7 +395,7 @@ class PlannerBot:
         budget: PlanBudget | None = None,
         follow: frozenset[str] = FOLLOW,
         topics: frozenset[str] = PLANNABLE_TOPICS,
-        turn_plans: int = 0,
+        turn_plans: int = TURN_PLANS,
     ) -> None:
         if turn_plans < 0:
             raise ValueError("turn_plans must be 0 or more")

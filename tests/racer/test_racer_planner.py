@@ -216,11 +216,12 @@ def test_the_planner_plays_a_real_session_from_its_seat_view():
 
 def test_the_screen_finds_the_best_candidate_and_plays_it_most(midgame, monkeypatch):
     """Sequential halving keeps the better half each round and the duel plays the winner over
-    the heuristic's choice when it is better in every world."""
+    the heuristic's choice when it is better in every world (single moves only: no turn
+    plans)."""
     from creepnet.engine.racer import planner as planner_module
 
     view = redact(midgame, 0)
-    bot = PlannerBot(3, PlanBudget(playouts=120, horizon=2))
+    bot = PlannerBot(3, PlanBudget(playouts=120, horizon=2), turn_plans=0)
     obs, legal = observation_of_view(view, 0), legal_actions(view)
     baseline = planner_module._effect(obs, copy.deepcopy(bot.policy).choose(obs, legal))
     candidates = bot._candidates(obs, legal, baseline)
