@@ -46,10 +46,11 @@ second move in every playout. There a first round (``TURN_SHARE`` of the budget)
 single moves, and the best ``turn_plans`` first moves (never a pass) are paired with each of
 the best ``TURN_SECONDS`` others and a pass (`TurnPlan`: that second move in every playout, the
 heuristic's where it is no longer legal in a world); the pairs join the screen, and a winning
-pair plays its first move. Paired on deals 800-899 (`benchmarks/bots.py --only racer2 --first
-800 --games 100 --racer-turn-plans 3`, and ``0`` for the planner without them) it won 64
-where the planner without them won 60, at the same 0.21-0.22 s a decision: the default
-(``TURN_PLANS``), though within the noise (docs/PERFORMANCE.md, Bots).
+pair plays its first move. Paired on 200 fresh deals, 800-999 (`benchmarks/bots.py --only
+racer2 --first 800 --games 100 --racer-turn-plans 3`, ``0`` for the planner without them,
+then deals 900-949 and 950-999) it won 135 where the planner without them won 125 (more in
+each of the three runs), at the same 0.21-0.24 s a decision: the default (``TURN_PLANS``),
+though within the noise (docs/PERFORMANCE.md, Bots).
 
 Asks for a Hostage Exchange are candidates only where the heuristic itself asks. Checked
 against playouts to the end of the game (200 worlds each) at the 56 decisions where the
@@ -154,7 +155,7 @@ FOLLOW = frozenset({"ask"})
 # each of the best ``TURN_SECONDS`` as the second move (and a pass) and screened with them.
 TURN_SHARE = 0.2
 TURN_SECONDS = 5
-TURN_PLANS = 3  # the default: 64 of deals 800-899 where the planner without them won 60
+TURN_PLANS = 3  # the default: 135 of deals 800-999 where the planner without them won 125
 _FOLLOWED = {"ask": AskHostage, "force": ForceHostage, "stop": StopHeroes}
 
 
