@@ -59,6 +59,7 @@ from creepnet.engine.racer.planner import (
     FOLLOW,
     FOLLOWS,
     PLANNABLE_TOPICS,
+    TURN_PLANS,
     Candidate,
     PlanBudget,
     PlannerBot,
@@ -143,12 +144,13 @@ def racer_game(
     times: list[float],
     follow: frozenset[str] = FOLLOW,
     topics: frozenset[str] = PLANNABLE_TOPICS,
+    turn_plans: int = TURN_PLANS,
 ) -> int | None:
     """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
     the reference), heuristic bots elsewhere; the winner."""
     if budget is None:
         return drive_racer(players, seed, planner_seat, None)
-    planner = PlannerBot(seed, budget, follow, topics)
+    planner = PlannerBot(seed, budget, follow, topics, turn_plans)
     # CPU time: the machine may be shared
     return drive_racer(players, seed, planner_seat, timed(planner, times, time.process_time))
 
@@ -179,6 +181,7 @@ def _racer_pair(
     budget: PlanBudget,
     follow: frozenset[str],
     topics: frozenset[str],
+    turn_plans: int,
     game: int,
 ) -> tuple[bool, int | None, list[float]]:
     """Game ``game`` with the planner at seat ``game mod players``: (the heuristic reference
@@ -186,7 +189,7 @@ def _racer_pair(
     seat = game % players
     reference = racer_game(players, seat, 7_000 + game, None, []) == seat
     times: list[float] = []
-    won = racer_game(players, seat, 7_000 + game, budget, times, follow, topics)
+    won = racer_game(players, seat, 7_000 + game, budget, times, follow, topics, turn_plans)
     return reference, won, times
 
 
@@ -198,8 +201,9 @@ def racer_league(
     first: int = 0,
     follow: frozenset[str] = FOLLOW,
     topics: frozenset[str] = PLANNABLE_TOPICS,
+    turn_plans: int = TURN_PLANS,
 ) -> None:
-    play = functools.partial(_racer_pair, players, budget, follow, topics)
+    play = functools.partial(_racer_pair, players, budget, follow, topics, turn_plans)
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(jobs) as pool:
@@ -226,9 +230,15 @@ def racer_league(
         f"decision median {median:.2f} s, p90 {p90:.2f} s (CPU), "
         f"{elapsed * max(1, jobs) / games:.0f} s/game ({budget.playouts} playouts, "
         f"horizon {budget.horizon} turns, follows {','.join(sorted(follow))}, "
-        f"plans {','.join(sorted(topics))}; "
+        f"plans {','.join(sorted(topics))}, turn plans {turn_plans}; "
         f"games {first}-{first + games - 1})",
     )
+    # Each deal's result, for pairing two leagues on the same deals (W won, L lost, D drawn).
+    marks = "".join(
+        "D" if winner is None else "W" if winner == game % players else "L"
+        for game, (_, winner, _) in enumerate(results, first)
+    )
+    print(f"  planner per deal from game {first}: {marks}", flush=True)
 
 
 # --- the planner's choices, each replayed to the end of the game ------------------------------
@@ -653,6 +663,13 @@ def main() -> None:
         help="decisions the planner searches, of " + ",".join(sorted(PLANNABLE_TOPICS)),
     )
     parser.add_argument(
+        "--racer-turn-plans",
+        type=int,
+        default=TURN_PLANS,
+        help="at a turn's first move, pair this many of the planner's best moves with a "
+        f"second (default {TURN_PLANS}; 0: none)",
+    )
+    parser.add_argument(
         "--replay-against",
         help="--only replay: compare with a planner that follows these (default: its heuristic)",
     )
@@ -681,6 +698,8 @@ def main() -> None:
     topics = frozenset(filter(None, args.racer_plan.split(",")))
     if not topics <= PLANNABLE_TOPICS:
         parser.error(f"--racer-plan takes some of {_names(PLANNABLE_TOPICS)}")
+    if args.racer_turn_plans < 0:
+        parser.error("--racer-turn-plans takes 0 or more")
     for part in parts:
         if part == "replay":
             against_budget = None
@@ -704,9 +723,15 @@ def main() -> None:
         else:
             header()
             if part == "racer2":
-                racer_league(2, args.games, budget, args.jobs, args.first, follow, topics)
+                racer_league(
+                    *(2, args.games, budget, args.jobs, args.first, follow, topics),
+                    args.racer_turn_plans,
+                )
             elif part == "racer4":
-                racer_league(4, args.games, budget, args.jobs, args.first, follow, topics)
+                racer_league(
+                    *(4, args.games, budget, args.jobs, args.first, follow, topics),
+                    args.racer_turn_plans,
+                )
             else:
                 creeper_league(args.games, args.creeper_seconds)
 

@@ -40,6 +40,18 @@ lose, other keep values did no better); searched like any decision (``topics``,
 won 64, and 63 of deals 700-799 where it won 60 (the heuristic in its seat 54 and 44): 131 of
 200 against 124, at the same 0.27 s a decision, so the default searches them.
 
+**Turn plans.** It plans each decision afresh when it comes, so its own second move is
+searched; but at a turn's first move each candidate used to be judged with the heuristic's
+second move in every playout. There a first round (``TURN_SHARE`` of the budget) ranks the
+single moves, and the best ``turn_plans`` first moves (never a pass) are paired with each of
+the best ``TURN_SECONDS`` others and a pass (`TurnPlan`: that second move in every playout, the
+heuristic's where it is no longer legal in a world); the pairs join the screen, and a winning
+pair plays its first move. Paired on 200 fresh deals, 800-999 (`benchmarks/bots.py --only
+racer2 --first 800 --games 100 --racer-turn-plans 3`, ``0`` for the planner without them,
+then deals 900-949 and 950-999) it won 135 where the planner without them won 125 (more in
+each of the three runs), at the same 0.21-0.24 s a decision: the default (``TURN_PLANS``),
+though within the noise (docs/PERFORMANCE.md, Bots).
+
 Asks for a Hostage Exchange are candidates only where the heuristic itself asks. Checked
 against playouts to the end of the game (200 worlds each) at the 56 decisions where the
 planner overruled the heuristic in 4 games, its 19 asks the heuristic would not make lost
@@ -96,6 +108,7 @@ from creepnet.engine.racer.actions import (
     DeclareAttack,
     ForceHostage,
     GameOver,
+    Pass,
     PlayCalamity,
     StopHeroes,
     Withdraw,
@@ -108,7 +121,21 @@ from creepnet.engine.racer.rules import apply, legal_actions, pending
 from creepnet.engine.racer.state import Drawing, State, locations
 from creepnet.engine.racer.view import Observation, observation_of_view
 
-Candidate: TypeAlias = Action | AttackPlan  # a whole attack is one candidate
+Move: TypeAlias = Action | AttackPlan  # a whole attack is one move
+
+
+@dataclass(frozen=True)
+class TurnPlan:
+    """A turn's first move and, after it, ``then`` as its second (the policy's choice where
+    ``then`` is no longer legal): weighed as one candidate so that a first move is not judged
+    by the policy's second alone; only ``first`` is played (the second move is planned
+    afresh when it comes)."""
+
+    first: Move
+    then: Move
+
+
+Candidate: TypeAlias = Move | TurnPlan
 # Decisions the planner may search (``PlannerBot.topics``; the rest, an attack's steps, it
 # takes from the attack plan or its heuristic); by default it searches all of them (Monster
 # answers and discards too won 131 of 200 paired deals where leaving them to the heuristic
@@ -123,6 +150,12 @@ STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety
 # other Calamity: another card or target).
 FOLLOWS = frozenset({"ask", "force", "stop", "calamity"})
 FOLLOW = frozenset({"ask"})
+# Turn plans (``PlannerBot.turn_plans``): at a turn's first move, a first round on the single
+# moves spends this share of the budget; the best ``turn_plans`` of them are then paired with
+# each of the best ``TURN_SECONDS`` as the second move (and a pass) and screened with them.
+TURN_SHARE = 0.2
+TURN_SECONDS = 5
+TURN_PLANS = 3  # the default: 135 of deals 800-999 where the planner without them won 125
 _FOLLOWED = {"ask": AskHostage, "force": ForceHostage, "stop": StopHeroes}
 
 
@@ -363,7 +396,11 @@ class PlannerBot:
         budget: PlanBudget | None = None,
         follow: frozenset[str] = FOLLOW,
         topics: frozenset[str] = PLANNABLE_TOPICS,
+        turn_plans: int = TURN_PLANS,
     ) -> None:
+        if turn_plans < 0:
+            raise ValueError("turn_plans must be 0 or more")
+        self.turn_plans = turn_plans
         if not follow <= FOLLOWS:
             raise ValueError(f"unknown choices to follow: {sorted(follow - FOLLOWS)}")
         if not topics <= PLANNABLE_TOPICS:
@@ -398,10 +435,18 @@ class PlannerBot:
         fork = copy.deepcopy(self.policy)  # asked without touching the policy's memory
         baseline = _effect(obs, fork.choose(obs, legal))
         candidates = self._candidates(obs, legal, baseline)
-        if len(candidates) == 1 and not isinstance(candidates[0], AttackPlan):
-            return candidates[0]
+        lone = candidates[0]
+        if len(candidates) == 1 and not isinstance(lone, AttackPlan | TurnPlan):
+            return lone
         base = next((i for i, c in enumerate(candidates) if _effect(obs, c) == baseline), 0)
-        scores = self._compare(view, seat, candidates, base)
+        turn = view.turn
+        pairs = (
+            self.turn_plans > 0
+            and request.topic == "move"
+            and turn is not None
+            and turn.moves_left >= 2
+        )
+        scores = self._compare(view, seat, candidates, base, pairs)
         alive = [i for i in range(len(candidates)) if scores[i]]
         if not alive:
             return self.policy.choose(obs, legal)
@@ -410,8 +455,10 @@ class PlannerBot:
             best = base
         if best == base:
             self.policy = fork  # it remembers what it just chose (an ask, a withdrawal)
+        self.last_choice = (candidates[best], candidates[base])
         chosen = candidates[best]
-        self.last_choice = (chosen, candidates[base])
+        if isinstance(chosen, TurnPlan):
+            chosen = chosen.first
         if isinstance(chosen, AttackPlan):
             self._attack = chosen
             return chosen.steps()[0]
@@ -430,7 +477,12 @@ class PlannerBot:
         return plan.launch(legal, obs.catalogue)
 
     def _compare(
-        self, view: State, seat: int, candidates: list[Candidate], base: int
+        self,
+        view: State,
+        seat: int,
+        candidates: list[Candidate],
+        base: int,
+        pairs: bool = False,
     ) -> list[list[float]]:
         """Every live candidate played out in the same sampled worlds with the same chance
         answers (common random numbers: the differences are what counts). A screen by
@@ -438,11 +490,20 @@ class PlannerBot:
         half of the challengers; the policy's own choice is always kept) spends
         ``1 - DUEL_SHARE`` of the budget; the last challenger then duels the policy's choice
         on fresh worlds with the rest (the screen's winner looks better than it is: it won a
-        draw of noise)."""
+        draw of noise). With ``pairs`` (a turn's first move), a first round of
+        ``TURN_SHARE`` of the budget ranks the single moves, and turn plans made of the best
+        (``_turn_plans``) join the screen; ``candidates`` grows by them."""
         rng = random.Random(f"{self.seed}:{_view_digest(view, seat)}")
         meter = _Meter(self.budget)
         scores: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
+        if pairs and len(candidates) > 1:
+            worlds = max(1, int(meter.capacity() * TURN_SHARE / len(alive)))
+            if self._play_worlds(view, seat, candidates, alive, scores, worlds, rng, meter):
+                added = self._turn_plans(candidates, scores)
+                candidates.extend(added)
+                scores.extend([] for _ in added)
+                alive.extend(range(len(candidates) - len(added), len(candidates)))
         while len(alive) > 2:
             challengers = [i for i in alive if i != base]
             rounds = max(1, math.ceil(math.log2(len(challengers))))
@@ -491,6 +552,22 @@ class PlannerBot:
             played += 1
         return True
 
+    def _turn_plans(self, singles: list[Candidate], scores: list[list[float]]) -> list[TurnPlan]:
+        """The best ``turn_plans`` single moves (not a pass), each followed by each of the
+        best ``TURN_SECONDS`` others that do not play the same card, and by a pass."""
+        ranked = sorted(range(len(singles)), key=lambda i: -_mean(scores[i]))
+        moves = [move for i in ranked if not isinstance(move := singles[i], TurnPlan)]
+        firsts = [move for move in moves if not isinstance(move, Pass)]
+        seconds = moves[:TURN_SECONDS]
+        if Pass() in singles and Pass() not in seconds:
+            seconds.append(Pass())
+        plans = []
+        for first in firsts[: self.turn_plans]:
+            for then in seconds:
+                if then != first and not _same_card(first, then):
+                    plans.append(TurnPlan(first, then))
+        return plans
+
     def _candidates(
         self, obs: Observation, legal: Sequence[Action], baseline: tuple[object, ...]
     ) -> list[Candidate]:
@@ -519,14 +596,12 @@ class PlannerBot:
 
     def _playout(self, world: State, seat: int, first: Candidate, chance_seed: int) -> float:
         rng = random.Random(chance_seed)
-        if isinstance(first, AttackPlan):
-            state = world
-            for step in first.steps():
-                state = apply(state, step)
-            launch = first.launch(legal_actions(state), state.catalogue)
-            state = apply(state, launch if launch is not None else Withdraw())
+        then: Move | None = None
+        if isinstance(first, TurnPlan):
+            state = _play(world, first.first)
+            then = first.then
         else:
-            state = apply(world, first)
+            state = _play(world, first)
         policies = [HeuristicBot(rng.randrange(1 << 30)) for _ in range(state.n)]
         start = state.turn.number if state.turn else 0
         horizon = self.budget.horizon
@@ -537,6 +612,13 @@ class PlannerBot:
             if state.turn is not None and state.turn.number - start >= horizon:
                 break
             actor = request.actor
+            if then is not None and (state.turn is None or state.turn.number != start):
+                then = None  # the turn ended before its second move (a Monster answer)
+            if then is not None and request == Decide(seat, "move"):
+                second, then = then, None
+                if _playable(state, second):
+                    state = _play(state, second)
+                    continue
             if actor == CHANCE:
                 action: Action = chance_action(state, rng)
             else:
@@ -550,8 +632,40 @@ class PlannerBot:
         return value(state, seat)
 
 
+def _play(state: State, move: Move) -> State:
+    """``move`` applied to ``state``: a whole attack plan is declared and launched (withdrawn
+    if its launch is not there)."""
+    if not isinstance(move, AttackPlan):
+        return apply(state, move)
+    for step in move.steps():
+        state = apply(state, step)
+    launch = move.launch(legal_actions(state), state.catalogue)
+    return apply(state, launch if launch is not None else Withdraw())
+
+
+def _playable(state: State, move: Move) -> bool:
+    """Whether ``move`` can be played now (an attack plan: its target can be declared and each
+    attacker is still in the line)."""
+    legal = legal_actions(state)
+    if not isinstance(move, AttackPlan):
+        return move in legal
+    if DeclareAttack(move.target) not in legal:
+        return False
+    seat = pending(state).actor
+    line = set(state.players[seat].line)
+    return all(slot in line for slot in move.attackers)
+
+
+def _same_card(first: Candidate, then: Candidate) -> bool:
+    """Whether two moves play the same hand card (it cannot be played twice)."""
+    slot = getattr(first, "slot", None)
+    return slot is not None and slot == getattr(then, "slot", None)
+
+
 def _effect(obs: Observation, action: Candidate) -> tuple[object, ...]:
     """What tells actions apart: copies of one card on one target do the same."""
+    if isinstance(action, TurnPlan):
+        return ("TurnPlan", _effect(obs, action.first), _effect(obs, action.then))
     if isinstance(action, AttackPlan):
         return ("AttackPlan", action.target, action.attackers, action.opener)
     fields = dict(vars(action))

@@ -114,7 +114,17 @@ def test_hidden_hands_hold_fewer_calamities_and_more_monsters_than_the_decks(mid
     assert share("hand", Kind.MONSTER) > 1.2 * share("deck", Kind.MONSTER)
 
 
-def test_plays_the_same_whatever_the_cards_it_cannot_see(midgame):
+@pytest.mark.parametrize(("turn_plans", "budget"), [(0, SMALL), (3, PlanBudget(playouts=60))])
+def test_plays_the_same_whatever_the_cards_it_cannot_see(midgame, turn_plans, budget, monkeypatch):
+    from creepnet.engine.racer import planner as planner_module
+
+    made = []
+    pair = planner_module.PlannerBot._turn_plans
+    monkeypatch.setattr(
+        planner_module.PlannerBot,
+        "_turn_plans",
+        lambda self, *args: made.append(pair(self, *args)) or made[-1],
+    )
     view = redact(midgame, 0)
     legal = legal_actions(view)
     other = determinize(view, random.Random(99))  # the same view, other hidden cards
@@ -124,10 +134,12 @@ def test_plays_the_same_whatever_the_cards_it_cannot_see(midgame):
     assert len(changed) > 20  # most hidden cards are elsewhere in the other world
     choices = set()
     for world in (midgame, other):
-        bot = PlannerBot(3, SMALL)
+        bot = PlannerBot(3, budget, turn_plans=turn_plans)
         choices.add(bot.plan(redact(world, 0), 0, legal_actions(redact(world, 0))))
-        assert bot.last_playouts == SMALL.playouts  # it searched (not a lone candidate)
+        assert bot.last_playouts == budget.playouts  # it searched (not a lone candidate)
     assert len(choices) == 1 and choices <= set(legal)
+    assert len(made) == (2 if turn_plans else 0) and all(made)  # turn plans were weighed
+    assert all(plans == made[0] for plans in made)  # the same ones in both worlds
 
 
 def test_the_seed_and_the_view_seed_its_rng(midgame):
@@ -204,11 +216,12 @@ def test_the_planner_plays_a_real_session_from_its_seat_view():
 
 def test_the_screen_finds_the_best_candidate_and_plays_it_most(midgame, monkeypatch):
     """Sequential halving keeps the better half each round and the duel plays the winner over
-    the heuristic's choice when it is better in every world."""
+    the heuristic's choice when it is better in every world (single moves only: no turn
+    plans)."""
     from creepnet.engine.racer import planner as planner_module
 
     view = redact(midgame, 0)
-    bot = PlannerBot(3, PlanBudget(playouts=120, horizon=2))
+    bot = PlannerBot(3, PlanBudget(playouts=120, horizon=2), turn_plans=0)
     obs, legal = observation_of_view(view, 0), legal_actions(view)
     baseline = planner_module._effect(obs, copy.deepcopy(bot.policy).choose(obs, legal))
     candidates = bot._candidates(obs, legal, baseline)
@@ -480,3 +493,98 @@ def test_it_searches_discards_and_monster_answers_unless_told_not_to(topic, kind
 def test_it_refuses_a_decision_it_cannot_search():
     with pytest.raises(ValueError, match="plan"):
         PlannerBot(3, SMALL, topics=frozenset({"attack"}))
+
+
+def test_turn_plans_pair_the_best_first_moves_with_a_second_and_play_the_first(
+    midgame, monkeypatch
+):
+    """At a turn's first move, the best ``turn_plans`` single moves of a first round (never a
+    pass) are paired with the best others and a pass (never the same card twice); a pair that
+    scores best is chosen, and its first move is what the planner plays. At a second move, or
+    with ``turn_plans=0``, no pair is weighed."""
+    from creepnet.engine.racer import planner as planner_module
+    from creepnet.engine.racer.planner import TurnPlan
+
+    worth = {}
+    played = Counter()
+
+    def playout(self, world, seat, first, chance_seed):
+        played[first] += 1
+        if isinstance(first, TurnPlan):
+            return 1.0 if first.then == racer.Pass() else 0.6
+        return worth.setdefault(first, random.Random(len(worth)).random() / 2)
+
+    monkeypatch.setattr(planner_module.PlannerBot, "_playout", playout)
+    view = redact(midgame, 0)
+    legal = legal_actions(view)
+    assert midgame.turn.moves_left == 2
+    bot = PlannerBot(3, PlanBudget(playouts=200), turn_plans=2)
+    choice = bot.plan(view, 0, legal)
+    chosen, policy = bot.last_choice
+    assert isinstance(chosen, TurnPlan) and chosen.then == racer.Pass()
+    assert choice == chosen.first and choice in legal
+    assert not isinstance(policy, TurnPlan)
+    pairs = [c for c in played if isinstance(c, TurnPlan)]
+    singles = [c for c in played if not isinstance(c, TurnPlan)]
+    best_firsts = sorted((c for c in singles if c != racer.Pass()), key=lambda c: -worth[c])[:2]
+    assert {p.first for p in pairs} == set(best_firsts)
+    assert all(p.first != p.then and p.first != racer.Pass() for p in pairs)
+    assert all(getattr(p.first, "slot", None) != getattr(p.then, "slot", 0) for p in pairs)
+    assert sum(played.values()) == 200
+
+    for bot, state in (
+        (PlannerBot(3, PlanBudget(playouts=200), turn_plans=0), view),
+        (
+            PlannerBot(3, PlanBudget(playouts=200), turn_plans=2),
+            replace(view, turn=replace(view.turn, moves_left=1)),
+        ),
+    ):
+        played.clear()
+        bot.plan(state, 0, legal_actions(state))
+        assert played and not any(isinstance(c, TurnPlan) for c in played)
+
+
+def test_a_turn_plan_playout_makes_its_second_move_where_the_heuristic_would_not(
+    midgame, monkeypatch
+):
+    """In a playout of a turn plan, the seat's next move in the same turn is the plan's
+    second; the heuristic plays the rest (as it plays a single move's)."""
+    from creepnet.engine.racer import planner as planner_module
+    from creepnet.engine.racer.planner import TurnPlan
+
+    moves = []  # the seat's moves in the turn, playout by playout
+    applied = planner_module.apply
+
+    def spy(state, action):
+        if pending(state) == Decide(0, "move") and state.turn.number == midgame.turn.number:
+            moves.append(action)
+        return applied(state, action)
+
+    monkeypatch.setattr(planner_module, "apply", spy)
+    bot = PlannerBot(3, PlanBudget(playouts=1, horizon=1))
+    view = redact(midgame, 0)
+    firsts = [a for a in legal_actions(view) if not isinstance(a, (racer.Pass, racer.AskHostage))]
+    checked = 0
+    for seed in range(6):
+        world = determinize(view, random.Random(seed))
+        for first in firsts:
+            moves.clear()
+            bot._playout(world, 0, first, seed)
+            if len(moves) < 2:
+                continue  # the turn ended after the first move (a Monster answer)
+            heuristic = moves[1]
+            then = next(
+                a
+                for a in (racer.Pass(), *firsts)
+                if a not in (first, heuristic) and not planner_module._same_card(first, a)
+            )
+            moves.clear()
+            bot._playout(world, 0, TurnPlan(first, then), seed)
+            assert moves[:2] == [first, then]
+            checked += 1
+    assert checked >= 3
+
+
+def test_it_refuses_a_negative_number_of_turn_plans():
+    with pytest.raises(ValueError, match="turn_plans"):
+        PlannerBot(3, SMALL, turn_plans=-1)
