@@ -2262,7 +2262,6 @@ def racer_release_ahead_retire_vectors(bases: dict[str, bytes]) -> list[dict[str
     """3 seats with escrow and ``release_ahead``, played honestly to the end (the base); forked
     where the table first waits on a seat in each situation of RELEASE_AHEAD_STOPS, where that
     seat is retired and the other two finish (docs/spec-racer.md §8 "Certain draws")."""
-    from creepnet.protocol import retirement
 
     options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 4, "escrow": 1,
                "release_ahead": 1}  # fmt: skip
@@ -2273,14 +2272,7 @@ def racer_release_ahead_retire_vectors(bases: dict[str, bytes]) -> list[dict[str
         stop = release_ahead_stop(game)
         if stop is not None and stop[0] not in {f[0] for f in forks}:
             situation, seat = stop
-            fork, fork_policy = forked((game, policy))
-            spec = fork.spectator
-            where = retirement.Position(spec.game, len(spec.log), spec.log.head, seat)
-            voters = [v for v in spec.remaining if v != seat]
-            votes = [retirement.vote(fork.table.identities[v], where, v) for v in voters]
-            fork.push(fork.sign(voters[0], "retire", retirement.retire_body(where, votes)))
-            fork.run(fork_policy, lambda g: g.over)
-            forks.append((situation, seat, where.seq, fork.raw()))
+            forks.append((situation, seat, *retired_fork(game, policy, seat)))
         game.step(policy)
     name = "racer-release-ahead-escrow"
     out = [honest_vector(bases, name, "3 seats with escrow and release_ahead, 2 Creeps each (1 "
@@ -2304,7 +2296,6 @@ def racer_start_roll_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, A
     Deck Shift has fixed them), and the two others roll again and finish (spec-racer.md §5.9,
     PROTOCOL.md §5.5)."""
     from creepnet.engine import racer
-    from creepnet.protocol import retirement
     from creepnet.protocol.games.racer.schedule import next_step
 
     options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 2, "escrow": 1,
@@ -2322,16 +2313,7 @@ def racer_start_roll_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, A
             and len(spec.reveals) == 1
         ):
             seat = spec.expected().seat
-            forked_game, fork_policy = forked((game, policy))
-            fspec = forked_game.spectator
-            where = retirement.Position(fspec.game, len(fspec.log), fspec.log.head, seat)
-            voters = [v for v in fspec.remaining if v != seat]
-            votes = [retirement.vote(forked_game.table.identities[v], where, v) for v in voters]
-            forked_game.push(
-                forked_game.sign(voters[0], "retire", retirement.retire_body(where, votes))
-            )
-            forked_game.run(fork_policy, lambda g: g.over)
-            fork = (seat, where.seq, forked_game.raw())
+            fork = (seat, *retired_fork(game, policy, seat))
         game.step(policy)
     assert fork is not None, "no roll to start with a reveal made"
     name = "racer-start-roll-escrow"
@@ -2356,7 +2338,7 @@ def racer_reshuffle_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, An
     is voided and the reshuffle, when one is needed again, is ``discard:K+1`` (PROTOCOL.md
     §5.5)."""
     from creepnet.engine import racer
-    from creepnet.protocol import retirement
+    from creepnet.protocol.event import parse_event
     from creepnet.protocol.games.racer.schedule import next_step
 
     options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 42, "escrow": 1,
@@ -2377,16 +2359,11 @@ def racer_reshuffle_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, An
                 situation = "drawer"
             if situation is not None and situation not in {f[0] for f in forks}:
                 seat = spec.expected().seat
-                fork, fork_policy = forked((game, policy))
-                fspec = fork.spectator
-                where = retirement.Position(fspec.game, len(fspec.log), fspec.log.head, seat)
-                voters = [v for v in fspec.remaining if v != seat]
-                votes = [retirement.vote(fork.table.identities[v], where, v) for v in voters]
-                fork.push(fork.sign(voters[0], "retire", retirement.retire_body(where, votes)))
-                fork.run(fork_policy, lambda g: g.over)
+                seq, data = retired_fork(game, policy, seat)
                 afresh = f"discard:{len(pools)}"
-                assert afresh in fork.spectator.game_state.deck.pools, afresh
-                forks.append((situation, seat, where.seq, fork.raw()))
+                bodies = [parse_event(raw).body for raw in events_of(data)[seq:]]
+                assert any(b.get("pool") == afresh for b in bodies), afresh  # started afresh
+                forks.append((situation, seat, seq, data))
         game.step(policy)
     assert {f[0] for f in forks} == set(RESHUFFLE_STOPS), forks
     name = "racer-reshuffle-escrow"
@@ -2557,10 +2534,10 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
         seat, type_, body = game.owed_or_decision(policy)
         private = type_ == "deck" and body["op"] == "release" and body["to"] != -1
         if second is None and seat == 2 and private:  # a private draw: after the roll to start
-            second = second_departure(game, policy)
+            second = retired_fork(game, policy, 2)  # seat 3 gone: a second departure
         op = body.get("op") if type_ == "deck" else None
         if seat == 1 and op in ("recover", "refresh") and op not in during:
-            during[op] = second_departure(game, policy, seat=1)
+            during[op] = retired_fork(game, policy, 1)
         if fault is None and type_ == "deck" and body["op"] == "refresh":
             first = body["escrow"][0]
             bad = {**first, "commits": [*first["commits"], another_point("refresh")]}
@@ -2606,19 +2583,26 @@ def racer_refresh_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     return out
 
 
-def second_departure(game: Game, policy: RacerPolicy, seat: int = 2) -> tuple[int, bytes]:
-    """A copy of the 4-seat table, seat 3 gone, where ``seat`` (the one it waits on) is retired
-    too and the two left finish, or the game ends there, abandoned (a share was lost)."""
+def vote_out(game: Game, seat: int) -> int:
+    """Every other remaining seat votes ``seat`` out where the table waits now, and the lowest
+    of them appends the ``retire``; the position's ``seq``."""
     from creepnet.protocol import retirement
 
-    fork, fork_policy = forked((game, policy))
-    spec = fork.spectator
+    spec = game.spectator
     where = retirement.Position(spec.game, len(spec.log), spec.log.head, seat)
     voters = [v for v in spec.remaining if v != seat]
-    votes = [retirement.vote(fork.table.identities[v], where, v) for v in voters]
-    fork.push(fork.sign(voters[0], "retire", retirement.retire_body(where, votes)))
+    votes = [retirement.vote(game.table.identities[v], where, v) for v in voters]
+    game.push(game.sign(voters[0], "retire", retirement.retire_body(where, votes)))
+    return where.seq
+
+
+def retired_fork(game: Game, policy: RacerPolicy, seat: int) -> tuple[int, bytes]:
+    """A copy of the table where ``seat`` is voted out now and the others play to the end (or
+    the game ends there): the retirement's ``seq`` and the copy's log."""
+    fork, fork_policy = forked((game, policy))
+    seq = vote_out(fork, seat)
     fork.run(fork_policy, lambda g: g.over)
-    return where.seq, fork.raw()
+    return seq, fork.raw()
 
 
 def forked(value: Any) -> Any:
@@ -2710,7 +2694,6 @@ def racer_midplay_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     table waits on a seat in each situation of RETIREMENT_STOPS, where the seat is retired and
     the other two finish.  Every retired seat's cards decode at the audit, its hand and draw deck
     from the sums of its escrow shares (docs/ESCROW.md step 4)."""
-    from creepnet.protocol import retirement
 
     options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 6, "escrow": 1}
     game = Game("racer", seats=3, options=options, seed=1, onion_length=128)
@@ -2726,15 +2709,11 @@ def racer_midplay_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
         ):
             situation, seat = stop
             fork, fork_policy = forked((game, policy))
-            spec = fork.spectator
-            where = retirement.Position(spec.game, len(spec.log), spec.log.head, seat)
-            voters = [v for v in spec.remaining if v != seat]
-            votes = [retirement.vote(fork.table.identities[v], where, v) for v in voters]
-            fork.push(fork.sign(voters[0], "retire", retirement.retire_body(where, votes)))
+            seq = vote_out(fork, seat)
             if situation == "turn":
                 abandoned = abandon_at_first_decision(forked((fork, fork_policy)))
             fork.run(fork_policy, lambda g: g.over)
-            forks.append((situation, seat, where.seq, fork.raw()))
+            forks.append((situation, seat, seq, fork.raw()))
         game.step(policy)
     name = "racer-escrow-play"
     out = [honest_vector(bases, name, "3 seats with escrow, 2 Creeps each (1 face up), turn "
@@ -2781,18 +2760,14 @@ def racer_setup_retire_vector(bases: dict[str, bytes]) -> dict[str, Any]:
     """3 seats with escrow and no face-down Creep (every draw pool is a `play:S` under its own
     name): a seat is retired in the set-up after its locks of every draw pool, at the Deck Shift;
     none of its draw pools' lock keys is recovered before the roll to start, the others' then."""
-    from creepnet.protocol import retirement
 
     options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 1, "escrow": 1}
     game = Game("racer", seats=3, options=options, seed=23, onion_length=64)
     policy = RacerPolicy(seed=23)
     while (stop := retirement_stop(game)) is None or stop[0] != "deck-shift":
         game.step(policy)
-    spec, seat = game.spectator, stop[1]
-    where = retirement.Position(spec.game, len(spec.log), spec.log.head, seat)
-    voters = [v for v in spec.remaining if v != seat]
-    votes = [retirement.vote(game.table.identities[v], where, v) for v in voters]
-    game.push(game.sign(voters[0], "retire", retirement.retire_body(where, votes)))
+    seat = stop[1]
+    vote_out(game, seat)
     game.run(policy, lambda g: g.over)
     about = (f"3 seats with escrow, 1 Creep each (face up: every draw pool is a `play:S` under "
              f"its own name), turn limit 1; seat {seat} is retired {AT_THE_DECK_SHIFT}"
