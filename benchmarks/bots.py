@@ -59,7 +59,6 @@ from creepnet.engine.racer.planner import (
     FOLLOW,
     FOLLOWS,
     PLANNABLE_TOPICS,
-    TURN_PLANS,
     Candidate,
     PlanBudget,
     PlannerBot,
@@ -68,6 +67,7 @@ from creepnet.engine.racer.planner import (
     features_2p,
     value,
 )
+from creepnet.engine.racer.turn_plans import TURN_PLANS
 from creepnet.protocol.games.creeper import LEVEL_DEPTH, LEVEL_SECONDS
 from creepnet.protocol.games.racer.bots import LEVEL_SECONDS as RACER_LEVEL_SECONDS
 

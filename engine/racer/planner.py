@@ -40,17 +40,8 @@ lose, other keep values did no better); searched like any decision (``topics``,
 won 64, and 63 of deals 700-799 where it won 60 (the heuristic in its seat 54 and 44): 131 of
 200 against 124, at the same 0.27 s a decision, so the default searches them.
 
-**Turn plans.** It plans each decision afresh when it comes, so its own second move is
-searched; but at a turn's first move each candidate used to be judged with the heuristic's
-second move in every playout. There a first round (``TURN_SHARE`` of the budget) ranks the
-single moves, and the best ``turn_plans`` first moves (never a pass) are paired with each of
-the best ``TURN_SECONDS`` others and a pass (`TurnPlan`: that second move in every playout, the
-heuristic's where it is no longer legal in a world); the pairs join the screen, and a winning
-pair plays its first move. Paired on 200 fresh deals, 800-999 (`benchmarks/bots.py --only
-racer2 --first 800 --games 100 --racer-turn-plans 3`, ``0`` for the planner without them,
-then deals 900-949 and 950-999) it won 135 where the planner without them won 125 (more in
-each of the three runs), at the same 0.21-0.24 s a decision: the default (``TURN_PLANS``),
-though within the noise (docs/PERFORMANCE.md, Bots).
+**Turn plans** (`engine/racer/turn_plans.py`): at a turn's first move, its best first moves are
+also weighed paired with a second move.
 
 Asks for a Hostage Exchange are candidates only where the heuristic itself asks. Checked
 against playouts to the end of the game (200 worlds each) at the 56 decisions where the
@@ -108,7 +99,6 @@ from creepnet.engine.racer.actions import (
     DeclareAttack,
     ForceHostage,
     GameOver,
-    Pass,
     PlayCalamity,
     StopHeroes,
     Withdraw,
@@ -119,21 +109,14 @@ from creepnet.engine.racer.cards import Hero, Kind
 from creepnet.engine.racer.driver import chance_action
 from creepnet.engine.racer.rules import apply, legal_actions, pending
 from creepnet.engine.racer.state import Drawing, State, locations
+from creepnet.engine.racer.turn_plans import (
+    TURN_PLANS,
+    TURN_SHARE,
+    Move,
+    TurnPlan,
+    pair_moves,
+)
 from creepnet.engine.racer.view import Observation, observation_of_view
-
-Move: TypeAlias = Action | AttackPlan  # a whole attack is one move
-
-
-@dataclass(frozen=True)
-class TurnPlan:
-    """A turn's first move and, after it, ``then`` as its second (the policy's choice where
-    ``then`` is no longer legal): weighed as one candidate so that a first move is not judged
-    by the policy's second alone; only ``first`` is played (the second move is planned
-    afresh when it comes)."""
-
-    first: Move
-    then: Move
-
 
 Candidate: TypeAlias = Move | TurnPlan
 # Decisions the planner may search (``PlannerBot.topics``; the rest, an attack's steps, it
@@ -150,12 +133,6 @@ STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety
 # other Calamity: another card or target).
 FOLLOWS = frozenset({"ask", "force", "stop", "calamity"})
 FOLLOW = frozenset({"ask"})
-# Turn plans (``PlannerBot.turn_plans``): at a turn's first move, a first round on the single
-# moves spends this share of the budget; the best ``turn_plans`` of them are then paired with
-# each of the best ``TURN_SECONDS`` as the second move (and a pass) and screened with them.
-TURN_SHARE = 0.2
-TURN_SECONDS = 5
-TURN_PLANS = 3  # the default: 135 of deals 800-999 where the planner without them won 125
 _FOLLOWED = {"ask": AskHostage, "force": ForceHostage, "stop": StopHeroes}
 
 
@@ -553,20 +530,10 @@ class PlannerBot:
         return True
 
     def _turn_plans(self, singles: list[Candidate], scores: list[list[float]]) -> list[TurnPlan]:
-        """The best ``turn_plans`` single moves (not a pass), each followed by each of the
-        best ``TURN_SECONDS`` others that do not play the same card, and by a pass."""
+        """``turn_plans.pair_moves`` of the single moves, best first by their scores."""
         ranked = sorted(range(len(singles)), key=lambda i: -_mean(scores[i]))
         moves = [move for i in ranked if not isinstance(move := singles[i], TurnPlan)]
-        firsts = [move for move in moves if not isinstance(move, Pass)]
-        seconds = moves[:TURN_SECONDS]
-        if Pass() in singles and Pass() not in seconds:
-            seconds.append(Pass())
-        plans = []
-        for first in firsts[: self.turn_plans]:
-            for then in seconds:
-                if then != first and not _same_card(first, then):
-                    plans.append(TurnPlan(first, then))
-        return plans
+        return pair_moves(moves, self.turn_plans)
 
     def _candidates(
         self, obs: Observation, legal: Sequence[Action], baseline: tuple[object, ...]
@@ -654,12 +621,6 @@ def _playable(state: State, move: Move) -> bool:
     seat = pending(state).actor
     line = set(state.players[seat].line)
     return all(slot in line for slot in move.attackers)
-
-
-def _same_card(first: Candidate, then: Candidate) -> bool:
-    """Whether two moves play the same hand card (it cannot be played twice)."""
-    slot = getattr(first, "slot", None)
-    return slot is not None and slot == getattr(then, "slot", None)
 
 
 def _effect(obs: Observation, action: Candidate) -> tuple[object, ...]:

@@ -550,7 +550,7 @@ def test_a_turn_plan_playout_makes_its_second_move_where_the_heuristic_would_not
     """In a playout of a turn plan, the seat's next move in the same turn is the plan's
     second; the heuristic plays the rest (as it plays a single move's)."""
     from creepnet.engine.racer import planner as planner_module
-    from creepnet.engine.racer.planner import TurnPlan
+    from creepnet.engine.racer.turn_plans import TurnPlan, same_card
 
     moves = []  # the seat's moves in the turn, playout by playout
     applied = planner_module.apply
@@ -576,7 +576,7 @@ def test_a_turn_plan_playout_makes_its_second_move_where_the_heuristic_would_not
             then = next(
                 a
                 for a in (racer.Pass(), *firsts)
-                if a not in (first, heuristic) and not planner_module._same_card(first, a)
+                if a not in (first, heuristic) and not same_card(first, a)
             )
             moves.clear()
             bot._playout(world, 0, TurnPlan(first, then), seed)
