@@ -33,6 +33,14 @@ class GameChoices:
     def limit_flag(self) -> str:
         return "--" + self.limit_option.replace("_", "-")
 
+    def hosted(self, limit: int | None = None) -> dict[str, Any]:
+        """The rule options a game hosted with this limit (None: the rules' own) is written
+        with: the limit and ``hosted_options``."""
+        options: dict[str, Any] = dict(self.hosted_options)
+        if limit is not None:
+            options[self.limit_option] = limit
+        return options
+
 
 class _Choices(Mapping[str, GameChoices]):
     """Every game's choices, read from its record (ValueError for a game the CLI lacks)."""
@@ -79,18 +87,18 @@ def seats_and_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     """The seat count and rule options the arguments ask for, with the game's
     ``hosted_options`` (ValueError with the reason)."""
     seats = seat_count(args.kind, args.players)
-    ours = CHOICES[args.kind].limit_option
-    options: dict[str, Any] = dict(CHOICES[args.kind].hosted_options)
+    choices = CHOICES[args.kind]
+    limit = None
     for name, kinds in limit_options().items():
         value, flag = getattr(args, name), "--" + name.replace("_", "-")
         if value is None:
             continue
-        if name != ours:
+        if name != choices.limit_option:
             raise ValueError(f"{flag} is a {' and '.join(kinds)} option")
         if value < 1:
             raise ValueError(f"{flag} must be positive")
-        options[name] = value
-    return seats, options
+        limit = value
+    return seats, choices.hosted(limit)
 
 
 def seat_count(kind: str, players: int | None) -> int:

@@ -267,10 +267,7 @@ class WebFace:
             raise WebError(str(exc)) from None
         usual = f"{self.player} vs {vs}" if vs is not None else f"{self.player}'s game"
         name = name.strip()[:MAX_NAME] or usual
-        choices = FACES[kind].choices
-        options = dict(choices.hosted_options)
-        if limit:
-            options[choices.limit_option] = limit
+        options = FACES[kind].choices.hosted(limit or None)
         try:
             game = await self.node.host_game(
                 kind, name, seats=seats, player=self.player, options=options

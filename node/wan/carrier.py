@@ -416,6 +416,7 @@ class Carrier:
         self._nursery: trio.Nursery | None = None
         self._punching: set[ID] = set()
         self._retiring: set[ID] = set()  # peers whose relayed connections are being closed
+        self._hop: _Hop | None = None  # the circuit relay protocol, once running
         self.host.get_network().register_notifee(_Watcher(self))
 
     @property
@@ -425,8 +426,7 @@ class Carrier:
     @property
     def carrying(self) -> int:
         """Circuits this relay is relaying now (0 before it runs, and for a non-relay)."""
-        hop = getattr(self, "_hop", None)
-        return hop.carrying if hop is not None else 0
+        return self._hop.carrying if self._hop is not None else 0
 
     def listen_addresses(self) -> list[str]:
         return [str(a) for a in self.host.get_addrs()]

@@ -357,7 +357,7 @@ def _card_step(game: RacerGame, request: NeedCard) -> DeckStep:
         return DeckStep(seat, "release", f"reveal {name} to everyone", name, positions, EVERYONE)
     if slot.holder is None:
         seat = next(s for s in range(game.seats) if s != learner and s not in slot.released)
-        positions = _released_together(game, request, seat) if game.release_ahead else (j,)
+        positions = _released_together(game, name, j, seat) if game.release_ahead else (j,)
         what = f"release {name}{list(positions)} to seat {learner}"
         return DeckStep(seat, "release", what, name, positions, learner)
     if slot.pending is None:
@@ -365,12 +365,12 @@ def _card_step(game: RacerGame, request: NeedCard) -> DeckStep:
     return DeckStep(slot.holder, "unblind", f"hand over the hostage card {name}[{j}]", name, (j,))
 
 
-def _released_together(game: RacerGame, request: NeedCard, seat: int) -> tuple[int, ...]:
-    """What ``seat`` releases at once for a private draw in a table with ``release_ahead``: the
-    positions, in the order drawn, of the cards the learner is sure to draw in this stage
-    (``racer.certain_draws``, the one being drawn first), up to the first that is not in the
-    drawn card's pool, leaving out any ``seat`` has already released.  Public facts only."""
-    name, j = game.where[request.slot]
+def _released_together(game: RacerGame, name: str, j: int, seat: int) -> tuple[int, ...]:
+    """What ``seat`` releases at once for a private draw of ``name[j]`` in a table with
+    ``release_ahead``: the positions, in the order drawn, of the cards the learner is sure to
+    draw in this stage (``racer.certain_draws``, the one being drawn first), up to the first
+    that is not in the drawn card's pool, leaving out any ``seat`` has already released.
+    Public facts only."""
     slots = game.deck.pools[name].slots
     positions = [j]
     for upcoming in racer.certain_draws(game.state)[1:]:
