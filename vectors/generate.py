@@ -24,7 +24,7 @@ import hashlib
 import json
 import random
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -2266,26 +2266,49 @@ def racer_release_ahead_retire_vectors(bases: dict[str, bytes]) -> list[dict[str
     options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 4, "escrow": 1,
                "release_ahead": 1}  # fmt: skip
     game = Game("racer", seats=3, options=options, seed=19, onion_length=64)
-    policy = RacerPolicy(seed=19)
+    forks = play_forking(game, RacerPolicy(seed=19), release_ahead_stop, RELEASE_AHEAD_STOPS)
+    name = "racer-release-ahead-escrow"
+    base = honest_vector(bases, name, "3 seats with escrow and release_ahead, 2 Creeps each (1 "
+                         "face up), turn limit 4, played to the end: the base of the "
+                         "racer-release-ahead-retire-* vectors", game.raw())  # fmt: skip
+    return [base, *fork_vectors(name, forks, {
+        situation: (f"racer-release-ahead-retire-{situation}",
+                    f"{what}; the two others finish, and its cards decode from its escrow")
+        for situation, what in RELEASE_AHEAD_STOPS.items()
+    })]  # fmt: skip
+
+
+def play_forking(
+    game: Game,
+    policy: RacerPolicy,
+    stop: Callable[[Game], tuple[str, int] | None],
+    situations: Mapping[str, str],
+) -> list[tuple[str, int, int, bytes]]:
+    """Play ``game`` to the end; the first time ``stop`` names each of ``situations`` (and the
+    seat the table waits on), a ``retired_fork`` there: (situation, seat, seq, the fork's log)."""
     forks: list[tuple[str, int, int, bytes]] = []
     while not game.over:
-        stop = release_ahead_stop(game)
-        if stop is not None and stop[0] not in {f[0] for f in forks}:
-            situation, seat = stop
+        found = stop(game)
+        if found is not None and found[0] not in {f[0] for f in forks}:
+            situation, seat = found
             forks.append((situation, seat, *retired_fork(game, policy, seat)))
         game.step(policy)
-    name = "racer-release-ahead-escrow"
-    out = [honest_vector(bases, name, "3 seats with escrow and release_ahead, 2 Creeps each (1 "
-                         "face up), turn limit 4, played to the end: the base of the "
-                         "racer-release-ahead-retire-* vectors", game.raw())]  # fmt: skip
-    missing = set(RELEASE_AHEAD_STOPS) - {f[0] for f in forks}
+    missing = set(situations) - {f[0] for f in forks}
     assert not missing, missing
+    return forks
+
+
+def fork_vectors(
+    base: str, forks: list[tuple[str, int, int, bytes]], named: Mapping[str, tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """The annotated vectors of ``play_forking``'s forks of the base vector ``base``: by
+    situation, the vector's name and what happens after the seat is retired."""
+    out = []
     for situation, seat, events, data in forks:
         appended = data[len(b"".join(events_of(data)[:events])) :]
-        about = (f"{name} until seat {seat} is retired {RELEASE_AHEAD_STOPS[situation]}; the "
-                 "two others finish, and its cards decode from its escrow")  # fmt: skip
-        out.append(log_vector(f"racer-release-ahead-retire-{situation}", about, data,
-                              (name, events, appended), annotated=True))  # fmt: skip
+        name, what = named[situation]
+        about = f"{base} until seat {seat} is retired {what}"
+        out.append(log_vector(name, about, data, (base, events, appended), annotated=True))
     return out
 
 
@@ -2337,48 +2360,44 @@ def racer_reshuffle_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, An
     waits on a seat in each situation of RESHUFFLE_STOPS, where that seat is retired: the pool
     is voided and the reshuffle, when one is needed again, is ``discard:K+1`` (PROTOCOL.md
     §5.5)."""
-    from creepnet.engine import racer
     from creepnet.protocol.event import parse_event
-    from creepnet.protocol.games.racer.schedule import next_step
 
     options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 42, "escrow": 1,
                "release_ahead": 1}  # fmt: skip
     game = Game("racer", seats=3, options=options, seed=31, onion_length=128)
-    policy = RacerPolicy(seed=31)
-    forks: list[tuple[str, int, int, bytes]] = []
-    while not game.over:
-        spec = game.spectator
-        request = racer.pending(spec.game_state.state) if spec.started else None
-        if isinstance(request, racer.NeedShuffle) and request.pool == "discard":
-            step, state = next_step(spec.game_state), spec.game_state.state
-            pools = [p for n, p in spec.game_state.deck.pools.items() if n.startswith("discard:")]
-            situation = None
-            if step.op == "shuffle" and pools[-1].shuffles == 1:
-                situation = "shuffler"
-            elif step.op == "lock" and step.seat == state.turn.seat:
-                situation = "drawer"
-            if situation is not None and situation not in {f[0] for f in forks}:
-                seat = spec.expected().seat
-                seq, data = retired_fork(game, policy, seat)
-                afresh = f"discard:{len(pools)}"
-                bodies = [parse_event(raw).body for raw in events_of(data)[seq:]]
-                assert any(b.get("pool") == afresh for b in bodies), afresh  # started afresh
-                forks.append((situation, seat, seq, data))
-        game.step(policy)
-    assert {f[0] for f in forks} == set(RESHUFFLE_STOPS), forks
+    forks = play_forking(game, RacerPolicy(seed=31), reshuffle_stop, RESHUFFLE_STOPS)
+    for _, _, seq, data in forks:  # the reshuffle started afresh in the fork
+        bodies = [parse_event(raw).body for raw in events_of(data)]
+        pools = {b["pool"] for b in bodies[:seq] if str(b.get("pool")).startswith("discard:")}
+        assert any(b.get("pool") == f"discard:{len(pools)}" for b in bodies[seq:]), pools
     name = "racer-reshuffle-escrow"
-    out = [honest_vector(bases, name, "3 seats with escrow and release_ahead, 2 Creeps each (1 "
+    base = honest_vector(bases, name, "3 seats with escrow and release_ahead, 2 Creeps each (1 "
                          "face up), turn limit 42, played to the end through a reshuffle of the "
                          "discard pile (a draw deck ran dry at turn 40): the base of "
                          "racer-retire-during-reshuffle and -reshuffle-lock",
-                         game.raw())]  # fmt: skip
-    for situation, seat, events, data in forks:
-        appended = data[len(b"".join(events_of(data)[:events])) :]
-        about = f"{name} until seat {seat} is retired {RESHUFFLE_STOPS[situation]}"
-        vector = {"shuffler": "racer-retire-during-reshuffle",
-                  "drawer": "racer-retire-at-reshuffle-lock"}[situation]  # fmt: skip
-        out.append(log_vector(vector, about, data, (name, events, appended), annotated=True))
-    return out
+                         game.raw())  # fmt: skip
+    return [base, *fork_vectors(name, forks, {
+        "shuffler": ("racer-retire-during-reshuffle", RESHUFFLE_STOPS["shuffler"]),
+        "drawer": ("racer-retire-at-reshuffle-lock", RESHUFFLE_STOPS["drawer"]),
+    })]  # fmt: skip
+
+
+def reshuffle_stop(game: Game) -> tuple[str, int] | None:
+    """Where the table waits on a seat in a situation of RESHUFFLE_STOPS, and that seat."""
+    from creepnet.engine import racer
+    from creepnet.protocol.games.racer.schedule import next_step
+
+    spec = game.spectator
+    request = racer.pending(spec.game_state.state) if spec.started else None
+    if not isinstance(request, racer.NeedShuffle) or request.pool != "discard":
+        return None
+    step, state = next_step(spec.game_state), spec.game_state.state
+    pools = [p for n, p in spec.game_state.deck.pools.items() if n.startswith("discard:")]
+    if step.op == "shuffle" and pools[-1].shuffles == 1:
+        return "shuffler", spec.expected().seat
+    if step.op == "lock" and step.seat == state.turn.seat:
+        return "drawer", spec.expected().seat
+    return None
 
 
 RESHUFFLE_STOPS = {
