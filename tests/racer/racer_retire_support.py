@@ -250,24 +250,31 @@ def stop_forks(seats: int) -> Forks[str]:
     return Forks(at_table(t, table_players, owed_in_play(t, table_players, 1, STOPS)))
 
 
-def seat_stops_and_the_others_finish(forks: Forks[str], stop: str) -> None:
-    """From a table where seat 1 owes ``stop``'s step (the same game as one played afresh to it)."""
-    t, players, gone = forks.take(stop)
-    seats = t.seats
+def retire_and_finish(t: Any, players: Any, gone: int) -> None:
+    """The others run until the table waits on ``gone``, retire it and finish: the log verifies
+    as a finished game with a real ending and every card decoded."""
     run_without(t, players, {gone})
     assert t.spectator.waiting_for().seat == gone  # type: ignore[union-attr]
     retire(t, gone)
     finish_without(t, players, {gone})
     assert not t.rejections
-    left = [s for s in range(seats) if s != gone]
+    left = [s for s in range(t.seats) if s != gone]
     verdict = verify_log_bytes(one_log(t, left))
     assert verdict.valid and verdict.finished, verdict.error
     assert any("retired by the table" in note for note in verdict.notes)
     # A real ending, not a void, and a full audit: the retired seat's cards decode from its
     # escrow (its hand and Draw Deck included), so every card is checked to be in one place.
     assert not t.spectator.result.reason.startswith("audit"), t.spectator.result  # type: ignore[union-attr]
+    assert undecoded(t.spectator.game_state) == []
+
+
+def seat_stops_and_the_others_finish(forks: Forks[str], stop: str) -> None:
+    """From a table where seat 1 owes ``stop``'s step (the same game as one played afresh to it)."""
+    t, players, gone = forks.take(stop)
+    seats = t.seats
+    retire_and_finish(t, players, gone)
+    left = [s for s in range(seats) if s != gone]
     game = t.spectator.game_state
-    assert undecoded(game) == []
     out = [*game.state.players[gone].hand, *game.state.players[gone].deck]
     assert out and all(slot in game.cards or slot in game.state.known for slot in out)
     assert not game.state.players[gone].active and game.retired == (gone,)

@@ -17,14 +17,12 @@ from racer_retire_support import (  # noqa: E402
     OPTIONS,
     Forks,
     at_table,
-    finish_without,
     one_log,
     owed_in_play,
     play_until,
     players,
-    undecoded,
+    retire_and_finish,
 )
-from retirement_support import retire, run_without  # noqa: E402
 
 from creepnet.engine import racer  # noqa: E402
 from creepnet.protocol.games.racer.adapter import RacerRules  # noqa: E402
@@ -251,15 +249,7 @@ def test_a_seat_retired_mid_draw_with_the_option_and_the_others_finish(
     if stop == "releaser mid-batch":  # the table makes the retired seat's release, the same one
         assert isinstance(step, DeckStep) and len(step.positions) >= 2
         owed = (step.pool, list(step.positions), step.to)
-    run_without(t, table_players, {gone})
-    retire(t, gone)
-    finish_without(t, table_players, {gone})
-    assert not t.rejections
-    left = [s for s in range(seats) if s != gone]
-    verdict = verify_log_bytes(one_log(t, left))
-    assert verdict.valid and verdict.finished, verdict.error
-    assert not t.spectator.result.reason.startswith("audit"), t.spectator.result  # type: ignore[union-attr]
-    assert undecoded(t.spectator.game_state) == []
+    retire_and_finish(t, table_players, gone)
     events = t.spectator.log.events
     after = events[next(i for i, e in enumerate(events) if e.type == "retire") :]
     if stop == "releaser mid-batch":
