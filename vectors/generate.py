@@ -1569,6 +1569,15 @@ def creeper_logs() -> dict[str, Any]:
             same,
         )
     )
+    fault(
+        "creeper-torn-ext32-greatest-length",
+        "an array holding an ext32 of length 2^32 - 1, then 0xc1: the file ends inside the "
+        "ext's data (the 0xc1 is data, not a type byte), a torn tail; msgpack-python's C skip "
+        "reads that length wrapped to an empty ext (PROTOCOL.md §4)",
+        g,
+        b"\x92\xc9\xff\xff\xff\xff\x01\xc1",
+        "creeper-unfinished",
+    )
     about = ("Creeper logs and equivocation-proof files (docs/PROTOCOL.md §4, §5.2, §8): each "
              "vector's file is `log`, or the first `prefix_events` events of `bases[base]` then "
              "`append`; `expect` is the verdict (vectors/README.md)")  # fmt: skip

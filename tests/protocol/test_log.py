@@ -205,3 +205,13 @@ def test_verifying_leaves_the_cycle_collector_as_it_found_it(enabled):
         assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()
+
+
+def test_a_log_ending_inside_an_ext32_of_the_greatest_length_is_a_torn_tail():
+    """The ext declares 2**32 - 1 data bytes the file does not hold (PROTOCOL.md §4), however
+    its first bytes look; msgpack's C skip reads its length wrapped to an empty ext."""
+    events = len(load_log(GAME))
+    for tail in (b"\xc9\xff\xff\xff\xff", b"\x92\xc9\xff\xff\xff\xff\x01\xc1"):
+        verdict = verify_log_bytes(GAME + tail)
+        assert (verdict.error.kind, verdict.error.seq) == ("torn-tail", events)
+        assert split_log(GAME + tail).torn_tail == tail
