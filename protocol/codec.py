@@ -61,14 +61,17 @@ DEFAULT_LIMITS = Limits()
 def encode(value: Any) -> bytes:
     """Encode a value canonically; raise CodecError for anything outside the allowed shapes."""
     try:
-        return msgpack.packb(_canonical(value, 0, DEFAULT_LIMITS.max_depth), use_bin_type=True)
+        return msgpack.packb(_canonical(value, 1, DEFAULT_LIMITS.max_depth), use_bin_type=True)
     except (OverflowError, ValueError) as exc:
         raise CodecError(f"cannot encode: {exc}") from exc
 
 
 def _canonical(value: Any, depth: int, max_depth: int) -> Any:
-    """A copy of value with every map's keys in canonical order; rejects disallowed types."""
-    if depth > max_depth:
+    """A copy of value with every map's keys in canonical order; rejects disallowed types.
+
+    ``depth`` is value's level if it is a container (the outermost is 1; scalars do not count),
+    so this refuses exactly the nesting ``check_shape`` refuses."""
+    if depth > max_depth and isinstance(value, (list, tuple, dict)):
         raise CodecError(f"nesting deeper than {max_depth}")
     if value is None or isinstance(value, (bool, str, bytes)):
         return value

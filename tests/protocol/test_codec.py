@@ -105,6 +105,24 @@ def test_deep_nesting_is_rejected():
         encode(value)
 
 
+def nested(levels: int, inner: object) -> object:
+    value = inner
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("levels, inner", [(16, []), (16, {}), (16, [0])])
+def test_the_encoder_refuses_exactly_the_nesting_the_decoder_refuses(levels, inner):
+    """17 containers deep: scalars do not count (PROTOCOL.md §1), so [] inside 16 lists is as
+    deep as [0] inside 16: the encoder must not make bytes every decoder refuses."""
+    with pytest.raises(CodecError, match="deeper"):
+        decode(b"\x91" * levels + encode(inner))
+    with pytest.raises(CodecError, match="deeper"):
+        encode(nested(levels, inner))
+    assert decode(encode(nested(levels - 1, inner))) == nested(levels - 1, inner)
+
+
 def test_extremely_deep_nesting_does_not_crash():
     with pytest.raises(CodecError):
         decode(b"\x91" * 100_000 + b"\x00", Limits(max_size=1 << 20))
