@@ -215,3 +215,14 @@ def test_a_log_ending_inside_an_ext32_of_the_greatest_length_is_a_torn_tail():
         verdict = verify_log_bytes(GAME + tail)
         assert (verdict.error.kind, verdict.error.seq) == ("torn-tail", events)
         assert split_log(GAME + tail).torn_tail == tail
+
+
+def test_the_1_mib_bound_is_judged_only_on_a_complete_value():
+    """PROTOCOL.md §4: a value the file ends inside is a torn tail however long it already is;
+    the same value complete is malformed (framing)."""
+    events = len(load_log(GAME))
+    declared = (3 << 20).to_bytes(4, "big")
+    torn = verify_log_bytes(GAME + b"\xc6" + declared + bytes(2 << 20))
+    assert (torn.error.kind, torn.error.seq) == ("torn-tail", events)
+    whole = verify_log_bytes(GAME + b"\xc6" + declared + bytes(3 << 20))
+    assert (whole.error.kind, whole.error.seq) == ("malformed", events)
