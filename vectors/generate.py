@@ -190,6 +190,8 @@ def codec_vectors() -> dict[str, Any]:
         ("map keys in UTF-8 byte order", {"B": 1, "a": 2, "b": 3, "é": 4, "😀": 5, "z": 6}),
         ("nesting of depth 16 (the limit)", _nested(16)),
         ("an event-like map", {"body": {}, "seq": 3, "type": "start", "v": 1}),
+        ("str holding U+FFFF: valid UTF-8 (names refuse it, the codec does not)", "\uffff"),
+        ("map of 256 pairs (the limit)", {f"k{i:03}": None for i in range(256)}),
     ]
     valid = []
     for name, value in valid_values:
@@ -215,6 +217,15 @@ def codec_vectors() -> dict[str, Any]:
             **long_hex(dense),
         }
     ]
+    # The limits exactly (one over each is in `rejected`): 131,072 items in more than 131,072
+    # bytes, a value of 1 MiB, an array of 16,384 elements.
+    for name, data in (
+        ("131072 items in 212993 bytes: the item budget, exactly", _items(131072)),
+        ("a bin value of exactly 1 MiB (1048576 bytes with its header)", _bin32(1 << 20)),
+        ("array of 16384 nils (the limit)", b"\xdc\x40\x00" + b"\xc0" * 16384),
+    ):
+        codec.decode(data)
+        accepted.append({"name": name, **long_hex(data)})
     return {
         "about": "canonical msgpack (docs/PROTOCOL.md §1): encode `value` to `hex`, decode "
         "`hex` back to `value`; every `rejected` input must be refused by a strict decoder; "
@@ -265,7 +276,25 @@ def _codec_rejections() -> list[tuple[str, bytes]]:
         ("163841 items in 147459 bytes", many),
         ("truncated value", b"\x92\x01"),
         ("empty input", b""),
+        ("131073 items in 212995 bytes: one over the item budget", _items(131073)),
+        ("a bin value of 1048577 bytes with its header: one over 1 MiB", _bin32((1 << 20) + 1)),
+        ("a UTF-16 surrogate (U+D800) encoded in a str", b"\xa3\xed\xa0\x80"),
+        ("an overlong UTF-8 encoding of NUL in a str", b"\xa2\xc0\x80"),
+        ("a code point above U+10FFFF in a str", b"\xa4\xf4\x90\x80\x80"),
     ]
+
+
+def _items(count: int) -> bytes:
+    """An array of 16,384 arrays of 2-byte integers holding ``count`` items (131,072 or
+    131,073: the first inner array is one element short for the first)."""
+    inner = b"\x96" + b"\xcc\x80" * 6  # 7 items
+    first = {131073: inner, 131072: b"\x95" + b"\xcc\x80" * 5}[count]
+    return b"\xdc\x40\x00" + first + inner * 16383
+
+
+def _bin32(total: int) -> bytes:
+    """A bin32 value of ``total`` bytes, header included."""
+    return b"\xc6" + (total - 5).to_bytes(4, "big") + bytes(total - 5)
 
 
 def _key(i: int) -> bytes:
