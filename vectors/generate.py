@@ -302,6 +302,57 @@ def _key(i: int) -> bytes:
     return bytes([0xA0 | len(text)]) + text
 
 
+def _lax_verifier_cases(seed: bytes, message: bytes) -> list[tuple[str, bytes, bytes, bytes]]:
+    """Two signatures that satisfy the cofactorless equation [S]B = R + [k]A and still break
+    the rule of docs/PROTOCOL.md §2: a lax verifier accepts them, a conforming one must not."""
+    import nacl.bindings as nb
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    order = 2**252 + 27742317777372353535851937790883648493
+    digest = bytearray(hashlib.sha512(seed).digest()[:32])  # RFC 8032 secret scalar a
+    digest[0] &= 248
+    digest[31] = (digest[31] & 127) | 64
+    a = int.from_bytes(digest, "little")
+    key = nb.crypto_scalarmult_ed25519_base_noclamp((a % order).to_bytes(32, "little"))
+
+    def k_of(r_point: bytes, public: bytes) -> int:
+        return int.from_bytes(hashlib.sha512(r_point + public + message).digest(), "little") % order
+
+    # A mixed-order key A + T, T of order 8, and an R whose k is a multiple of 8, so [k]T = 0:
+    # libsodium's crypto_sign_verify_detached accepts it (it refuses only small-order keys).
+    torsion = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
+    mixed = nb.crypto_core_ed25519_add(key, torsion)
+    for counter in range(1000):
+        label = f"creepnet/vectors/mixed-order-nonce/{counter}".encode()
+        r = int.from_bytes(hashlib.sha512(label).digest(), "little") % order
+        r_point = nb.crypto_scalarmult_ed25519_base_noclamp(r.to_bytes(32, "little"))
+        if k_of(r_point, mixed) % 8 == 0:
+            break
+    s = (r + k_of(r_point, mixed) * a) % order
+    on_mixed = r_point + s.to_bytes(32, "little")
+    nb.crypto_sign_open(on_mixed + message, mixed)  # libsodium's check alone: accepted
+    # R the identity point (small order) and S = k·a: OpenSSL's check accepts it.
+    identity = (1).to_bytes(32, "little")
+    small_r = identity + (k_of(identity, key) * a % order).to_bytes(32, "little")
+    Ed25519PublicKey.from_public_bytes(key).verify(small_r, message)  # OpenSSL: accepted
+    return [
+        (
+            "a mixed-order key (A + a point of order 8) and R with k a multiple of 8: the "
+            "cofactorless equation holds and libsodium's verify_detached alone accepts it",
+            mixed,
+            message,
+            on_mixed,
+        ),
+        (
+            "R the identity point (small order), S = k·a: the cofactorless equation holds and "
+            "OpenSSL accepts it",
+            key,
+            message,
+            small_r,
+        ),
+    ]
+
+
 def identity_vectors() -> dict[str, Any]:
     import nacl.bindings as nb
 
@@ -364,6 +415,7 @@ def identity_vectors() -> dict[str, Any]:
         ("S + L instead of S (non-canonical S)", host.public_key, message, high_s),
         ("a key of the wrong length", host.public_key[:31], message, good),
     ]
+    cases += _lax_verifier_cases(seed_bytes("identity/0"), message)
     signatures = []
     for name, key, msg, sig in cases:
         signatures.append(
@@ -375,7 +427,7 @@ def identity_vectors() -> dict[str, Any]:
                 "valid": verify_signature(key, msg, sig),
             }
         )
-    assert [c["valid"] for c in signatures] == [True, False, False, False, False]
+    assert [c["valid"] for c in signatures] == [True, False, False, False, False, False, False]
     return {
         "about": "identities, the signature rule, fingerprints, game ids, event and join-request "
         "signing (docs/PROTOCOL.md §2, §3, §5.1)",
