@@ -1659,6 +1659,10 @@ def creeper_logs() -> dict[str, Any]:
         b"\x92\xc9\xff\xff\xff\xff\x01\xc1",
         "creeper-unfinished",
     )
+    vectors.append(log_vector("creeper-genesis-options-max-plies-nil", "a Creeper genesis with "
+                              "options {'max_plies': nil}: refused (a positive integer when "
+                              "present; nil is not 'no limit')",
+                              genesis_with(options={"max_plies": None})))  # fmt: skip
     about = ("Creeper logs and equivocation-proof files (docs/PROTOCOL.md §4, §5.2, §8): each "
              "vector's file is `log`, or the first `prefix_events` events of `bases[base]` then "
              "`append`; `expect` is the verdict (vectors/README.md)")  # fmt: skip
