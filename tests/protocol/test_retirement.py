@@ -315,9 +315,7 @@ def test_a_draw_whose_purpose_leaves_with_the_seat_is_spent_and_later_seats_skip
     assert verdict.valid and verdict.finished
 
 
-def test_a_draw_whose_purpose_leaves_with_its_last_revealer_is_spent_though_all_others_revealed() -> (
-    None
-):
+def test_a_draw_whose_purpose_leaves_with_its_last_revealer_is_spent_not_completed() -> None:
     """Seat 2 rolled its own die and stops at the last reveal (seats 0 and 1 have revealed):
     the next step after its retirement is no draw, so the draw is spent unused, not completed
     with the two preimages in (PROTOCOL.md §5.5: the next step alone decides), and nobody
