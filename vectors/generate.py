@@ -1923,6 +1923,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_release_ahead_retire_vectors(bases))
     vectors.extend(racer_reshuffle_retire_vectors(bases))
     vectors.extend(racer_start_roll_retire_vectors(bases))
+    vectors.append(racer_last_revealer_retire_vector(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2404,6 +2405,48 @@ def fork_vectors(
         about = f"{base} until seat {seat} is retired {what}"
         out.append(log_vector(name, about, data, (base, events, appended), annotated=True))
     return out
+
+
+def racer_last_revealer_retire_vector(bases: dict[str, bytes]) -> dict[str, Any]:
+    """racer-escrow-play replayed to the first draw in play whose last reveal is owed by the
+    last remaining seat, every other seat having revealed; that seat is retired there.  The
+    table owes the recoveries of its keys first, so the game asks for no draw next: the draw is
+    spent unused, not completed with the two preimages in, and nobody skips a layer
+    (PROTOCOL.md §5.5: the next step alone decides)."""
+    from creepnet.protocol.event import parse_event
+    from creepnet.protocol.rules import NeedRandom
+
+    name = "racer-escrow-play"
+    raws = events_of(bases[name])
+    game = Game("racer", seats=3, options={"creeps_per_player": 2, "face_up_creeps": 1,
+                "turn_limit": 6, "escrow": 1}, seed=1, onion_length=128)  # fmt: skip
+    assert b"".join(raws[: len(game.spectator.log)]) == game.raw()
+    for raw in raws[len(game.spectator.log) :]:
+        spec = game.spectator
+        if (
+            spec.started
+            and spec.game_state.state.turn is not None
+            and isinstance(spec.rules.next(spec.game_state), NeedRandom)
+            and len(spec.reveals) == len(spec.remaining) - 1 > 0
+        ):
+            break
+        game.push(parse_event(raw))
+    else:
+        raise AssertionError("no draw in play whose last reveal is owed")
+    seat, draws = game.spectator.expected().seat, game.spectator.draws
+    events = vote_out(game, seat)
+    assert game.spectator.draws == draws + 1 and not game.spectator.skipped  # spent, none skip
+    game.run(RacerPolicy(seed=1), lambda g: g.over)
+    data = game.raw()
+    appended = data[len(b"".join(raws[:events])) :]
+    about = (
+        f"{name} until seat {seat}, the last to reveal for a Hostage pick (the two others have "
+        "revealed), is retired: its keys are recovered first, so the game asks for no draw next "
+        "and the draw is spent unused (`value` null), not completed with the two preimages in; "
+        "nobody skips a layer (PROTOCOL.md §5.5)"
+    )
+    return log_vector("racer-retire-at-draw-spent-last", about, data, (name, events, appended),
+                      annotated=True)  # fmt: skip
 
 
 def racer_start_roll_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
