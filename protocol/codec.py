@@ -10,6 +10,10 @@ completed, so 2 MiB of empty maps cannot become 150 MB of Python objects — the
 it decoded and demands the same bytes: that single check rejects every non-minimal form msgpack
 allows (wide ints, str8 for a short string, map16 for a small map, ...), so signed and hashed
 bytes are well defined.
+
+A stream (a log file) is cut into values by a structural scan (``iter_stream``): msgpack's own
+``skip`` for speed, checked by ``value_end`` (the scan of docs/PROTOCOL.md §4 written out) where
+that ``skip`` is known to misread an input.
 """
 
 from __future__ import annotations
@@ -57,14 +61,17 @@ DEFAULT_LIMITS = Limits()
 def encode(value: Any) -> bytes:
     """Encode a value canonically; raise CodecError for anything outside the allowed shapes."""
     try:
-        return msgpack.packb(_canonical(value, 0, DEFAULT_LIMITS.max_depth), use_bin_type=True)
+        return msgpack.packb(_canonical(value, 1, DEFAULT_LIMITS.max_depth), use_bin_type=True)
     except (OverflowError, ValueError) as exc:
         raise CodecError(f"cannot encode: {exc}") from exc
 
 
 def _canonical(value: Any, depth: int, max_depth: int) -> Any:
-    """A copy of value with every map's keys in canonical order; rejects disallowed types."""
-    if depth > max_depth:
+    """A copy of value with every map's keys in canonical order; rejects disallowed types.
+
+    ``depth`` is value's level if it is a container (the outermost is 1; scalars do not count),
+    so this refuses exactly the nesting ``check_shape`` refuses."""
+    if depth > max_depth and isinstance(value, (list, tuple, dict)):
         raise CodecError(f"nesting deeper than {max_depth}")
     if value is None or isinstance(value, (bool, str, bytes)):
         return value
@@ -243,6 +250,11 @@ def iter_stream(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[bytes]
     try:
         for _ in _iterate(unpacker):
             end = unpacker.tell()
+            if data.find(_EXT32_WRAP, start, end) >= 0:  # msgpack may have misread it
+                true_end = value_end(data, start)  # the same, or past max_size: a 4 GiB ext
+                if true_end is None:
+                    return  # the file ends inside that ext: a torn tail
+                end = true_end
             if end - start > limits.max_size:
                 raise CodecError(f"value at offset {start} exceeds {limits.max_size} bytes")
             yield data[start:end]
@@ -250,6 +262,8 @@ def iter_stream(data: bytes, limits: Limits = DEFAULT_LIMITS) -> Iterator[bytes]
     except CodecError as exc:
         raise StreamError(f"at offset {start}: {exc}", index, start) from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        if _torn_at_wrapped_ext(data, start):
+            return  # what msgpack read as structure after the wrapped ext is the ext's data
         message = f"at offset {start}: malformed msgpack: {str(exc) or type(exc).__name__}"
         raise StreamError(message, index, start) from None
 
@@ -261,3 +275,78 @@ def _iterate(unpacker: msgpack.Unpacker) -> Iterator[None]:
         except msgpack.OutOfData:
             return
         yield None
+
+
+# msgpack's C skip adds an ext32's type byte to its 32-bit length in 32 bits, so the greatest
+# length, 2**32 - 1, wraps to an empty ext: it calls the value complete five bytes in, and reads
+# the ext's data as more values.  Where these bytes occur in a value, ``value_end`` decides.  A
+# value that really holds such an ext is over 4 GiB, so the file always ends inside it (torn).
+_EXT32_WRAP = b"\xc9\xff\xff\xff\xff"
+
+# Type bytes of fixed size after the type byte: nil, booleans, floats, ints, fixext (type + data).
+_FIXED = {0xC0: 0, 0xC2: 0, 0xC3: 0, 0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8}
+_FIXED |= {0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8, 0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17}
+# bin, ext and str with a length header: (bytes of the length, bytes before the data: ext's type).
+_SIZED = {0xC4: (1, 0), 0xC5: (2, 0), 0xC6: (4, 0), 0xC7: (1, 1), 0xC8: (2, 1), 0xC9: (4, 1)}
+_SIZED |= {0xD9: (1, 0), 0xDA: (2, 0), 0xDB: (4, 0)}
+# array16/32 and map16/32: (bytes of the count, items per entry).
+_COUNTED = {0xDC: (2, 1), 0xDD: (4, 1), 0xDE: (2, 2), 0xDF: (4, 2)}
+MAX_OPEN = 1024  # containers open at once in a structural scan (msgpack's stack)
+
+
+def _torn_at_wrapped_ext(data: bytes, start: int) -> bool:
+    """Whether the value msgpack's skip refused at ``start`` is really one the file ends
+    inside, its skip having read a wrapped ext's data as structure."""
+    if data.find(_EXT32_WRAP, start) < 0:
+        return False
+    try:
+        return value_end(data, start) is None
+    except CodecError:
+        return False  # the fault msgpack found comes before any wrapped ext
+
+
+def value_end(data: bytes, start: int) -> int | None:
+    """Where the value at ``start`` ends, by the structural scan of docs/PROTOCOL.md §4.
+
+    Reads type bytes and length headers only, never content.  None if ``data`` ends first (a
+    torn tail); CodecError for a ``0xc1`` or a 1,025th container open at once.  The reference
+    for msgpack's own ``skip``, which ``iter_stream`` uses for speed and this corrects."""
+    open_: list[int] = []  # items still owed by each open container, innermost last
+    at, size = start, len(data)
+    while at < size:
+        head = data[at]
+        at += 1
+        count = None
+        if head <= 0x7F or head >= 0xE0:
+            pass
+        elif head <= 0x9F:  # fixmap, fixarray
+            count = (head & 0x0F) * (2 if head <= 0x8F else 1)
+        elif head <= 0xBF:  # fixstr
+            at += head & 0x1F
+        elif head in _FIXED:
+            at += _FIXED[head]
+        elif head in _SIZED:
+            width, before = _SIZED[head]
+            at += width + before + int.from_bytes(data[at : at + width], "big")
+        elif head in _COUNTED:
+            width, per = _COUNTED[head]
+            count = per * int.from_bytes(data[at : at + width], "big")
+            at += width
+        else:
+            raise CodecError(f"type byte 0x{head:02x} at offset {at - 1}")
+        if at > size:
+            return None
+        if count is not None:
+            if len(open_) >= MAX_OPEN:
+                raise CodecError(f"more than {MAX_OPEN} containers open at offset {at}")
+            if count:
+                open_.append(count)
+                continue
+        while open_:  # the item just read completes every container it was the last one of
+            open_[-1] -= 1
+            if open_[-1]:
+                break
+            open_.pop()
+        if not open_:
+            return at
+    return None

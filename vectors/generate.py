@@ -190,6 +190,8 @@ def codec_vectors() -> dict[str, Any]:
         ("map keys in UTF-8 byte order", {"B": 1, "a": 2, "b": 3, "é": 4, "😀": 5, "z": 6}),
         ("nesting of depth 16 (the limit)", _nested(16)),
         ("an event-like map", {"body": {}, "seq": 3, "type": "start", "v": 1}),
+        ("str holding U+FFFF: valid UTF-8 (names refuse it, the codec does not)", "\uffff"),
+        ("map of 256 pairs (the limit)", {f"k{i:03}": None for i in range(256)}),
     ]
     valid = []
     for name, value in valid_values:
@@ -215,6 +217,15 @@ def codec_vectors() -> dict[str, Any]:
             **long_hex(dense),
         }
     ]
+    # The limits exactly (one over each is in `rejected`): 131,072 items in more than 131,072
+    # bytes, a value of 1 MiB, an array of 16,384 elements.
+    for name, data in (
+        ("131072 items in 212993 bytes: the item budget, exactly", _items(131072)),
+        ("a bin value of exactly 1 MiB (1048576 bytes with its header)", _bin32(1 << 20)),
+        ("array of 16384 nils (the limit)", b"\xdc\x40\x00" + b"\xc0" * 16384),
+    ):
+        codec.decode(data)
+        accepted.append({"name": name, **long_hex(data)})
     return {
         "about": "canonical msgpack (docs/PROTOCOL.md §1): encode `value` to `hex`, decode "
         "`hex` back to `value`; every `rejected` input must be refused by a strict decoder; "
@@ -265,12 +276,81 @@ def _codec_rejections() -> list[tuple[str, bytes]]:
         ("163841 items in 147459 bytes", many),
         ("truncated value", b"\x92\x01"),
         ("empty input", b""),
+        ("131073 items in 212995 bytes: one over the item budget", _items(131073)),
+        ("a bin value of 1048577 bytes with its header: one over 1 MiB", _bin32((1 << 20) + 1)),
+        ("a UTF-16 surrogate (U+D800) encoded in a str", b"\xa3\xed\xa0\x80"),
+        ("an overlong UTF-8 encoding of NUL in a str", b"\xa2\xc0\x80"),
+        ("a code point above U+10FFFF in a str", b"\xa4\xf4\x90\x80\x80"),
     ]
+
+
+def _items(count: int) -> bytes:
+    """An array of 16,384 arrays of 2-byte integers holding ``count`` items (131,072 or
+    131,073: the first inner array is one element short for the first)."""
+    inner = b"\x96" + b"\xcc\x80" * 6  # 7 items
+    first = {131073: inner, 131072: b"\x95" + b"\xcc\x80" * 5}[count]
+    return b"\xdc\x40\x00" + first + inner * 16383
+
+
+def _bin32(total: int) -> bytes:
+    """A bin32 value of ``total`` bytes, header included."""
+    return b"\xc6" + (total - 5).to_bytes(4, "big") + bytes(total - 5)
 
 
 def _key(i: int) -> bytes:
     text = f"k{i:03}".encode()
     return bytes([0xA0 | len(text)]) + text
+
+
+def _lax_verifier_cases(seed: bytes, message: bytes) -> list[tuple[str, bytes, bytes, bytes]]:
+    """Two signatures that satisfy the cofactorless equation [S]B = R + [k]A and still break
+    the rule of docs/PROTOCOL.md §2: a lax verifier accepts them, a conforming one must not."""
+    import nacl.bindings as nb
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    order = 2**252 + 27742317777372353535851937790883648493
+    digest = bytearray(hashlib.sha512(seed).digest()[:32])  # RFC 8032 secret scalar a
+    digest[0] &= 248
+    digest[31] = (digest[31] & 127) | 64
+    a = int.from_bytes(digest, "little")
+    key = nb.crypto_scalarmult_ed25519_base_noclamp((a % order).to_bytes(32, "little"))
+
+    def k_of(r_point: bytes, public: bytes) -> int:
+        return int.from_bytes(hashlib.sha512(r_point + public + message).digest(), "little") % order
+
+    # A mixed-order key A + T, T of order 8, and an R whose k is a multiple of 8, so [k]T = 0:
+    # libsodium's crypto_sign_verify_detached accepts it (it refuses only small-order keys).
+    torsion = bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
+    mixed = nb.crypto_core_ed25519_add(key, torsion)
+    for counter in range(1000):
+        label = f"creepnet/vectors/mixed-order-nonce/{counter}".encode()
+        r = int.from_bytes(hashlib.sha512(label).digest(), "little") % order
+        r_point = nb.crypto_scalarmult_ed25519_base_noclamp(r.to_bytes(32, "little"))
+        if k_of(r_point, mixed) % 8 == 0:
+            break
+    s = (r + k_of(r_point, mixed) * a) % order
+    on_mixed = r_point + s.to_bytes(32, "little")
+    nb.crypto_sign_open(on_mixed + message, mixed)  # libsodium's check alone: accepted
+    # R the identity point (small order) and S = k·a: OpenSSL's check accepts it.
+    identity = (1).to_bytes(32, "little")
+    small_r = identity + (k_of(identity, key) * a % order).to_bytes(32, "little")
+    Ed25519PublicKey.from_public_bytes(key).verify(small_r, message)  # OpenSSL: accepted
+    return [
+        (
+            "a mixed-order key (A + a point of order 8) and R with k a multiple of 8: the "
+            "cofactorless equation holds and libsodium's verify_detached alone accepts it",
+            mixed,
+            message,
+            on_mixed,
+        ),
+        (
+            "R the identity point (small order), S = k·a: the cofactorless equation holds and "
+            "OpenSSL accepts it",
+            key,
+            message,
+            small_r,
+        ),
+    ]
 
 
 def identity_vectors() -> dict[str, Any]:
@@ -335,6 +415,7 @@ def identity_vectors() -> dict[str, Any]:
         ("S + L instead of S (non-canonical S)", host.public_key, message, high_s),
         ("a key of the wrong length", host.public_key[:31], message, good),
     ]
+    cases += _lax_verifier_cases(seed_bytes("identity/0"), message)
     signatures = []
     for name, key, msg, sig in cases:
         signatures.append(
@@ -346,7 +427,7 @@ def identity_vectors() -> dict[str, Any]:
                 "valid": verify_signature(key, msg, sig),
             }
         )
-    assert [c["valid"] for c in signatures] == [True, False, False, False, False]
+    assert [c["valid"] for c in signatures] == [True, False, False, False, False, False, False]
     return {
         "about": "identities, the signature rule, fingerprints, game ids, event and join-request "
         "signing (docs/PROTOCOL.md §2, §3, §5.1)",
@@ -1569,6 +1650,19 @@ def creeper_logs() -> dict[str, Any]:
             same,
         )
     )
+    fault(
+        "creeper-torn-ext32-greatest-length",
+        "an array holding an ext32 of length 2^32 - 1, then 0xc1: the file ends inside the "
+        "ext's data (the 0xc1 is data, not a type byte), a torn tail; msgpack-python's C skip "
+        "reads that length wrapped to an empty ext (PROTOCOL.md §4)",
+        g,
+        b"\x92\xc9\xff\xff\xff\xff\x01\xc1",
+        "creeper-unfinished",
+    )
+    vectors.append(log_vector("creeper-genesis-options-max-plies-nil", "a Creeper genesis with "
+                              "options {'max_plies': nil}: refused (a positive integer when "
+                              "present; nil is not 'no limit')",
+                              genesis_with(options={"max_plies": None})))  # fmt: skip
     about = ("Creeper logs and equivocation-proof files (docs/PROTOCOL.md §4, §5.2, §8): each "
              "vector's file is `log`, or the first `prefix_events` events of `bases[base]` then "
              "`append`; `expect` is the verdict (vectors/README.md)")  # fmt: skip
@@ -1829,6 +1923,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_release_ahead_retire_vectors(bases))
     vectors.extend(racer_reshuffle_retire_vectors(bases))
     vectors.extend(racer_start_roll_retire_vectors(bases))
+    vectors.append(racer_last_revealer_retire_vector(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2310,6 +2405,48 @@ def fork_vectors(
         about = f"{base} until seat {seat} is retired {what}"
         out.append(log_vector(name, about, data, (base, events, appended), annotated=True))
     return out
+
+
+def racer_last_revealer_retire_vector(bases: dict[str, bytes]) -> dict[str, Any]:
+    """racer-escrow-play replayed to the first draw in play whose last reveal is owed by the
+    last remaining seat, every other seat having revealed; that seat is retired there.  The
+    table owes the recoveries of its keys first, so the game asks for no draw next: the draw is
+    spent unused, not completed with the two preimages in, and nobody skips a layer
+    (PROTOCOL.md §5.5: the next step alone decides)."""
+    from creepnet.protocol.event import parse_event
+    from creepnet.protocol.rules import NeedRandom
+
+    name = "racer-escrow-play"
+    raws = events_of(bases[name])
+    game = Game("racer", seats=3, options={"creeps_per_player": 2, "face_up_creeps": 1,
+                "turn_limit": 6, "escrow": 1}, seed=1, onion_length=128)  # fmt: skip
+    assert b"".join(raws[: len(game.spectator.log)]) == game.raw()
+    for raw in raws[len(game.spectator.log) :]:
+        spec = game.spectator
+        if (
+            spec.started
+            and spec.game_state.state.turn is not None
+            and isinstance(spec.rules.next(spec.game_state), NeedRandom)
+            and len(spec.reveals) == len(spec.remaining) - 1 > 0
+        ):
+            break
+        game.push(parse_event(raw))
+    else:
+        raise AssertionError("no draw in play whose last reveal is owed")
+    seat, draws = game.spectator.expected().seat, game.spectator.draws
+    events = vote_out(game, seat)
+    assert game.spectator.draws == draws + 1 and not game.spectator.skipped  # spent, none skip
+    game.run(RacerPolicy(seed=1), lambda g: g.over)
+    data = game.raw()
+    appended = data[len(b"".join(raws[:events])) :]
+    about = (
+        f"{name} until seat {seat}, the last to reveal for a Hostage pick (the two others have "
+        "revealed), is retired: its keys are recovered first, so the game asks for no draw next "
+        "and the draw is spent unused (`value` null), not completed with the two preimages in; "
+        "nobody skips a layer (PROTOCOL.md §5.5)"
+    )
+    return log_vector("racer-retire-at-draw-spent-last", about, data, (name, events, appended),
+                      annotated=True)  # fmt: skip
 
 
 def racer_start_roll_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:

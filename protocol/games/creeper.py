@@ -76,7 +76,7 @@ class CreeperRules:
         if unknown:
             raise GameRuleError(f"unknown creeper options {sorted(unknown)}")
         limit = options.get("max_plies")
-        if limit is not None and (type(limit) is not int or limit < 1):
+        if "max_plies" in options and (type(limit) is not int or limit < 1):  # nil included
             raise GameRuleError("max_plies must be a positive integer")
 
     def start(self, seats: int, options: dict[str, Any], seating: Seating) -> CreeperGame:

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from creepnet.protocol import codec
 from creepnet.protocol.codec import CodecError, Limits, decode, encode, split_stream
 
 scalars = (
@@ -104,6 +105,24 @@ def test_deep_nesting_is_rejected():
         encode(value)
 
 
+def nested(levels: int, inner: object) -> object:
+    value = inner
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("levels, inner", [(16, []), (16, {}), (16, [0])])
+def test_the_encoder_refuses_exactly_the_nesting_the_decoder_refuses(levels, inner):
+    """17 containers deep: scalars do not count (PROTOCOL.md §1), so [] inside 16 lists is as
+    deep as [0] inside 16: the encoder must not make bytes every decoder refuses."""
+    with pytest.raises(CodecError, match="deeper"):
+        decode(b"\x91" * levels + encode(inner))
+    with pytest.raises(CodecError, match="deeper"):
+        encode(nested(levels, inner))
+    assert decode(encode(nested(levels - 1, inner))) == nested(levels - 1, inner)
+
+
 def test_extremely_deep_nesting_does_not_crash():
     with pytest.raises(CodecError):
         decode(b"\x91" * 100_000 + b"\x00", Limits(max_size=1 << 20))
@@ -141,3 +160,62 @@ def test_split_stream_finds_boundaries_and_torn_tail():
 def test_split_stream_rejects_garbage():
     with pytest.raises(CodecError, match="offset"):
         split_stream(encode(1) + b"\xc1\x00")
+
+
+# An ext32 declaring 2**32 - 1 data bytes: msgpack's C skip adds its type byte in 32 bits and
+# reads it as an empty ext, five bytes long, then reads the ext's data as more values.
+EXT32_GREATEST = b"\xc9\xff\xff\xff\xff"
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        EXT32_GREATEST,
+        EXT32_GREATEST + b"\x01",
+        b"\x92" + EXT32_GREATEST + b"\x01\x02\x03",
+        b"\x92" + EXT32_GREATEST + b"\x01\xc1",  # the 0xc1 is the ext's data, not a type byte
+    ],
+)
+def test_a_stream_ending_inside_an_ext32_of_the_greatest_length_has_a_torn_tail(tail):
+    head = encode({"n": 1}) + encode([1, 2])
+    split = split_stream(head + tail)
+    assert split.items == [encode({"n": 1}), encode([1, 2])]
+    assert split.tail == tail
+
+
+def test_the_greatest_ext32_length_inside_a_bin_is_only_content():
+    items = [encode(b"\x00" + EXT32_GREATEST + b"\x00"), encode([EXT32_GREATEST, 7])]
+    assert split_stream(b"".join(items) + b"\x92\xc0").items == items
+
+
+CHUNKS = [
+    bytes([b])
+    for b in (0x00, 0x7F, 0x80, 0x81, 0x90, 0x91, 0x92, 0xA1, 0xC0, 0xC1, 0xC4, 0xC7, 0xC9, 0xCA)
+] + [EXT32_GREATEST, b"\xc8\xff\xff", b"\xdd\xff\xff\xff\xff", b"\xdf\x00\x00\x00\x01", b"\xff"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(CHUNKS), st.binary(max_size=3)), max_size=12))
+def test_the_stream_is_cut_by_the_structural_scan_of_the_spec(chunks):
+    """iter_stream (msgpack's skip, for speed) cuts exactly where value_end (PROTOCOL.md §4,
+    written out) does, and fails or stops where it does."""
+    data = b"".join(chunks)
+    expected: list[bytes] = []
+    start, fault = 0, False
+    while start < len(data):
+        try:
+            end = codec.value_end(data, start)
+        except CodecError:
+            fault = True
+            break
+        if end is None:
+            break
+        expected.append(data[start:end])
+        start = end
+    if fault:
+        with pytest.raises(codec.StreamError) as caught:
+            split_stream(data)
+        assert caught.value.index == len(expected) and caught.value.offset == start
+    else:
+        split = split_stream(data)
+        assert split.items == expected and split.tail == data[start:]

@@ -205,3 +205,24 @@ def test_verifying_leaves_the_cycle_collector_as_it_found_it(enabled):
         assert gc.isenabled() is enabled
     finally:
         gc.enable() if was else gc.disable()
+
+
+def test_a_log_ending_inside_an_ext32_of_the_greatest_length_is_a_torn_tail():
+    """The ext declares 2**32 - 1 data bytes the file does not hold (PROTOCOL.md §4), however
+    its first bytes look; msgpack's C skip reads its length wrapped to an empty ext."""
+    events = len(load_log(GAME))
+    for tail in (b"\xc9\xff\xff\xff\xff", b"\x92\xc9\xff\xff\xff\xff\x01\xc1"):
+        verdict = verify_log_bytes(GAME + tail)
+        assert (verdict.error.kind, verdict.error.seq) == ("torn-tail", events)
+        assert split_log(GAME + tail).torn_tail == tail
+
+
+def test_the_1_mib_bound_is_judged_only_on_a_complete_value():
+    """PROTOCOL.md §4: a value the file ends inside is a torn tail however long it already is;
+    the same value complete is malformed (framing)."""
+    events = len(load_log(GAME))
+    declared = (3 << 20).to_bytes(4, "big")
+    torn = verify_log_bytes(GAME + b"\xc6" + declared + bytes(2 << 20))
+    assert (torn.error.kind, torn.error.seq) == ("torn-tail", events)
+    whole = verify_log_bytes(GAME + b"\xc6" + declared + bytes(3 << 20))
+    assert (whole.error.kind, whole.error.seq) == ("malformed", events)

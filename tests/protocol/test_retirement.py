@@ -315,6 +315,29 @@ def test_a_draw_whose_purpose_leaves_with_the_seat_is_spent_and_later_seats_skip
     assert verdict.valid and verdict.finished
 
 
+def test_a_draw_whose_purpose_leaves_with_its_last_revealer_is_spent_not_completed() -> None:
+    """Seat 2 rolled its own die and stops at the last reveal (seats 0 and 1 have revealed):
+    the next step after its retirement is no draw, so the draw is spent unused, not completed
+    with the two preimages in (PROTOCOL.md §5.5: the next step alone decides), and nobody
+    skips a layer (everyone left had revealed)."""
+    t = _table(3)
+    for _ in range(1000):
+        spectator = t.spectator
+        game, turn = spectator.game_state, spectator.expected()
+        if spectator.started and game.to_move == 2 and game.rolling and turn.seat == 2:  # type: ignore[union-attr]
+            break
+        t.step(PLAYERS)
+    live = t.sessions[0]
+    draws, rolls = live.draws, live.game_state.rolls
+    assert len(live.reveals) == 2
+    retire(t, 2)
+    assert live.draws == draws + 1 and live.reveals == [] and live.skipped == {}
+    assert live.game_state.rolls == rolls  # no value reached the game
+    run_without(t, PLAYERS, {2})
+    assert live.finished and not t.rejections
+    assert verify_log_bytes(_logs(t, [0, 1]).pop()).valid
+
+
 def test_a_vote_or_objection_for_a_position_past_the_frame_is_refused_not_a_crash() -> None:
     # A node message may carry any msgpack integer; the frame's integers are signed 8 bytes.
     keys = [bytes([i]) * 32 for i in range(3)]

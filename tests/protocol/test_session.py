@@ -295,6 +295,28 @@ def test_bad_genesis_is_rejected():
             Session.from_log([event.raw])
 
 
+def test_a_creeper_genesis_with_max_plies_nil_is_refused_not_unlimited():
+    """PROTOCOL.md §5.1: Creeper's ``max_plies``, when present, is a positive integer; nil is
+    not (it read as "no option", an unlimited game, where every other option refuses nil)."""
+    identity = Identity.generate()
+    nonce = b"n" * 16
+    body = {
+        "nonce": nonce,
+        "kind": "creeper",
+        "name": "n",
+        "seats": 2,
+        "options": {"max_plies": None},
+        "onion": 8,
+        "player": "p",
+        "anchor": b"a" * 32,
+    }
+    event = sign_event(identity, game=derive_game_id(identity.public_key, nonce), seq=0,
+                       prev=bytes(32), type="genesis", body=body)  # fmt: skip
+    with pytest.raises(Rejection, match="max_plies") as caught:
+        Session.from_log([event.raw])
+    assert (caught.value.kind, caught.value.author) == ("genesis", identity.public_key)
+
+
 def test_equivocation_halts_the_game_and_names_the_author():
     table = started_table(seed=13)
     seat = mover(table)
