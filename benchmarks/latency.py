@@ -47,10 +47,11 @@ private release, and one made with ``release_ahead`` (a draw's certain cards rel
 docs/spec-racer.md §8).  Each is printed with its turns' hand-overs between the seats (author
 changes in the log, each a one-way trip) and the floor they put on a turn.
 
-    .venv/bin/python benchmarks/latency.py --racer-handovers GAMES [--turns N]
+    .venv/bin/python benchmarks/latency.py --racer-handovers GAMES [--turns N] [--racer-bot BOT]
 
-counts those hand-overs per turn over in-memory 2-seat random-bot games (no network), for both
-tables on the same seeds.
+counts those hand-overs per turn over in-memory 2-seat games of random bots, or of heuristic
+bots (``--racer-bot heuristic``: they attack and answer with Heroes as people do), no network,
+for both tables on the same seeds.
 """
 
 from __future__ import annotations
@@ -782,8 +783,10 @@ def handovers_per_turn(game: bytes, raws: list[bytes]) -> dict[int, int]:
 RACER_TABLES = {"one position a release": {}, "release_ahead": {"release_ahead": 1}}
 
 
-def harness_handovers(games: int, turns: int, options: dict[str, int]) -> list[int]:
-    """Hand-overs per turn over some 2-seat random-bot Racer games (in memory, no network)."""
+def harness_handovers(
+    games: int, turns: int, options: dict[str, int], bot: str = "random"
+) -> list[int]:
+    """Hand-overs per turn over some 2-seat Racer games of ``bot`` (in memory, no network)."""
     from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
     found = []
@@ -792,7 +795,7 @@ def harness_handovers(games: int, turns: int, options: dict[str, int]) -> list[i
             seats=2, kind="racer", seed=seed, options={"turn_limit": turns, **options}
         )
         table.run(
-            [seat_bot("racer", "random", 2 * seed + 1), seat_bot("racer", "random", 2 * seed + 2)]
+            [seat_bot("racer", bot, 2 * seed + 1), seat_bot("racer", bot, 2 * seed + 2)]
         )
         host = table.sessions[0]
         assert host.game is not None and host.finished
@@ -801,14 +804,14 @@ def harness_handovers(games: int, turns: int, options: dict[str, int]) -> list[i
     return found
 
 
-def report_handovers(games: int, turns: int) -> None:
+def report_handovers(games: int, turns: int, bot: str = "random") -> None:
     print(
-        f"Racer hand-overs per turn (author changes in the log; 2 seats, random bots, "
+        f"Racer hand-overs per turn (author changes in the log; 2 seats, {bot} bots, "
         f"{games} games of {turns} turns, the same seeds for each table):"
     )
     means = {}
     for label, options in RACER_TABLES.items():
-        counts = harness_handovers(games, turns, options)
+        counts = harness_handovers(games, turns, options, bot)
         median, mean = statistics.median(counts), statistics.mean(counts)
         means[label] = mean
         print(
@@ -1178,7 +1181,13 @@ def parse() -> argparse.Namespace:
         default=0,
         metavar="GAMES",
         help="instead: count the hand-overs between the seats per Racer turn over GAMES "
-        "in-memory 2-seat random-bot games of --turns turns (no network)",
+        "in-memory 2-seat games of --turns turns (no network)",
+    )
+    parser.add_argument(
+        "--racer-bot",
+        choices=("random", "heuristic"),
+        default="random",
+        help="--racer-handovers: the bots of those games (default random)",
     )
     parser.add_argument(
         "--join-steps",
@@ -1221,7 +1230,7 @@ if __name__ == "__main__":
     elif role == "racer-guest":
         trio.run(role_racer_guest, rest[0], rest[1], bind, relay)
     elif options.racer_handovers:
-        report_handovers(options.racer_handovers, options.turns)
+        report_handovers(options.racer_handovers, options.turns, options.racer_bot)
     elif role == "join-steps":
         sys.exit(role_join_steps(rest))
     elif options.path:
