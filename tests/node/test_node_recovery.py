@@ -293,3 +293,46 @@ async def test_a_damaged_log_is_cut_back_and_what_is_cut_is_kept(tmp_path, caplo
     assert len(kept.read_bytes()) == len(whole) - start  # the damaged event and all after it
     assert kept.read_bytes()[len(damaged.raw) :] == whole[start + len(damaged.raw) :]
     assert "log.cut" in caplog.text
+
+
+async def test_a_disk_full_before_a_watched_games_log_exists_is_a_storage_error_not_a_fault(
+    tmp_path, monkeypatch
+):
+    """Carol's disk is full before she watches: the game's folder can be made but no file in
+    it (no inode, no block).  Creating the log file raised a bare OSError out of the append:
+    each batch the host sent her ran into it, the host was dropped as an internal fault and
+    nothing retried the append.  Now it is a storage error like a failed write: reported,
+    retried, and the watch completes once the disk frees up."""
+    carol_home = tmp_path / "carol"
+    real_open = os.open
+
+    def full_for_carol(path, *args, **kwargs):
+        if str(path).startswith(str(carol_home / "games")):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(path, *args, **kwargs)
+
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(carol_home, timeouts=replace(FAST, handshake=30.0)) as carol,
+            carol.updates() as news,
+        ):
+            game = await alice.host_game("creeper", player="alice", options=OPTIONS)
+            monkeypatch.setattr(storage.os, "open", full_for_carol)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(carol.watch, alice.address, game)
+                log = f"{carol.home.game(game).log_path};"  # not the `peers` file's error
+
+                def on_the_log_or_a_fault(update) -> bool:
+                    if update.kind == updates.STORAGE_ERROR:
+                        return log in update.text
+                    return update.kind == updates.ERROR and "fault" in (update.data or {})
+
+                failure = await next_update(news, on_the_log_or_a_fault, seconds=30)
+                assert failure.kind == updates.STORAGE_ERROR, failure.text
+                assert "disk full" in failure.text
+                monkeypatch.undo()  # space is freed: the retry stores the log, the watch ends
+            assert carol.home.game(game).log_path.read_bytes() == (
+                alice.home.game(game).log_path.read_bytes()
+            )
+            assert alice.fingerprint in {p.fingerprint for p in carol.connections.peers.values()}
