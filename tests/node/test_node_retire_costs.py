@@ -3,7 +3,10 @@ costs").  A table's node keeps ballots and objections for a few positions only; 
 *valid* votes about made-up positions ahead, or objections about positions long filled, pushed
 the older ones out and, replayed in turn, were checked (two Ed25519 verifications each) and
 passed on again every time, for free.  Now each such check is charged to its signer, a forged
-one to its sender, and a replay of what is held costs nothing."""
+one to its sender, and a replay of what is held costs nothing.  A valid objection is checked
+once per objector and seq in the window, whoever replays it: charged on every replay, an honest
+seat's objections were a way for anyone to get it cut off.  And our own objection is signed
+once per position, however often a seat's votes ask for it."""
 
 from __future__ import annotations
 
@@ -72,25 +75,31 @@ def node_of(harness: SessionHarness, tmp_path) -> tuple[Retirements, GameRuntime
     return node, runtime, meter
 
 
-async def test_valid_objections_about_filled_positions_replayed_in_turn_are_paid_by_their_signer(
-    table, tmp_path
+async def test_valid_objections_about_filled_positions_are_paid_by_their_signer_once(
+    table, tmp_path, monkeypatch
 ):
     node, runtime, meter = node_of(table, tmp_path)
     session, signer = runtime.session, table.identities[MALLORY]
-    x_key = session.seat_keys[X]
-    theirs = [e for e in session.log.events[-60:] if e.author == x_key][: MAX_OBJECTIONS + 2]
-    messages = []
-    for event in theirs:
-        where = retirement.Position(session.game, event.seq, event.prev, X)
-        signature = retirement.objection(signer, where, MALLORY, event.id)
-        messages.append(_objection_message(where, MALLORY, event.raw, signature))
+    messages = objections_by(table, MALLORY, MAX_OBJECTIONS + 2)
+    checks = []
+    verify = retirement.verify_signature
+
+    def counted(key, message, signature):
+        checks.append(key)
+        return verify(key, message, signature)
+
+    monkeypatch.setattr(retirement, "verify_signature", counted)
     peer = SimpleNamespace(key=signer.public_key)
-    for _ in range(2):  # round and round: more positions than are kept
+    for message in messages:
+        await node.on_message(runtime, peer, message)
+    assert meter.charged == [signer.public_key] * len(messages)
+    done = len(checks)
+    for _ in range(2):  # round and round: more positions than their messages are kept for
         for message in messages:
             await node.on_message(runtime, peer, message)
-    assert meter.charged == [signer.public_key] * (2 * len(messages))
+    assert len(checks) == done and meter.charged == [signer.public_key] * len(messages)
     kept = node._objections[session.game]
-    assert len(kept) == MAX_OBJECTIONS  # the last few, each once
+    assert len(kept) == MAX_OBJECTIONS  # the last few messages, each once
 
 
 async def test_valid_votes_about_made_up_positions_ahead_are_paid_by_their_signer(table, tmp_path):
@@ -135,3 +144,78 @@ async def test_a_forged_vote_costs_its_sender_and_a_held_vote_replayed_costs_not
     forged = _vote_message(here, [0, bytes(64)])  # "by" our own seat, which has not voted
     await node.on_message(runtime, sender, forged)
     assert meter.charged == [sender.key]
+
+
+def objections_by(harness: SessionHarness, signer_seat: int, count: int) -> list[dict]:
+    """Valid objections signed by signer_seat about X's events in the window of seat 0's log."""
+    session, signer = harness.sessions[0], harness.identities[signer_seat]
+    x_key = session.seat_keys[X]
+    theirs = [e for e in session.log.events[-60:] if e.author == x_key][:count]
+    out = []
+    for event in theirs:
+        where = retirement.Position(session.game, event.seq, event.prev, X)
+        signature = retirement.objection(signer, where, signer_seat, event.id)
+        out.append(_objection_message(where, signer_seat, event.raw, signature))
+    return out
+
+
+async def test_an_honest_seats_objections_replayed_by_another_peer_cost_it_once_each(
+    table, tmp_path
+):
+    """Seat 2 objected honestly at a few filled positions.  A third peer that replays those
+    objections in turn, round after round, used to get each one checked again and charged to
+    seat 2 (kept for a few positions only), until seat 2 was cut off and shunned: an honest
+    seat framed with its own signatures."""
+    node, runtime, meter = node_of(table, tmp_path)
+    honest = table.identities[MALLORY].public_key
+    messages = objections_by(table, MALLORY, MAX_OBJECTIONS + 2)
+    replayer = SimpleNamespace(key=b"r" * 32, label="replayer")
+    for _ in range(5):
+        for message in messages:
+            await node.on_message(runtime, replayer, message)
+    assert meter.charged == [honest] * len(messages)  # each checked once, replays free
+
+
+class Follower:
+    """A connected peer of the game that records what it is sent."""
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+        self.label = key.hex()[:8]
+        self.sent: list[dict] = []
+
+    def send(self, message: dict) -> None:
+        self.sent.append(message)
+
+
+async def test_a_seats_votes_about_filled_positions_replayed_in_turn_make_us_object_once_each(
+    table, tmp_path, monkeypatch
+):
+    """A seat's valid votes for positions we filled with X's event make us sign an objection
+    and send it to every follower.  Replayed in turn over more positions than are kept, they
+    made us sign and send again every round: each copy then charged to *our* key by every
+    follower that checks it (an objection about a filled position is its signer's cost)."""
+    node, runtime, meter = node_of(table, tmp_path)
+    session, voter = runtime.session, table.identities[MALLORY]
+    signed = []
+    sign = retirement.objection
+
+    def counted(identity, where, objector, event_id):
+        signed.append(where)
+        return sign(identity, where, objector, event_id)
+
+    monkeypatch.setattr(retirement, "objection", counted)
+    x_key = session.seat_keys[X]
+    theirs = [e for e in session.log.events[-60:] if e.author == x_key][: MAX_OBJECTIONS + 2]
+    votes = []
+    for event in theirs:
+        where = retirement.Position(session.game, event.seq, event.prev, X)
+        votes.append(_vote_message(where, retirement.vote(voter, where, MALLORY)))
+    mallory, other = Follower(voter.public_key), Follower(table.identities[X].public_key)
+    runtime.followers = {mallory.key: mallory, other.key: other}
+    for _ in range(3):
+        for message in votes:
+            await node.on_message(runtime, mallory, message)
+    assert len(signed) == len(votes)  # one objection per position, signed once
+    objections = [m for m in other.sent if m["type"] == "retire-objection"]
+    assert len(objections) == len(votes)  # and sent to each follower once
