@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from creepnet.node.game import GameRuntime
+from creepnet.node.peer import ProtocolViolation
 from creepnet.node.reporter import Reporter
 from creepnet.node.retirement import (
     MAX_BALLOTS,
@@ -25,6 +26,7 @@ from creepnet.node.retirement import (
     _vote_message,
 )
 from creepnet.node.storage import Home
+from creepnet.node.sync import GameSync
 from creepnet.node.updates import Broadcaster
 from creepnet.protocol import retirement
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
@@ -219,3 +221,45 @@ async def test_a_seats_votes_about_filled_positions_replayed_in_turn_make_us_obj
     assert len(signed) == len(votes)  # one objection per position, signed once
     objections = [m for m in other.sent if m["type"] == "retire-objection"]
     assert len(objections) == len(votes)  # and sent to each follower once
+
+
+def sync_of(harness: SessionHarness, tmp_path) -> tuple[GameSync, GameRuntime]:
+    """Seat 0's message handling (GameSync) with its retirements, for the table's game."""
+    node, runtime, _ = node_of(harness, tmp_path)
+    sync = GameSync(node.games, None, node.reporter, reply_timeout=5.0)
+    sync.retirements = node
+    return sync, runtime
+
+
+class Seat(Follower):
+    fingerprint = "seat"
+    close_reason = ""
+
+
+async def test_a_vote_is_passed_on_without_fields_nobody_checked(table, tmp_path):
+    """Extra fields of a message are ignored, but a valid vote went on to every follower as it
+    came, extra fields and all: a seat signing votes for positions ahead (each charged ~0.1 ms)
+    could make us send ~2 MiB to every follower per vote, filling their send queues until
+    they were dropped as too slow."""
+    sync, runtime = sync_of(table, tmp_path)
+    session, signer = runtime.session, table.identities[MALLORY]
+    ahead = retirement.Position(session.game, len(session.log) + 1, secrets.token_bytes(32), X)
+    vote = _vote_message(ahead, retirement.vote(signer, ahead, MALLORY))
+    sender, other = Seat(signer.public_key), Seat(table.identities[X].public_key)
+    runtime.followers = {sender.key: sender, other.key: other}
+    await sync.dispatch(sender, {**vote, "padding": bytes(1 << 20)})
+    passed = [m for m in other.sent if m["type"] == "retire-vote"]
+    assert passed == [vote]  # the fields of its shape, nothing else
+
+
+async def test_a_vote_about_a_prev_that_is_no_event_id_is_refused_by_shape(table, tmp_path):
+    """`prev` names an event (32 bytes); a 1 MiB one, signed, was checked and passed on."""
+    sync, runtime = sync_of(table, tmp_path)
+    session, signer = runtime.session, table.identities[MALLORY]
+    ahead = retirement.Position(session.game, len(session.log) + 1, bytes(1 << 20), X)
+    vote = _vote_message(ahead, retirement.vote(signer, ahead, MALLORY))
+    sender, other = Seat(signer.public_key), Seat(table.identities[X].public_key)
+    runtime.followers = {sender.key: sender, other.key: other}
+    with pytest.raises(ProtocolViolation, match="prev"):
+        await sync.dispatch(sender, vote)
+    assert not [m for m in other.sent if m["type"] == "retire-vote"]
