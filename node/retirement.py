@@ -518,6 +518,8 @@ class Retirements:
         seat = keys.index(event.author) if event.author in keys else None
         for ballot in ballots.values():
             if ballot.blocks(event.seq, seat):
+                if not event.signature_valid():
+                    return False  # not X's: the session refuses it, naming whoever sent it
                 if raw not in ballot.evidence and len(ballot.evidence) < 4:
                     ballot.evidence.append(raw)
                     name = _name(runtime.session, ballot.position.seat)

@@ -22,13 +22,15 @@ from creepnet.node.retirement import (
     MAX_BALLOTS,
     MAX_OBJECTIONS,
     Retirements,
+    _current,
     _objection_message,
     _vote_message,
 )
 from creepnet.node.storage import Home
 from creepnet.node.sync import GameSync
 from creepnet.node.updates import Broadcaster
-from creepnet.protocol import retirement
+from creepnet.protocol import codec, retirement
+from creepnet.protocol.event import PROTOCOL_VERSION, parse_event, sign_event
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 X, MALLORY = 1, 2  # the seat the objections are about, and the seat that signs them
@@ -263,3 +265,37 @@ async def test_a_vote_about_a_prev_that_is_no_event_id_is_refused_by_shape(table
     with pytest.raises(ProtocolViolation, match="prev"):
         await sync.dispatch(sender, vote)
     assert not [m for m in other.sent if m["type"] == "retire-vote"]
+
+
+async def test_a_forged_late_event_is_not_kept_aside_as_evidence(table, tmp_path):
+    """Once we voted to retire seat X at S, X's late event there is kept aside, unseen by the
+    session.  A forged one (X's key on it, any signature) was kept aside just the same,
+    announced as X's late event, and never refused: junk in X's name, unlimited, that counted
+    against nobody.  Now only X's validly signed event is kept aside; a forgery goes to the
+    session, which refuses it and blames its sender."""
+    node, runtime, _ = node_of(table, tmp_path)
+    session = runtime.session
+    where = _current(runtime)
+    node._ballot(runtime, where).cast(table.identities[0], 0)
+    envelope = {
+        "author": session.seat_keys[where.seat],
+        "body": {},
+        "game": session.game,
+        "prev": session.log.head,
+        "seq": len(session.log),
+        "sig": bytes(64),
+        "type": "play",
+        "v": PROTOCOL_VERSION,
+    }
+    forged = codec.encode(envelope)
+    assert parse_event(forged).author == session.seat_keys[where.seat]  # it parses
+    assert not node.keep_aside(runtime, forged)
+    late = sign_event(
+        table.identities[where.seat],
+        game=session.game,
+        seq=len(session.log),
+        prev=session.log.head,
+        type="play",
+        body={},
+    )
+    assert node.keep_aside(runtime, late.raw)
