@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import trio
@@ -277,6 +278,12 @@ class GameSync:
                     break
             told = await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
             after = len(session.log)
+            if passed_to and after < runtime.passed_on.end:
+                # Checked and refused from `after` on: those are no longer on their way here,
+                # so a `have` reaching past them must fetch again (sync._on_have).
+                runtime.passed_on = replace(
+                    runtime.passed_on, raws=runtime.passed_on.raws[: after - before]
+                )
             if after == before == kept_aside_at:
                 # It holds the late event we promised not to take, for good: it has no other.
                 # (Only current followers at this position are kept: bounded by the peers.)

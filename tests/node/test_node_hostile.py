@@ -415,6 +415,36 @@ async def test_the_owed_authors_event_is_passed_on_before_the_check_and_once(tmp
             await relay.aclose()
 
 
+async def test_refused_events_passed_on_do_not_keep_us_from_fetching_what_comes_there(tmp_path):
+    """The owed author's chain is passed on before its check; while it is checked, a `have`
+    reaching into it asks nobody (the events are on their way).  A chain refused at its first
+    event kept that hold for good: every `have` up to the chain's end was ignored, so the real
+    event there, withheld from us by its author, came only with the stall probes."""
+    with trio.fail_after(40):
+        async with bobs_turn_watched(tmp_path) as (alice, bob, news, game, watcher):
+            session = alice.session(game)
+            seq, head = len(session.log), session.log.head
+            illegal = sign_event(
+                bob.identity, game=game, seq=seq, prev=head, type="move", body={"move": "zz"}
+            )
+            after = sign_event(
+                bob.identity, game=game, seq=seq + 1, prev=illegal.id, type="move", body={}
+            )
+            relay = await raw_peer(alice.address, MALLORY)
+            chain = [illegal.raw, after.raw]
+            await relay.send(
+                {"type": "events", "game": game, "from": seq, "items": chain, "length": 0}
+            )
+            await next_update(news, lambda u: u.kind == updates.REJECTED)
+            assert len(session.log) == seq
+            await watcher.send({"type": "have", "game": game, "length": seq + 1})
+            await watcher.send({"type": "list"})  # answered once the `have` is handled
+            await frames_until(watcher, lambda f: f["type"] == "games")
+            asked = alice.games[game].fetching
+            assert asked is not None and asked.key == OUTSIDER.public_key and asked.start == seq
+            await relay.aclose()
+
+
 async def test_only_the_host_can_refuse_our_join(tmp_path, monkeypatch):
     """Any peer could send `join-refused` for a game we were joining, and our join gave up
     with "the host refused": a stranger who knew the (public) game id could keep anyone
