@@ -186,7 +186,7 @@ class GameStore:
         """The port saved by save_port, or None (none saved, or the file is not a port)."""
         try:
             text = self.port_path.read_text().strip()
-        except (FileNotFoundError, UnicodeDecodeError):
+        except (OSError, UnicodeDecodeError):  # none saved, or a disk that fails to read it
             return None
         return int(text) if is_port(text) else None
 

@@ -4,6 +4,7 @@ import errno
 import os
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import trio
@@ -266,6 +267,39 @@ async def test_a_damaged_secrets_file_costs_its_own_seat_not_the_home(tmp_path, 
     assert secrets.read_bytes() == cut  # kept for whoever can mend it, never overwritten
     assert "friday" in caplog.text or damaged.hex()[:8] in caplog.text
     assert "seat secrets" in caplog.text
+
+
+@pytest.mark.parametrize("unreadable", ["log", "secrets", "port"])
+async def test_a_file_the_disk_cannot_read_costs_its_own_game_not_the_home(
+    tmp_path, monkeypatch, caplog, unreadable
+):
+    """A failing disk (EIO on a bad sector) under one game's log, seat secrets or port file
+    made Node.open raise OSError: no game of the home could be opened any more.  Now that
+    game alone stays shut (its log), is followed without its seat (its secrets, as when they
+    are damaged), or is served on the node's port (a lost port is only a hint)."""
+    home = tmp_path / "alice"
+    async with Node.open(home, timeouts=FAST) as alice:
+        failing = await alice.host_game("creeper", "friday", player="alice")
+        intact = await alice.host_game("creeper", "saturday", player="alice")
+    bad = home / "games" / failing.hex() / unreadable
+    assert bad.exists()
+    read_bytes, read_text = Path.read_bytes, Path.read_text
+
+    def eio(path):
+        if path == bad:
+            raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(Path, "read_bytes", lambda p: eio(p) or read_bytes(p))
+    monkeypatch.setattr(Path, "read_text", lambda p, *a, **k: eio(p) or read_text(p, *a, **k))
+    async with Node.open(home, timeouts=FAST) as alice:
+        assert intact in alice.games and alice.session(intact).local_seat == 0
+        if unreadable == "log":
+            assert failing not in alice.games
+        else:
+            seat = alice.session(failing).local_seat
+            assert seat == (None if unreadable == "secrets" else 0)
+    if unreadable != "port":
+        assert "Input/output error" in caplog.text and failing.hex()[:8] in caplog.text
 
 
 async def test_a_damaged_log_is_cut_back_and_what_is_cut_is_kept(tmp_path, caplog):
