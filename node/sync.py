@@ -276,6 +276,8 @@ class GameSync:
                     await self._on_equivocation(runtime, receipt.proof, raw)
                 if session.halted is not None or over_budget is not None:
                     break
+                if peer.rejections > MAX_REJECTIONS:
+                    break  # cut off below: the rest is not read (nor a `rejected` update each)
             told = await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
             after = len(session.log)
             if passed_to and after < runtime.passed_on.end:

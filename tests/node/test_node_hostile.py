@@ -14,6 +14,7 @@ from creepnet.node.framing import FrameError, FrameReader
 from creepnet.node.handshake import HandshakeError, PeerHello
 from creepnet.node.node import Node, NodeError
 from creepnet.node.peer import SEND_QUEUE, Peer
+from creepnet.node.sync import MAX_REJECTIONS
 from creepnet.node.transport import Connection, Timeouts, connect
 from creepnet.protocol import codec
 from creepnet.protocol.event import sign_event
@@ -201,6 +202,33 @@ async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
             assert MALLORY.fingerprint in gone.text and "were refused" in gone.text
             await read_until_closed(mallory)
             await mallory.aclose()
+
+
+async def test_one_frame_of_junk_events_is_cut_off_at_the_refusal_limit(tmp_path):
+    """A peer is cut off after 16 refused events, but only once its whole batch was checked:
+    one frame of 1024 junk items (3 kB) published 1024 `rejected` updates at once, more than
+    a subscriber's buffer holds, so a UI lost what came with them (the opponent's move, its
+    turn): a stranger, reconnecting with fresh keys, could keep a player's screen from ever
+    hearing of a move.  Now the batch stops at the event past the limit."""
+    with trio.fail_after(30):
+        async with Node.open(tmp_path / "alice", timeouts=FAST) as alice, alice.updates() as news:
+            game = await alice.host_game("creeper", player="alice")
+            mallory = await raw_peer(alice.address, MALLORY)
+            junk = {"type": "events", "game": game, "from": 1, "items": [b"\xc1"] * 1024}
+            await mallory.send({**junk, "length": 0})
+            await read_until_closed(mallory)
+            await mallory.aclose()
+            gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
+            assert "were refused" in gone.text
+            seen = []
+            while True:
+                try:
+                    seen.append(news.receive_nowait())
+                except trio.WouldBlock:
+                    break
+            refused = [u for u in seen if u.kind == updates.REJECTED]
+            assert len(refused) <= MAX_REJECTIONS + 1
+            assert alice._broadcaster.dropped == 0  # nothing lost by the subscriber
 
 
 async def test_a_silent_peer_is_dropped_after_the_idle_timeout(tmp_path):
