@@ -202,9 +202,18 @@ class Retirements:
                 return
             await self.ledger.settle(runtime)
 
-    def _charge(self, runtime: GameRuntime, peer: Peer, payer: bytes, started: float) -> None:
-        """payer pays for a check of peer's message begun at ``started`` (the meter's clock)."""
-        self.meter.refused(runtime, peer, payer, self.meter.clock() - started)
+    def _charge(
+        self,
+        runtime: GameRuntime,
+        peer: Peer,
+        payer: bytes,
+        started: float,
+        *,
+        forged: bool = False,
+    ) -> None:
+        """payer pays for a check of peer's message begun at ``started`` (the meter's clock);
+        ``forged``: a signature that is nobody's, the sender's own fault (budget.Meter)."""
+        self.meter.refused(runtime, peer, payer, self.meter.clock() - started, forged=forged)
 
     def announce(self, runtime: GameRuntime, seat: int) -> None:
         name = _name(runtime.session, seat)
@@ -227,7 +236,7 @@ class Retirements:
                 return  # heard already: nothing to check
             started = self.meter.clock()
             if not retirement.check_leave(runtime.game, session.seat_keys, seat, signature):
-                self._charge(runtime, peer, peer.key, started)
+                self._charge(runtime, peer, peer.key, started, forged=True)
                 return
             leaving.add(seat)
             self._gossip(runtime, message, peer)
@@ -251,7 +260,7 @@ class Retirements:
         try:  # before a ballot is made for it: ballots are few, junk must not push one out
             voter = retirement.check_vote(where, session.seat_keys, vote)
         except GameRuleError:
-            self._charge(runtime, peer, peer.key, started)
+            self._charge(runtime, peer, peer.key, started, forged=True)
             return
         ballot = self._ballot(runtime, where)
         added = ballot.add(vote)
@@ -295,7 +304,7 @@ class Retirements:
         try:
             retirement.check_vote(where, runtime.session.seat_keys, vote)
         except GameRuleError:  # a forged vote asks nothing of us, and costs its sender
-            self._charge(runtime, peer, peer.key, started)
+            self._charge(runtime, peer, peer.key, started, forged=True)
             return
         self._object(runtime, where, event, peer)
 
@@ -381,7 +390,7 @@ class Retirements:
         if blame is not None:
             key, reason = blame
             self._refuse(runtime, peer, where, key, reason)
-            self._charge(runtime, peer, key or peer.key, started)
+            self._charge(runtime, peer, key or peer.key, started, forged=not key)
             return
         self._checked_at(runtime, where.seq).add(objector)
         self._kept(runtime, where)[objector] = _Kept(message, {peer.key})

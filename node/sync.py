@@ -340,11 +340,25 @@ class GameSync:
     def clock(self) -> float:
         return self.budget.clock()
 
-    def refused(self, runtime: GameRuntime, peer: Peer, payer: bytes, seconds: float) -> None:
+    def refused(
+        self,
+        runtime: GameRuntime,
+        peer: Peer,
+        payer: bytes,
+        seconds: float,
+        *,
+        forged: bool = False,
+    ) -> None:
         """A refused join request, vote, objection or leave notice (retirement.py) is charged
-        as a refused event is: to payer, cut off once over its budget."""
+        as a refused event is: to payer, cut off once over its budget.  A forged one (the
+        sender's own fault) also counts among its connection's refused events: the budget
+        is per key, and a fresh key's is a whole second of CPU for the price of a handshake."""
         if self.budget.charge(payer, seconds):
             self._cut_off(runtime, peer, payer)
+        elif forged:
+            peer.rejections += 1
+            if peer.rejections > MAX_REJECTIONS:
+                peer.close(f"sent {peer.rejections} events or messages that were refused")
 
     def _cut_off(self, runtime: GameRuntime, peer: Peer, key: bytes) -> None:
         """key's refused events or messages (sent by peer, or signed by key and passed on by

@@ -64,7 +64,7 @@ class Meter:
         self.now += 1.0
         return self.now
 
-    def refused(self, runtime, peer, payer: bytes, seconds: float) -> None:
+    def refused(self, runtime, peer, payer: bytes, seconds: float, *, forged=False) -> None:
         assert seconds > 0
         self.charged.append(payer)
 
