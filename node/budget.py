@@ -101,8 +101,9 @@ class Meter(Protocol):
     ) -> None:
         """peer's message about runtime's game was refused after seconds of checking; payer
         (the sender, or the signer the refusal names) pays for it.  ``forged``: the sender's
-        own fault (a signature that is nobody's), counted as a refused event of its
-        connection too: a fresh key's budget is a whole second, and keys cost nothing."""
+        own fault (a signature that is nobody's, a join request refused), counted as a
+        refused event of its connection too: a fresh key's budget is a whole second, and
+        keys cost nothing."""
         ...
 
 

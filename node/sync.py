@@ -350,9 +350,10 @@ class GameSync:
         forged: bool = False,
     ) -> None:
         """A refused join request, vote, objection or leave notice (retirement.py) is charged
-        as a refused event is: to payer, cut off once over its budget.  A forged one (the
-        sender's own fault) also counts among its connection's refused events: the budget
-        is per key, and a fresh key's is a whole second of CPU for the price of a handshake."""
+        as a refused event is: to payer, cut off once over its budget.  ``forged``, the
+        sender's own fault (a signature that is nobody's, a join request the session
+        refuses), also counts among its connection's refused events: the budget is per key,
+        and a fresh key's is a whole second of CPU for the price of a handshake."""
         if self.budget.charge(payer, seconds):
             self._cut_off(runtime, peer, payer)
         elif forged:
@@ -425,8 +426,11 @@ class GameSync:
                 except Rejection as exc:
                     reason = exc.reason
                     # Signing the seat and checking the request (its signature, a key proof)
-                    # was done for nothing: anyone may ask, so a refused ask is charged.
-                    self.refused(runtime, peer, peer.key, self.budget.clock() - started)
+                    # was done for nothing: anyone may ask, so a refused ask is charged, and
+                    # counted on the asker's connection (an honest one races for a seat a
+                    # few times at most).
+                    seconds = self.budget.clock() - started
+                    self.refused(runtime, peer, peer.key, seconds, forged=True)
                 else:
                     await self.ledger.settle(runtime)
                     return

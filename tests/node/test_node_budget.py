@@ -338,3 +338,35 @@ async def test_a_stranger_flooding_refused_join_requests_is_cut_off_and_the_lobb
             await bob.join(alice.address, game, player="bob")  # the seat is still there
             assert alice.session(game).seat_keys[1] == bob.identity.public_key
             assert budget.spent(bob.identity.public_key) == 0.0
+
+
+async def test_refused_join_requests_count_as_refused_on_their_connection(tmp_path, monkeypatch):
+    """As forged retirement messages: a stranger's join requests the host refuses were bounded
+    by its key's budget alone (a second of checks and seat signatures per fresh key)."""
+    asked = []
+    admit = Session.admit
+
+    def counted(self, request):
+        asked.append(request)
+        return admit(self, request)
+
+    monkeypatch.setattr(Session, "admit", counted)
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            game = await alice.host_game("creeper", "lobby", player="alice")
+            mallory = await raw_peer(alice.address, MALLORY)
+            with contextlib.suppress(TransportError):  # until it is hung up on
+                for n in range(200):
+                    await mallory.send({"type": "join", "game": game, "request": bytes([n])})
+            gone = await next_update(
+                news,
+                lambda u: u.kind == updates.PEER_DISCONNECTED and MALLORY.fingerprint in u.text,
+            )
+            assert "refused" in gone.text
+            assert len(asked) == MAX_REJECTIONS + 1  # the rest unread
+            await mallory.aclose()
+            await bob.join(alice.address, game, player="bob")  # the seat is still there
