@@ -90,9 +90,20 @@ class Meter(Protocol):
         """CPU seconds, on the budget's clock: read it before a check and after."""
         ...
 
-    def refused(self, runtime: GameRuntime, peer: Peer, payer: bytes, seconds: float) -> None:
+    def refused(
+        self,
+        runtime: GameRuntime,
+        peer: Peer,
+        payer: bytes,
+        seconds: float,
+        *,
+        forged: bool = False,
+    ) -> None:
         """peer's message about runtime's game was refused after seconds of checking; payer
-        (the sender, or the signer the refusal names) pays for it."""
+        (the sender, or the signer the refusal names) pays for it.  ``forged``: the sender's
+        own fault (a signature that is nobody's, a join request refused), counted as a
+        refused event of its connection too: a fresh key's budget is a whole second, and
+        keys cost nothing."""
         ...
 
 
@@ -102,5 +113,13 @@ class Unmetered:
     def clock(self) -> float:
         return 0.0
 
-    def refused(self, runtime: GameRuntime, peer: Peer, payer: bytes, seconds: float) -> None:
+    def refused(
+        self,
+        runtime: GameRuntime,
+        peer: Peer,
+        payer: bytes,
+        seconds: float,
+        *,
+        forged: bool = False,
+    ) -> None:
         return None

@@ -95,7 +95,7 @@ async def handshake(
     except (FrameError, TransportError) as exc:
         await conn.aclose()
         raise HandshakeError(f"{conn.label}: handshake failed: {exc}") from None
-    conn.clear_errors = False
+    conn.authenticated()
     return hello
 
 

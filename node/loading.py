@@ -53,12 +53,12 @@ def _seat_secrets(store: GameStore, game: bytes, reporter: Reporter) -> SeatSecr
     """This seat's secrets, or None.  A damaged file (a disk that filled mid-write, a bad
     sector) costs this seat only: the game is followed without them, the file is left for
     whoever can mend it, and every other game of the home opens as usual."""
-    data = store.load_secrets()
-    if not data:
-        return None
     try:
+        data = store.load_secrets()
+        if not data:
+            return None
         return SeatSecrets.from_bytes(data)
-    except ValueError as exc:  # CodecError too
+    except (OSError, ValueError) as exc:  # unreadable (a failing disk), or CodecError
         reporter.publish(
             updates.ERROR,
             f"the seat secrets in {store.secrets_path} are damaged ({exc}); following the "

@@ -97,7 +97,7 @@ def address_refusal(
         return f"{address} is an IP address, told by a peer met over the internet"
     try:
         host, _port = parse_address(address)
-        ip = ipaddress.ip_address(host)
+        ip = _as_dialled(host)
     except ValueError:
         return f"{address!r} is not an IP address with a port"
     if ip.is_unspecified or ip.is_multicast or str(ip) == "255.255.255.255":
@@ -139,9 +139,19 @@ def dialable(address: str, relays: tuple[str, ...]) -> str:
     return address
 
 
+def _as_dialled(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """The IP a dial to host reaches: an IPv4-mapped IPv6 address (``::ffff:127.0.0.1``) is
+    its IPv4 address to a dual-stack socket, so it is judged as that (as an IPv6 address it
+    is neither loopback nor broadcast, and Python calls the whole range private)."""
+    ip = ipaddress.ip_address(host)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
 def _is_loopback(host: str) -> bool:
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return _as_dialled(host).is_loopback
     except ValueError:
         return False
 

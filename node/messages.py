@@ -10,7 +10,7 @@ from typing import Any
 
 from creepnet.node.framing import BATCH_BYTES
 from creepnet.node.peer import ProtocolViolation
-from creepnet.protocol.event import GAME_ID_SIZE
+from creepnet.protocol.event import EVENT_ID_SIZE, GAME_ID_SIZE
 
 MAX_BATCH = 1024  # events per `events` message
 MAX_ADDRESS_ITEMS = 16  # entries of one `addresses` message (a game has at most a few seats)
@@ -46,7 +46,11 @@ SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
 
 
 def check(message: dict[str, Any]) -> dict[str, Any]:
-    """Return message if it has the fields of its type (extra fields are ignored), else raise."""
+    """The message with only the fields of its type, if it has them all, else raise.
+
+    Extra fields are dropped, not kept: what we pass on (a vote, an objection, a leave notice)
+    must be only what we checked, or one valid vote could carry 2 MiB of anything to each of
+    our followers."""
     kind = message["type"]
     shape = SHAPES.get(kind)
     if shape is None:
@@ -62,6 +66,8 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
             raise ProtocolViolation(f"`{kind}.{name}` must fit a signed 64-bit integer")
     if "game" in shape and len(message["game"]) != GAME_ID_SIZE:
         raise ProtocolViolation(f"`{kind}.game` must be {GAME_ID_SIZE} bytes")
+    if "prev" in shape and len(message["prev"]) != EVENT_ID_SIZE:
+        raise ProtocolViolation(f"`{kind}.prev` must be an event id ({EVENT_ID_SIZE} bytes)")
     if kind == "events":
         items = message["items"]
         if len(items) > MAX_BATCH or not all(isinstance(item, bytes) for item in items):
@@ -70,7 +76,7 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolViolation("`listen.port` must be a TCP port (1-65535)")
     elif kind == "addresses":
         _check_addresses(message["items"])
-    return message
+    return {"type": kind, **{name: message[name] for name in shape}}
 
 
 def _check_addresses(items: list[Any]) -> None:

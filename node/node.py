@@ -144,7 +144,11 @@ class Node:
         self._nursery = self._ledger.nursery = nursery
         # Games first: which port to ask for depends on the hosted games we resume.
         for game in self.home.stored_games():
-            await self._load(game)
+            try:
+                await self._load(game)
+            except OSError as exc:  # a failing disk under one game: it stays shut, not the home
+                text = f"cannot open the stored game {game.hex()[:8]}: {exc}; left as it is"
+                self._reporter.publish(updates.STORAGE_ERROR, text, game)
         previous = self._previous_ports()
         self.port = await self._connections.listen(nursery, self.host, self.port, previous)
         self._mesh.port = self.port
@@ -490,11 +494,13 @@ class Node:
         """Reload a stored game (re-verified) and resume it."""
         store = self.home.game(game)
         session, stored = await load_session(store, game, self.identity, self._reporter)
+        # Read before the game is held: an unreadable `reserved` must not open its seats.
+        reserved, peers = store.load_reserved(), store.load_peers()
         runtime = self._register(session, store, stored=stored)
-        runtime.reserved_for = store.load_reserved()
+        runtime.reserved_for = reserved
         async with runtime.lock:
             await self._ledger.settle(runtime)  # anything we owe (e.g. a reveal cut off by a crash)
-        runtime.dial.update(store.load_peers())
+        runtime.dial.update(peers)
         self._mesh.load(runtime)  # the other seats, where a handshake proved them before
 
 

@@ -142,6 +142,8 @@ class Peer:
     async def _reader(self, handler: Handler) -> None:
         idle = self.conn.timeouts.idle
         while True:
+            # Hung up on (close): no further frame is handled, not even one already buffered.
+            await trio.lowlevel.checkpoint_if_cancelled()
             with trio.move_on_after(idle) as scope:
                 message = await self.conn.receive()
             if scope.cancelled_caught:

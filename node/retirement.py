@@ -61,7 +61,7 @@ from creepnet.protocol.session import Phase, Session
 
 TICK = 0.25  # seconds between looks at the clock
 MAX_BALLOTS = 4  # positions per game whose votes we keep (only the next one matters)
-MAX_OBJECTIONS = 4  # positions per game whose objections we keep
+MAX_OBJECTIONS = 4  # positions per game whose objections by others we keep
 OBJECTION_WINDOW = 64  # how far behind our head a vote or an objection is still answered
 RETIRING = "retiring"  # update kinds: a seat is about to be retired / has been
 RETIRED = "retired"
@@ -97,6 +97,12 @@ class Retirements:
         # game -> position -> objector -> the valid objection (ours or a peer's) and the peers
         # we sent it to (a voter that asks again gets ours once more, once)
         self._objections: dict[bytes, dict[retirement.Position, dict[int, _Kept]]] = {}
+        # game -> seq -> objectors whose valid objection there we checked, for the whole
+        # window (an honest seat signs one per seq): a replay is dropped unchecked whoever
+        # sends it, though the messages are kept for a few positions only.  Else anyone could
+        # replay a seat's objections in turn and have each one charged to it again (a valid
+        # objection about a filled position is its signer's cost) until it was cut off.
+        self._checked: dict[bytes, dict[int, set[int]]] = {}
 
     async def run(self, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         task_status.started()
@@ -196,9 +202,18 @@ class Retirements:
                 return
             await self.ledger.settle(runtime)
 
-    def _charge(self, runtime: GameRuntime, peer: Peer, payer: bytes, started: float) -> None:
-        """payer pays for a check of peer's message begun at ``started`` (the meter's clock)."""
-        self.meter.refused(runtime, peer, payer, self.meter.clock() - started)
+    def _charge(
+        self,
+        runtime: GameRuntime,
+        peer: Peer,
+        payer: bytes,
+        started: float,
+        *,
+        forged: bool = False,
+    ) -> None:
+        """payer pays for a check of peer's message begun at ``started`` (the meter's clock);
+        ``forged``: a signature that is nobody's, the sender's own fault (budget.Meter)."""
+        self.meter.refused(runtime, peer, payer, self.meter.clock() - started, forged=forged)
 
     def announce(self, runtime: GameRuntime, seat: int) -> None:
         name = _name(runtime.session, seat)
@@ -221,7 +236,7 @@ class Retirements:
                 return  # heard already: nothing to check
             started = self.meter.clock()
             if not retirement.check_leave(runtime.game, session.seat_keys, seat, signature):
-                self._charge(runtime, peer, peer.key, started)
+                self._charge(runtime, peer, peer.key, started, forged=True)
                 return
             leaving.add(seat)
             self._gossip(runtime, message, peer)
@@ -245,7 +260,7 @@ class Retirements:
         try:  # before a ballot is made for it: ballots are few, junk must not push one out
             voter = retirement.check_vote(where, session.seat_keys, vote)
         except GameRuleError:
-            self._charge(runtime, peer, peer.key, started)
+            self._charge(runtime, peer, peer.key, started, forged=True)
             return
         ballot = self._ballot(runtime, where)
         added = ballot.add(vote)
@@ -289,7 +304,7 @@ class Retirements:
         try:
             retirement.check_vote(where, runtime.session.seat_keys, vote)
         except GameRuleError:  # a forged vote asks nothing of us, and costs its sender
-            self._charge(runtime, peer, peer.key, started)
+            self._charge(runtime, peer, peer.key, started, forged=True)
             return
         self._object(runtime, where, event, peer)
 
@@ -312,13 +327,28 @@ class Retirements:
             and where not in self._voted_at.get(runtime.game, [])  # a vote and an objection:
         )  # that would be an equivocation of ours
 
-    def _kept(self, game: bytes, where: retirement.Position) -> dict[int, _Kept]:
-        positions = self._objections.setdefault(game, {})
+    def _kept(self, runtime: GameRuntime, where: retirement.Position) -> dict[int, _Kept]:
+        """The objections kept at a position: others' for a few positions, ours for the whole
+        window, so a seat's votes replayed in turn never make us sign and send ours again (each
+        copy would be charged to our key by whoever checks it)."""
+        positions = self._objections.setdefault(runtime.game, {})
         if where not in positions:
-            while len(positions) >= MAX_OBJECTIONS:
-                del positions[next(iter(positions))]
+            oldest, me = len(runtime.session.log) - OBJECTION_WINDOW, runtime.session.local_seat
+            for old in [p for p in positions if p.seq < oldest]:
+                del positions[old]
+            others = [p for p, kept in positions.items() if me not in kept]
+            while len(others) >= MAX_OBJECTIONS:
+                del positions[others.pop(0)]
             positions[where] = {}
         return positions[where]
+
+    def _checked_at(self, runtime: GameRuntime, seq: int) -> set[int]:
+        """The objectors whose valid objection at seq we checked (seqs out of the window go)."""
+        checked = self._checked.setdefault(runtime.game, {})
+        oldest = len(runtime.session.log) - OBJECTION_WINDOW
+        for old in [s for s in checked if s < oldest]:
+            del checked[old]
+        return checked.setdefault(seq, set())
 
     def _object(
         self, runtime: GameRuntime, where: retirement.Position, event: Event, to: Peer | None
@@ -327,7 +357,7 @@ class Retirements:
         it (once per peer)."""
         me = runtime.session.local_seat
         assert me is not None
-        kept = self._kept(runtime.game, where)
+        kept = self._kept(runtime, where)
         ours = kept.get(me)
         if ours is None:
             signature = retirement.objection(self.identity, where, me, event.id)
@@ -353,17 +383,17 @@ class Retirements:
             return  # long filled, or ahead of us: nothing we could check it against
         if objector == session.local_seat:
             return  # our own, come back
-        known = self._objections.get(runtime.game, {}).get(where, {})
-        if objector in known:
-            return  # one per objector and position: a replay, or a second one
+        if objector in self._checked_at(runtime, where.seq):
+            return  # one per objector and seq: a replay, or a second one
         started = self.meter.clock()
         blame = self._check_objection(runtime, where, objector, raw, message["signature"])
         if blame is not None:
             key, reason = blame
             self._refuse(runtime, peer, where, key, reason)
-            self._charge(runtime, peer, key or peer.key, started)
+            self._charge(runtime, peer, key or peer.key, started, forged=not key)
             return
-        self._kept(runtime.game, where)[objector] = _Kept(message, {peer.key})
+        self._checked_at(runtime, where.seq).add(objector)
+        self._kept(runtime, where)[objector] = _Kept(message, {peer.key})
         ballot = self._ballots.get(runtime.game, {}).get(where)
         if where.seq < len(session.log):
             # Valid, about a position we have filled: nothing to act on here, and objections
@@ -497,6 +527,8 @@ class Retirements:
         seat = keys.index(event.author) if event.author in keys else None
         for ballot in ballots.values():
             if ballot.blocks(event.seq, seat):
+                if not event.signature_valid():
+                    return False  # not X's: the session refuses it, naming whoever sent it
                 if raw not in ballot.evidence and len(ballot.evidence) < 4:
                     ballot.evidence.append(raw)
                     name = _name(runtime.session, ballot.position.seat)

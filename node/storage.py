@@ -120,11 +120,11 @@ class GameStore:
         """Append events durably, or raise StorageError leaving the file as it was."""
         if not raws:
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
-        if self._size is None:
-            self.load()
+        try:
+            fd = self._open_log()
+        except OSError as exc:  # a full disk may refuse a new game's folder or log file too
+            raise StorageError(_describe(exc, self.log_path)) from exc
         data = b"".join(raws)
-        fd = os.open(self.log_path, os.O_WRONLY | os.O_CREAT, 0o644)
         try:
             # Write at the known end, not O_APPEND: after a failed write we cut back to it.
             os.lseek(fd, self._size or 0, os.SEEK_SET)
@@ -137,6 +137,12 @@ class GameStore:
             self._size = (self._size or 0) + len(data)
         finally:
             os.close(fd)
+
+    def _open_log(self) -> int:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if self._size is None:
+            self.load()
+        return os.open(self.log_path, os.O_WRONLY | os.O_CREAT, 0o644)
 
     def _cut_back(self, fd: int) -> None:
         try:
@@ -180,7 +186,7 @@ class GameStore:
         """The port saved by save_port, or None (none saved, or the file is not a port)."""
         try:
             text = self.port_path.read_text().strip()
-        except (FileNotFoundError, UnicodeDecodeError):
+        except (OSError, UnicodeDecodeError):  # none saved, or a disk that fails to read it
             return None
         return int(text) if is_port(text) else None
 

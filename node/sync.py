@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import trio
@@ -275,8 +276,16 @@ class GameSync:
                     await self._on_equivocation(runtime, receipt.proof, raw)
                 if session.halted is not None or over_budget is not None:
                     break
+                if peer.rejections > MAX_REJECTIONS:
+                    break  # cut off below: the rest is not read (nor a `rejected` update each)
             told = await self.ledger.settle(runtime, source=peer, received=set(message["items"]))
             after = len(session.log)
+            if passed_to and after < runtime.passed_on.end:
+                # Checked and refused from `after` on: those are no longer on their way here,
+                # so a `have` reaching past them must fetch again (sync._on_have).
+                runtime.passed_on = replace(
+                    runtime.passed_on, raws=runtime.passed_on.raws[: after - before]
+                )
             if after == before == kept_aside_at:
                 # It holds the late event we promised not to take, for good: it has no other.
                 # (Only current followers at this position are kept: bounded by the peers.)
@@ -331,11 +340,26 @@ class GameSync:
     def clock(self) -> float:
         return self.budget.clock()
 
-    def refused(self, runtime: GameRuntime, peer: Peer, payer: bytes, seconds: float) -> None:
+    def refused(
+        self,
+        runtime: GameRuntime,
+        peer: Peer,
+        payer: bytes,
+        seconds: float,
+        *,
+        forged: bool = False,
+    ) -> None:
         """A refused join request, vote, objection or leave notice (retirement.py) is charged
-        as a refused event is: to payer, cut off once over its budget."""
+        as a refused event is: to payer, cut off once over its budget.  ``forged``, the
+        sender's own fault (a signature that is nobody's, a join request the session
+        refuses), also counts among its connection's refused events: the budget is per key,
+        and a fresh key's is a whole second of CPU for the price of a handshake."""
         if self.budget.charge(payer, seconds):
             self._cut_off(runtime, peer, payer)
+        elif forged:
+            peer.rejections += 1
+            if peer.rejections > MAX_REJECTIONS:
+                peer.close(f"sent {peer.rejections} events or messages that were refused")
 
     def _cut_off(self, runtime: GameRuntime, peer: Peer, key: bytes) -> None:
         """key's refused events or messages (sent by peer, or signed by key and passed on by
@@ -402,8 +426,11 @@ class GameSync:
                 except Rejection as exc:
                     reason = exc.reason
                     # Signing the seat and checking the request (its signature, a key proof)
-                    # was done for nothing: anyone may ask, so a refused ask is charged.
-                    self.refused(runtime, peer, peer.key, self.budget.clock() - started)
+                    # was done for nothing: anyone may ask, so a refused ask is charged, and
+                    # counted on the asker's connection (an honest one races for a seat a
+                    # few times at most).
+                    seconds = self.budget.clock() - started
+                    self.refused(runtime, peer, peer.key, seconds, forged=True)
                 else:
                     await self.ledger.settle(runtime)
                     return

@@ -1,8 +1,9 @@
 """TCP connections carrying frames: connect with a timeout, send under a lock, close politely.
 
 A connection starts in the clear with the small handshake limits; ``secure`` (called by the
-handshake once keys are agreed) seals every later frame in both directions (node/channel.py) and
-raises the limits to those of an authenticated peer.
+handshake once keys are agreed) seals every later frame in both directions (node/channel.py),
+and ``authenticated`` (once the peer's signature proved its key) raises the limits to those of
+an authenticated peer: until then a stranger can make us read at most 2 KiB per frame.
 """
 
 from __future__ import annotations
@@ -94,8 +95,14 @@ class Connection:
         return self._sealer is not None
 
     def secure(self, send_key: bytes, receive_key: bytes) -> None:
-        """Seal every frame from now on, both ways, and allow an authenticated peer's sizes."""
+        """Seal every frame from now on, both ways.  The sizes stay the handshake's: keys
+        agreed with a stranger prove nothing until its signature (``authenticated``)."""
         self._sealer, self._opener = Sealer(send_key), Sealer(receive_key)
+        self.reader.max_frame = HANDSHAKE_FRAME + TAG_SIZE
+
+    def authenticated(self) -> None:
+        """The handshake is done: allow an authenticated peer's sizes, and no clear frame."""
+        self.clear_errors = False
         self.reader.max_frame = MAX_FRAME + TAG_SIZE
         self.reader.limits = FRAME_LIMITS
 

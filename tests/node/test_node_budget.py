@@ -260,6 +260,48 @@ async def test_a_peer_flooding_forged_signed_messages_is_cut_off_and_shunned(
             assert alice.session(game).finished and bob.session(game).finished
 
 
+@pytest.mark.parametrize("kind", ["retire-vote", "retire-objection", "leave"])
+async def test_forged_signed_messages_count_as_refused_on_their_connection(
+    tmp_path, monkeypatch, kind
+):
+    """The CPU budget is per key, and a fresh key costs one handshake: for forged votes,
+    objections and leave notices the budget alone let every connection of a stranger make us
+    verify ~10,000 signatures (a second of CPU) before it was cut off, for ~1 MB sent.  Events
+    a connection sends that are refused are bounded by 16 per connection; now its forged
+    signed messages count among them."""
+    from creepnet.protocol import retirement
+
+    checked: list[bytes] = []
+    verify = retirement.verify_signature
+
+    def counted(key, message, signature):
+        checked.append(message)
+        return verify(key, message, signature)
+
+    monkeypatch.setattr(retirement, "verify_signature", counted)
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            game = await alice.host_game("creeper", "votes", player="alice")
+            await bob.join(alice.address, game, player="bob")
+            await alice.wait_for(game, lambda rt: rt.session.started, timeout=10)
+            mallory = await raw_peer(alice.address, MALLORY)
+            message = forged(kind, alice.session(game))
+            with contextlib.suppress(TransportError):  # until it is hung up on
+                for _ in range(200):
+                    await mallory.send(message)
+            gone = await next_update(
+                news,
+                lambda u: u.kind == updates.PEER_DISCONNECTED and MALLORY.fingerprint in u.text,
+            )
+            assert "refused" in gone.text
+            assert len(checked) == MAX_REJECTIONS + 1  # the rest unread
+            await mallory.aclose()
+
+
 async def test_a_stranger_flooding_refused_join_requests_is_cut_off_and_the_lobby_stays_open(
     tmp_path, monkeypatch
 ):
@@ -296,3 +338,35 @@ async def test_a_stranger_flooding_refused_join_requests_is_cut_off_and_the_lobb
             await bob.join(alice.address, game, player="bob")  # the seat is still there
             assert alice.session(game).seat_keys[1] == bob.identity.public_key
             assert budget.spent(bob.identity.public_key) == 0.0
+
+
+async def test_refused_join_requests_count_as_refused_on_their_connection(tmp_path, monkeypatch):
+    """As forged retirement messages: a stranger's join requests the host refuses were bounded
+    by its key's budget alone (a second of checks and seat signatures per fresh key)."""
+    asked = []
+    admit = Session.admit
+
+    def counted(self, request):
+        asked.append(request)
+        return admit(self, request)
+
+    monkeypatch.setattr(Session, "admit", counted)
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+            alice.updates() as news,
+        ):
+            game = await alice.host_game("creeper", "lobby", player="alice")
+            mallory = await raw_peer(alice.address, MALLORY)
+            with contextlib.suppress(TransportError):  # until it is hung up on
+                for n in range(200):
+                    await mallory.send({"type": "join", "game": game, "request": bytes([n])})
+            gone = await next_update(
+                news,
+                lambda u: u.kind == updates.PEER_DISCONNECTED and MALLORY.fingerprint in u.text,
+            )
+            assert "refused" in gone.text
+            assert len(asked) == MAX_REJECTIONS + 1  # the rest unread
+            await mallory.aclose()
+            await bob.join(alice.address, game, player="bob")  # the seat is still there

@@ -9,6 +9,7 @@ import msgpack
 import pytest
 import trio
 from conftest import FAST, LOOPBACK, next_update, raw_peer
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 from creepnet.node import admission, updates
 from creepnet.node.framing import HANDSHAKE_FRAME, FrameError, FrameReader, encode_frame
@@ -62,6 +63,28 @@ async def test_a_big_hello_is_refused_from_its_header(tmp_path):
         assert frames[-1]["type"] == "hello"  # the node's own hello came first
         failed = await next_update(news, lambda u: u.kind == updates.HANDSHAKE_FAILED)
         assert f"exceeds the limit {HANDSHAKE_FRAME}" in failed.text
+        await stream.aclose()
+
+
+async def test_a_stranger_past_its_hello_still_gets_the_handshakes_frame_limit(tmp_path):
+    """The hello is checked, keys are agreed, and the stranger's key is still only a claim
+    until its `auth` signature: a 2 MiB frame declared in place of it was waited for and read
+    (the channel had the authenticated limits from the keys on), 2 MiB held per handshake slot
+    by anyone.  Now the limits rise only once the handshake is done: refused from its header."""
+    async with Node.open(tmp_path / "a", timeouts=SLOW) as node, node.updates() as news:
+        stream = await trio.open_tcp_stream(LOOPBACK, node.port)
+        hello = {
+            "type": "hello",
+            "version": WIRE_VERSION,
+            "key": Identity.generate().public_key,
+            "nonce": secrets.token_bytes(32),
+            "eph": X25519PrivateKey.generate().public_key().public_bytes_raw(),
+            "agent": "test",
+            "name": "stranger",
+        }
+        await stream.send_all(encode_frame(hello) + struct.pack(">I", 2 << 20))  # never sent
+        failed = await next_update(news, lambda u: u.kind == updates.HANDSHAKE_FAILED, 10)
+        assert "exceeds the limit" in failed.text
         await stream.aclose()
 
 

@@ -14,6 +14,7 @@ from creepnet.node.framing import FrameError, FrameReader
 from creepnet.node.handshake import HandshakeError, PeerHello
 from creepnet.node.node import Node, NodeError
 from creepnet.node.peer import SEND_QUEUE, Peer
+from creepnet.node.sync import MAX_REJECTIONS
 from creepnet.node.transport import Connection, Timeouts, connect
 from creepnet.protocol import codec
 from creepnet.protocol.event import sign_event
@@ -201,6 +202,33 @@ async def test_forged_events_are_rejected_while_the_game_goes_on(tmp_path):
             assert MALLORY.fingerprint in gone.text and "were refused" in gone.text
             await read_until_closed(mallory)
             await mallory.aclose()
+
+
+async def test_one_frame_of_junk_events_is_cut_off_at_the_refusal_limit(tmp_path):
+    """A peer is cut off after 16 refused events, but only once its whole batch was checked:
+    one frame of 1024 junk items (3 kB) published 1024 `rejected` updates at once, more than
+    a subscriber's buffer holds, so a UI lost what came with them (the opponent's move, its
+    turn): a stranger, reconnecting with fresh keys, could keep a player's screen from ever
+    hearing of a move.  Now the batch stops at the event past the limit."""
+    with trio.fail_after(30):
+        async with Node.open(tmp_path / "alice", timeouts=FAST) as alice, alice.updates() as news:
+            game = await alice.host_game("creeper", player="alice")
+            mallory = await raw_peer(alice.address, MALLORY)
+            junk = {"type": "events", "game": game, "from": 1, "items": [b"\xc1"] * 1024}
+            await mallory.send({**junk, "length": 0})
+            await read_until_closed(mallory)
+            await mallory.aclose()
+            gone = await next_update(news, lambda u: u.kind == updates.PEER_DISCONNECTED)
+            assert "were refused" in gone.text
+            seen = []
+            while True:
+                try:
+                    seen.append(news.receive_nowait())
+                except trio.WouldBlock:
+                    break
+            refused = [u for u in seen if u.kind == updates.REJECTED]
+            assert len(refused) <= MAX_REJECTIONS + 1
+            assert alice._broadcaster.dropped == 0  # nothing lost by the subscriber
 
 
 async def test_a_silent_peer_is_dropped_after_the_idle_timeout(tmp_path):
@@ -412,6 +440,36 @@ async def test_the_owed_authors_event_is_passed_on_before_the_check_and_once(tmp
             assert sent[0]["items"] == [forged[0].raw] and sent[0]["length"] == seq
             assert len(sent) == 2 and sent[1]["length"] == seq + 1  # the forgery, then bob's move
             assert session.log.events[seq].author == bob.identity.public_key
+            await relay.aclose()
+
+
+async def test_refused_events_passed_on_do_not_keep_us_from_fetching_what_comes_there(tmp_path):
+    """The owed author's chain is passed on before its check; while it is checked, a `have`
+    reaching into it asks nobody (the events are on their way).  A chain refused at its first
+    event kept that hold for good: every `have` up to the chain's end was ignored, so the real
+    event there, withheld from us by its author, came only with the stall probes."""
+    with trio.fail_after(40):
+        async with bobs_turn_watched(tmp_path) as (alice, bob, news, game, watcher):
+            session = alice.session(game)
+            seq, head = len(session.log), session.log.head
+            illegal = sign_event(
+                bob.identity, game=game, seq=seq, prev=head, type="move", body={"move": "zz"}
+            )
+            after = sign_event(
+                bob.identity, game=game, seq=seq + 1, prev=illegal.id, type="move", body={}
+            )
+            relay = await raw_peer(alice.address, MALLORY)
+            chain = [illegal.raw, after.raw]
+            await relay.send(
+                {"type": "events", "game": game, "from": seq, "items": chain, "length": 0}
+            )
+            await next_update(news, lambda u: u.kind == updates.REJECTED)
+            assert len(session.log) == seq
+            await watcher.send({"type": "have", "game": game, "length": seq + 1})
+            await watcher.send({"type": "list"})  # answered once the `have` is handled
+            await frames_until(watcher, lambda f: f["type"] == "games")
+            asked = alice.games[game].fetching
+            assert asked is not None and asked.key == OUTSIDER.public_key and asked.start == seq
             await relay.aclose()
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from conftest import FAST, Said
+from conftest import FAST, LOOPBACK, Said
 
 from creepnet.cli import play_loop
 from creepnet.cli.play_loop import play_in_terminal
@@ -28,6 +28,7 @@ from creepnet.node.mesh import (
 from creepnet.node.node import Node
 from creepnet.node.peer import Peer, ProtocolViolation
 from creepnet.node.sync import GameSync
+from creepnet.node.transport import TransportError, connect
 from creepnet.protocol.event import parse_event
 from creepnet.protocol.verify import verify_log_bytes
 
@@ -453,6 +454,29 @@ def test_the_address_policy_is_explicit():
     assert "unicast" in address_refusal("0.0.0.0:4100", "127.0.0.1", lan)
     assert "unicast" in address_refusal("224.0.0.251:5353", "192.168.1.9", lan)
     assert Scope.for_listener("127.0.0.1") is loop and Scope.for_listener("0.0.0.0") is lan
+
+
+async def test_an_ipv4_mapped_address_is_read_as_the_ipv4_address_it_reaches():
+    """`[::ffff:127.0.0.1]:22` is 127.0.0.1:22 to the kernel (a dual-stack socket), but the
+    policy read it as an IPv6 address: not loopback, yet private.  So a LAN peer could point
+    our mesh dialer at our own machine's services, or at 0.0.0.0 or the broadcast address."""
+    listeners = await trio.open_tcp_listeners(0, host=LOOPBACK)
+    port = listeners[0].socket.getsockname()[1]
+    try:
+        reached = await connect(f"[::ffff:127.0.0.1]:{port}", FAST)  # what a dial would do
+    except TransportError as exc:
+        pytest.skip(f"no dual-stack IPv6 here: {exc}")
+    await reached.aclose()
+    for listener in listeners:
+        await listener.aclose()
+    lan = Scope.LAN
+    told = address_refusal(f"[::ffff:127.0.0.1]:{port}", "192.168.1.9", lan)
+    assert told is not None and "not on this machine" in told
+    assert "unicast" in address_refusal("[::ffff:0.0.0.0]:4100", "192.168.1.9", lan)
+    assert "unicast" in address_refusal("[::ffff:255.255.255.255]:4100", "192.168.1.9", lan)
+    assert address_refusal("[::ffff:192.168.1.5]:4100", "192.168.1.9", lan) is None
+    # a peer on this machine, seen through a dual-stack socket, is on this machine
+    assert address_refusal("127.0.0.1:4100", "::ffff:127.0.0.1", lan) is None
 
 
 RELAY = "/ip4/203.0.113.7/tcp/4001/p2p/12D3KooWRelay"

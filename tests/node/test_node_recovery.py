@@ -4,6 +4,7 @@ import errno
 import os
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import trio
@@ -268,6 +269,39 @@ async def test_a_damaged_secrets_file_costs_its_own_seat_not_the_home(tmp_path, 
     assert "seat secrets" in caplog.text
 
 
+@pytest.mark.parametrize("unreadable", ["log", "secrets", "port"])
+async def test_a_file_the_disk_cannot_read_costs_its_own_game_not_the_home(
+    tmp_path, monkeypatch, caplog, unreadable
+):
+    """A failing disk (EIO on a bad sector) under one game's log, seat secrets or port file
+    made Node.open raise OSError: no game of the home could be opened any more.  Now that
+    game alone stays shut (its log), is followed without its seat (its secrets, as when they
+    are damaged), or is served on the node's port (a lost port is only a hint)."""
+    home = tmp_path / "alice"
+    async with Node.open(home, timeouts=FAST) as alice:
+        failing = await alice.host_game("creeper", "friday", player="alice")
+        intact = await alice.host_game("creeper", "saturday", player="alice")
+    bad = home / "games" / failing.hex() / unreadable
+    assert bad.exists()
+    read_bytes, read_text = Path.read_bytes, Path.read_text
+
+    def eio(path):
+        if path == bad:
+            raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(Path, "read_bytes", lambda p: eio(p) or read_bytes(p))
+    monkeypatch.setattr(Path, "read_text", lambda p, *a, **k: eio(p) or read_text(p, *a, **k))
+    async with Node.open(home, timeouts=FAST) as alice:
+        assert intact in alice.games and alice.session(intact).local_seat == 0
+        if unreadable == "log":
+            assert failing not in alice.games
+        else:
+            seat = alice.session(failing).local_seat
+            assert seat == (None if unreadable == "secrets" else 0)
+    if unreadable != "port":
+        assert "Input/output error" in caplog.text and failing.hex()[:8] in caplog.text
+
+
 async def test_a_damaged_log_is_cut_back_and_what_is_cut_is_kept(tmp_path, caplog):
     """A stored event that no longer verifies (a flipped bit) cuts the log back to the events
     before it, and the events after it were deleted for good — events we had told our peers
@@ -293,3 +327,46 @@ async def test_a_damaged_log_is_cut_back_and_what_is_cut_is_kept(tmp_path, caplo
     assert len(kept.read_bytes()) == len(whole) - start  # the damaged event and all after it
     assert kept.read_bytes()[len(damaged.raw) :] == whole[start + len(damaged.raw) :]
     assert "log.cut" in caplog.text
+
+
+async def test_a_disk_full_before_a_watched_games_log_exists_is_a_storage_error_not_a_fault(
+    tmp_path, monkeypatch
+):
+    """Carol's disk is full before she watches: the game's folder can be made but no file in
+    it (no inode, no block).  Creating the log file raised a bare OSError out of the append:
+    each batch the host sent her ran into it, the host was dropped as an internal fault and
+    nothing retried the append.  Now it is a storage error like a failed write: reported,
+    retried, and the watch completes once the disk frees up."""
+    carol_home = tmp_path / "carol"
+    real_open = os.open
+
+    def full_for_carol(path, *args, **kwargs):
+        if str(path).startswith(str(carol_home / "games")):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_open(path, *args, **kwargs)
+
+    with trio.fail_after(60):
+        async with (
+            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+            Node.open(carol_home, timeouts=replace(FAST, handshake=30.0)) as carol,
+            carol.updates() as news,
+        ):
+            game = await alice.host_game("creeper", player="alice", options=OPTIONS)
+            monkeypatch.setattr(storage.os, "open", full_for_carol)
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(carol.watch, alice.address, game)
+                log = f"{carol.home.game(game).log_path};"  # not the `peers` file's error
+
+                def on_the_log_or_a_fault(update) -> bool:
+                    if update.kind == updates.STORAGE_ERROR:
+                        return log in update.text
+                    return update.kind == updates.ERROR and "fault" in (update.data or {})
+
+                failure = await next_update(news, on_the_log_or_a_fault, seconds=30)
+                assert failure.kind == updates.STORAGE_ERROR, failure.text
+                assert "disk full" in failure.text
+                monkeypatch.undo()  # space is freed: the retry stores the log, the watch ends
+            assert carol.home.game(game).log_path.read_bytes() == (
+                alice.home.game(game).log_path.read_bytes()
+            )
+            assert alice.fingerprint in {p.fingerprint for p in carol.connections.peers.values()}

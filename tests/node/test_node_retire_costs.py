@@ -3,7 +3,10 @@ costs").  A table's node keeps ballots and objections for a few positions only; 
 *valid* votes about made-up positions ahead, or objections about positions long filled, pushed
 the older ones out and, replayed in turn, were checked (two Ed25519 verifications each) and
 passed on again every time, for free.  Now each such check is charged to its signer, a forged
-one to its sender, and a replay of what is held costs nothing."""
+one to its sender, and a replay of what is held costs nothing.  A valid objection is checked
+once per objector and seq in the window, whoever replays it: charged on every replay, an honest
+seat's objections were a way for anyone to get it cut off.  And our own objection is signed
+once per position, however often a seat's votes ask for it."""
 
 from __future__ import annotations
 
@@ -13,17 +16,21 @@ from types import SimpleNamespace
 import pytest
 
 from creepnet.node.game import GameRuntime
+from creepnet.node.peer import ProtocolViolation
 from creepnet.node.reporter import Reporter
 from creepnet.node.retirement import (
     MAX_BALLOTS,
     MAX_OBJECTIONS,
     Retirements,
+    _current,
     _objection_message,
     _vote_message,
 )
 from creepnet.node.storage import Home
+from creepnet.node.sync import GameSync
 from creepnet.node.updates import Broadcaster
-from creepnet.protocol import retirement
+from creepnet.protocol import codec, retirement
+from creepnet.protocol.event import PROTOCOL_VERSION, parse_event, sign_event
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 X, MALLORY = 1, 2  # the seat the objections are about, and the seat that signs them
@@ -57,7 +64,7 @@ class Meter:
         self.now += 1.0
         return self.now
 
-    def refused(self, runtime, peer, payer: bytes, seconds: float) -> None:
+    def refused(self, runtime, peer, payer: bytes, seconds: float, *, forged=False) -> None:
         assert seconds > 0
         self.charged.append(payer)
 
@@ -72,25 +79,31 @@ def node_of(harness: SessionHarness, tmp_path) -> tuple[Retirements, GameRuntime
     return node, runtime, meter
 
 
-async def test_valid_objections_about_filled_positions_replayed_in_turn_are_paid_by_their_signer(
-    table, tmp_path
+async def test_valid_objections_about_filled_positions_are_paid_by_their_signer_once(
+    table, tmp_path, monkeypatch
 ):
     node, runtime, meter = node_of(table, tmp_path)
     session, signer = runtime.session, table.identities[MALLORY]
-    x_key = session.seat_keys[X]
-    theirs = [e for e in session.log.events[-60:] if e.author == x_key][: MAX_OBJECTIONS + 2]
-    messages = []
-    for event in theirs:
-        where = retirement.Position(session.game, event.seq, event.prev, X)
-        signature = retirement.objection(signer, where, MALLORY, event.id)
-        messages.append(_objection_message(where, MALLORY, event.raw, signature))
+    messages = objections_by(table, MALLORY, MAX_OBJECTIONS + 2)
+    checks = []
+    verify = retirement.verify_signature
+
+    def counted(key, message, signature):
+        checks.append(key)
+        return verify(key, message, signature)
+
+    monkeypatch.setattr(retirement, "verify_signature", counted)
     peer = SimpleNamespace(key=signer.public_key)
-    for _ in range(2):  # round and round: more positions than are kept
+    for message in messages:
+        await node.on_message(runtime, peer, message)
+    assert meter.charged == [signer.public_key] * len(messages)
+    done = len(checks)
+    for _ in range(2):  # round and round: more positions than their messages are kept for
         for message in messages:
             await node.on_message(runtime, peer, message)
-    assert meter.charged == [signer.public_key] * (2 * len(messages))
+    assert len(checks) == done and meter.charged == [signer.public_key] * len(messages)
     kept = node._objections[session.game]
-    assert len(kept) == MAX_OBJECTIONS  # the last few, each once
+    assert len(kept) == MAX_OBJECTIONS  # the last few messages, each once
 
 
 async def test_valid_votes_about_made_up_positions_ahead_are_paid_by_their_signer(table, tmp_path):
@@ -135,3 +148,154 @@ async def test_a_forged_vote_costs_its_sender_and_a_held_vote_replayed_costs_not
     forged = _vote_message(here, [0, bytes(64)])  # "by" our own seat, which has not voted
     await node.on_message(runtime, sender, forged)
     assert meter.charged == [sender.key]
+
+
+def objections_by(harness: SessionHarness, signer_seat: int, count: int) -> list[dict]:
+    """Valid objections signed by signer_seat about X's events in the window of seat 0's log."""
+    session, signer = harness.sessions[0], harness.identities[signer_seat]
+    x_key = session.seat_keys[X]
+    theirs = [e for e in session.log.events[-60:] if e.author == x_key][:count]
+    out = []
+    for event in theirs:
+        where = retirement.Position(session.game, event.seq, event.prev, X)
+        signature = retirement.objection(signer, where, signer_seat, event.id)
+        out.append(_objection_message(where, signer_seat, event.raw, signature))
+    return out
+
+
+async def test_an_honest_seats_objections_replayed_by_another_peer_cost_it_once_each(
+    table, tmp_path
+):
+    """Seat 2 objected honestly at a few filled positions.  A third peer that replays those
+    objections in turn, round after round, used to get each one checked again and charged to
+    seat 2 (kept for a few positions only), until seat 2 was cut off and shunned: an honest
+    seat framed with its own signatures."""
+    node, runtime, meter = node_of(table, tmp_path)
+    honest = table.identities[MALLORY].public_key
+    messages = objections_by(table, MALLORY, MAX_OBJECTIONS + 2)
+    replayer = SimpleNamespace(key=b"r" * 32, label="replayer")
+    for _ in range(5):
+        for message in messages:
+            await node.on_message(runtime, replayer, message)
+    assert meter.charged == [honest] * len(messages)  # each checked once, replays free
+
+
+class Follower:
+    """A connected peer of the game that records what it is sent."""
+
+    def __init__(self, key: bytes) -> None:
+        self.key = key
+        self.label = key.hex()[:8]
+        self.sent: list[dict] = []
+
+    def send(self, message: dict) -> None:
+        self.sent.append(message)
+
+
+async def test_a_seats_votes_about_filled_positions_replayed_in_turn_make_us_object_once_each(
+    table, tmp_path, monkeypatch
+):
+    """A seat's valid votes for positions we filled with X's event make us sign an objection
+    and send it to every follower.  Replayed in turn over more positions than are kept, they
+    made us sign and send again every round: each copy then charged to *our* key by every
+    follower that checks it (an objection about a filled position is its signer's cost)."""
+    node, runtime, meter = node_of(table, tmp_path)
+    session, voter = runtime.session, table.identities[MALLORY]
+    signed = []
+    sign = retirement.objection
+
+    def counted(identity, where, objector, event_id):
+        signed.append(where)
+        return sign(identity, where, objector, event_id)
+
+    monkeypatch.setattr(retirement, "objection", counted)
+    x_key = session.seat_keys[X]
+    theirs = [e for e in session.log.events[-60:] if e.author == x_key][: MAX_OBJECTIONS + 2]
+    votes = []
+    for event in theirs:
+        where = retirement.Position(session.game, event.seq, event.prev, X)
+        votes.append(_vote_message(where, retirement.vote(voter, where, MALLORY)))
+    mallory, other = Follower(voter.public_key), Follower(table.identities[X].public_key)
+    runtime.followers = {mallory.key: mallory, other.key: other}
+    for _ in range(3):
+        for message in votes:
+            await node.on_message(runtime, mallory, message)
+    assert len(signed) == len(votes)  # one objection per position, signed once
+    objections = [m for m in other.sent if m["type"] == "retire-objection"]
+    assert len(objections) == len(votes)  # and sent to each follower once
+
+
+def sync_of(harness: SessionHarness, tmp_path) -> tuple[GameSync, GameRuntime]:
+    """Seat 0's message handling (GameSync) with its retirements, for the table's game."""
+    node, runtime, _ = node_of(harness, tmp_path)
+    sync = GameSync(node.games, None, node.reporter, reply_timeout=5.0)
+    sync.retirements = node
+    return sync, runtime
+
+
+class Seat(Follower):
+    fingerprint = "seat"
+    close_reason = ""
+
+
+async def test_a_vote_is_passed_on_without_fields_nobody_checked(table, tmp_path):
+    """Extra fields of a message are ignored, but a valid vote went on to every follower as it
+    came, extra fields and all: a seat signing votes for positions ahead (each charged ~0.1 ms)
+    could make us send ~2 MiB to every follower per vote, filling their send queues until
+    they were dropped as too slow."""
+    sync, runtime = sync_of(table, tmp_path)
+    session, signer = runtime.session, table.identities[MALLORY]
+    ahead = retirement.Position(session.game, len(session.log) + 1, secrets.token_bytes(32), X)
+    vote = _vote_message(ahead, retirement.vote(signer, ahead, MALLORY))
+    sender, other = Seat(signer.public_key), Seat(table.identities[X].public_key)
+    runtime.followers = {sender.key: sender, other.key: other}
+    await sync.dispatch(sender, {**vote, "padding": bytes(1 << 20)})
+    passed = [m for m in other.sent if m["type"] == "retire-vote"]
+    assert passed == [vote]  # the fields of its shape, nothing else
+
+
+async def test_a_vote_about_a_prev_that_is_no_event_id_is_refused_by_shape(table, tmp_path):
+    """`prev` names an event (32 bytes); a 1 MiB one, signed, was checked and passed on."""
+    sync, runtime = sync_of(table, tmp_path)
+    session, signer = runtime.session, table.identities[MALLORY]
+    ahead = retirement.Position(session.game, len(session.log) + 1, bytes(1 << 20), X)
+    vote = _vote_message(ahead, retirement.vote(signer, ahead, MALLORY))
+    sender, other = Seat(signer.public_key), Seat(table.identities[X].public_key)
+    runtime.followers = {sender.key: sender, other.key: other}
+    with pytest.raises(ProtocolViolation, match="prev"):
+        await sync.dispatch(sender, vote)
+    assert not [m for m in other.sent if m["type"] == "retire-vote"]
+
+
+async def test_a_forged_late_event_is_not_kept_aside_as_evidence(table, tmp_path):
+    """Once we voted to retire seat X at S, X's late event there is kept aside, unseen by the
+    session.  A forged one (X's key on it, any signature) was kept aside just the same,
+    announced as X's late event, and never refused: junk in X's name, unlimited, that counted
+    against nobody.  Now only X's validly signed event is kept aside; a forgery goes to the
+    session, which refuses it and blames its sender."""
+    node, runtime, _ = node_of(table, tmp_path)
+    session = runtime.session
+    where = _current(runtime)
+    node._ballot(runtime, where).cast(table.identities[0], 0)
+    envelope = {
+        "author": session.seat_keys[where.seat],
+        "body": {},
+        "game": session.game,
+        "prev": session.log.head,
+        "seq": len(session.log),
+        "sig": bytes(64),
+        "type": "play",
+        "v": PROTOCOL_VERSION,
+    }
+    forged = codec.encode(envelope)
+    assert parse_event(forged).author == session.seat_keys[where.seat]  # it parses
+    assert not node.keep_aside(runtime, forged)
+    late = sign_event(
+        table.identities[where.seat],
+        game=session.game,
+        seq=len(session.log),
+        prev=session.log.head,
+        type="play",
+        body={},
+    )
+    assert node.keep_aside(runtime, late.raw)
