@@ -57,6 +57,7 @@ for both tables on the same seeds.
 from __future__ import annotations
 
 import argparse
+import collections
 import functools
 import json
 import math
@@ -67,7 +68,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -757,25 +758,42 @@ async def role_relay(home: str, public: str) -> None:
     )
 
 
-def handovers_per_turn(game: bytes, raws: list[bytes]) -> dict[int, int]:
-    """Author changes between consecutive events of a Racer log, by the turn under way when
-    the later one was appended.  The log is one chain (each event names the one before), so
-    every change of author is a one-way trip between seats: a turn of h hand-overs takes at
-    least h one-way path times, whatever the carrier."""
+def _turns_and_authors(game: bytes, raws: list[bytes]) -> Iterator[tuple[int | None, Any, bool]]:
+    """Each event of a Racer log with the turn under way when it was appended and whether it
+    changed the author (a hand-over)."""
     from creepnet.protocol.session import Session
 
     replay = Session.follow(game)
-    counts: dict[int, int] = {}
     author = None
     for raw in raws:
         played = replay.game_state  # None until the game starts
         turn = None if played is None or played.state.turn is None else played.state.turn.number
         replay.receive(raw)
         event = replay.log.events[-1]
-        if turn is not None:
-            counts[turn] = counts.get(turn, 0) + (event.author != author)
+        yield turn, event, event.author != author
         author = event.author
+
+
+def handovers_per_turn(game: bytes, raws: list[bytes]) -> dict[int, int]:
+    """Author changes between consecutive events of a Racer log, by the turn under way when
+    the later one was appended.  The log is one chain (each event names the one before), so
+    every change of author is a one-way trip between seats: a turn of h hand-overs takes at
+    least h one-way path times, whatever the carrier."""
+    counts: dict[int, int] = {}
+    for turn, _, handed_over in _turns_and_authors(game, raws):
+        if turn is not None:
+            counts[turn] = counts.get(turn, 0) + handed_over
     return counts
+
+
+def handover_kind(event: Any) -> str:
+    """What the seat that takes over writes first: a game action by its name (a decision,
+    or the drawer keeping its cards), a deck step, an onion reveal."""
+    if event.type == "act":
+        return str(event.body["action"]).split()[0]
+    if event.type == "deck":
+        return "deck " + ("release" if "keys" in event.body else str(event.body.get("op", "commit")))
+    return str(event.type)
 
 
 # The Racer tables compared side by side: one-position private releases (every log before the
@@ -785,11 +803,13 @@ RACER_TABLES = {"one position a release": {}, "release_ahead": {"release_ahead":
 
 def harness_handovers(
     games: int, turns: int, options: dict[str, int], bot: str = "random"
-) -> list[int]:
-    """Hand-overs per turn over some 2-seat Racer games of ``bot`` (in memory, no network)."""
+) -> tuple[list[int], collections.Counter[str]]:
+    """Hand-overs per turn over some 2-seat Racer games of ``bot`` (in memory, no network),
+    and how many began with each kind of event."""
     from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
-    found = []
+    found: list[int] = []
+    kinds: collections.Counter[str] = collections.Counter()
     for seed in range(games):
         table = SessionHarness(
             seats=2, kind="racer", seed=seed, options={"turn_limit": turns, **options}
@@ -799,9 +819,16 @@ def harness_handovers(
         )
         host = table.sessions[0]
         assert host.game is not None and host.finished
-        counts = handovers_per_turn(host.game, [event.raw for event in host.log.events])
+        counts: dict[int, int] = {}
+        for turn, event, handed_over in _turns_and_authors(
+            host.game, [event.raw for event in host.log.events]
+        ):
+            if turn is not None:
+                counts[turn] = counts.get(turn, 0) + handed_over
+                if handed_over:
+                    kinds[handover_kind(event)] += 1
         found.extend(counts.values())
-    return found
+    return found, kinds
 
 
 def report_handovers(games: int, turns: int, bot: str = "random") -> None:
@@ -811,13 +838,17 @@ def report_handovers(games: int, turns: int, bot: str = "random") -> None:
     )
     means = {}
     for label, options in RACER_TABLES.items():
-        counts = harness_handovers(games, turns, options, bot)
+        counts, kinds = harness_handovers(games, turns, options, bot)
         median, mean = statistics.median(counts), statistics.mean(counts)
         means[label] = mean
         print(
             f"  {label}: {len(counts)} turns, median {median:g}, mean {mean:.2f}, "
             f"min {min(counts)}, max {max(counts)}; a turn takes at least {median / 2:g} round "
             f"trips of the path (median), {mean / 2:.2f} on average"
+        )
+        print(
+            "    a turn's hand-overs by what the seat taking over writes first: "
+            + ", ".join(f"{kind} {n / len(counts):.2f}" for kind, n in kinds.most_common())
         )
     plain, ahead = means.values()
     print(f"  release_ahead / one position, mean hand-overs: {ahead / plain:.2f}")
