@@ -1,0 +1,65 @@
+"""What four friends at one Creepy Racer table ran into (host, three joins, one goes home early,
+the others finish; then replay and verify): the last node to finish hands the game's end to
+the others before it goes, a retired seat is not told that the game waits for it, a player is
+warned before the table retires a silence, and a damaged log replays to the verdict verify
+gives."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import trio
+import trio.testing
+
+from creepnet.cli.seat_runner import linger
+from creepnet.node.game import GameRuntime
+from creepnet.node.node import Node
+
+CLI = [sys.executable, "-m", "creepnet.cli"]
+TIMEOUT = 120  # generous: these machines are slow and shared
+
+
+class OneGameNode:
+    """A node's waits (Node.wait_for, Node.wait_synced) over one game's runtime, nothing more."""
+
+    def __init__(self, runtime: GameRuntime) -> None:
+        self.runtime = runtime
+
+    def _runtime(self, game: bytes) -> GameRuntime:
+        return self.runtime
+
+    wait_for = Node.wait_for
+    wait_synced = Node.wait_synced
+
+
+async def test_a_finished_node_stays_until_its_last_events_are_stored_and_acknowledged():
+    """The game is over in memory as soon as the session takes its last event; the node's last
+    events (a Racer seat's audit reveal, which it owes by itself) may still be on their way to
+    the disk, and only then are they sent.  A node that went away then left the others
+    waiting for good on an unfinished log, and offered to claim the game abandoned."""
+    follower = b"k" * 32
+    session = SimpleNamespace(log=[b"event"] * 3)  # three events taken, two stored
+    runtime = GameRuntime(session=session, store=None, stored=2)  # type: ignore[arg-type]
+    runtime.followers[follower] = None  # type: ignore[assignment]
+    runtime.acked[follower] = 2  # the follower has everything stored so far
+    node = OneGameNode(runtime)
+    done = trio.Event()
+
+    async def finish() -> None:
+        await linger(node, b"game", seconds=TIMEOUT)  # type: ignore[arg-type]
+        done.set()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(finish)
+        await trio.testing.wait_all_tasks_blocked()
+        assert not done.is_set(), "went away before its last event was even stored"
+        runtime.stored = 3
+        runtime.notify()
+        await trio.testing.wait_all_tasks_blocked()
+        assert not done.is_set(), "went away before the others had its last event"
+        runtime.acked[follower] = 3
+        runtime.notify()
+        with trio.fail_after(TIMEOUT):
+            await done.wait()
