@@ -219,9 +219,13 @@ def say_how_to_return(
 ) -> None:
     if not resume_hint:
         return
+    session = node.session(game)
+    if session.local_seat in session.retired:  # it plays on without us: nothing waits
+        say("left the game; the table retired your seat, so it does not wait for you")
+        return
     say(f"left the game; it waits for you: {resume_hint}")
-    if others_wait and node.session(game).phase is Phase.PLAYING:
-        say(patience_text(node.session(game)))
+    if others_wait and session.phase is Phase.PLAYING:
+        say(patience_text(session))
 
 
 def patience_text(session: Session) -> str:

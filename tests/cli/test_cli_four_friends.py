@@ -13,9 +13,10 @@ from types import SimpleNamespace
 import trio
 import trio.testing
 
-from creepnet.cli.seat_runner import linger
+from creepnet.cli.seat_runner import linger, say_how_to_return
 from creepnet.node.game import GameRuntime
 from creepnet.node.node import Node
+from creepnet.protocol.session import Phase
 
 CLI = [sys.executable, "-m", "creepnet.cli"]
 TIMEOUT = 120  # generous: these machines are slow and shared
@@ -63,3 +64,31 @@ async def test_a_finished_node_stays_until_its_last_events_are_stored_and_acknow
         runtime.notify()
         with trio.fail_after(TIMEOUT):
             await done.wait()
+
+
+class OneSessionNode:
+    def __init__(self, session: SimpleNamespace) -> None:
+        self._session = session
+
+    def session(self, game: bytes) -> SimpleNamespace:
+        return self._session
+
+
+def test_a_retired_seat_that_quits_is_not_told_the_game_waits_for_it():
+    """Ann thought too long and the table retired her; she watched on, then typed `quit` (or
+    pressed Ctrl-C).  She was told the game waited for her and how long her opponent would
+    wait on her turn: she has no turn any more, and nothing waits for her."""
+    session = SimpleNamespace(
+        local_seat=0, retired=[0], remaining=(1, 3), phase=Phase.PLAYING, retire_after=120.0
+    )
+    said: list[str] = []
+    hint = "creepnet host racer --name sun"
+    say_how_to_return(OneSessionNode(session), b"game", said.append, hint, True)  # type: ignore[arg-type]
+    text = "\n".join(said)
+    assert "waits for you" not in text and "on your turn" not in text, text
+    assert "retired your seat" in text, text
+    # A seat still playing is told how to come back, and how long the others wait.
+    session.retired = []
+    said.clear()
+    say_how_to_return(OneSessionNode(session), b"game", said.append, hint, True)  # type: ignore[arg-type]
+    assert f"it waits for you: {hint}" in said[0] and "on your turn" in said[1], said
