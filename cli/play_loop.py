@@ -82,8 +82,7 @@ class TerminalPlay:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.forward_updates, self.send.clone())
             nursery.start_soon(self.forward_lines, self.send.clone(), lines, leave_on_eof)
-            if self.session.local_seat is None:  # a seat's node counts down a silence itself
-                nursery.start_soon(self.tell_silence)
+            nursery.start_soon(self.tell_silence)
             self.refresh()
             # A game that ended before we looked (watching a finished game) has nothing to
             # wait for.
@@ -129,8 +128,11 @@ class TerminalPlay:
         return self.session.over
 
     async def tell_silence(self) -> None:
-        """For a spectator, whose node runs no retirement timer: a status line once the game
-        has waited on one player for a while, saying what the table will do about it."""
+        """A status line once the game has waited on one player for a while, saying what the
+        table will do about it.  A spectator's node runs no retirement timer: it is told after
+        SILENCE_TOLD seconds.  A seat's node tells of the others' silences itself, but not of
+        ours: the player to move is told how long is left once half the table's patience is
+        gone (a person thinking is no news before), not just that it has been retired."""
         since: tuple[int, float] = (-1, 0.0)  # (log length, when it last grew)
         while True:
             await trio.sleep(1)
@@ -139,16 +141,35 @@ class TerminalPlay:
             if len(session.log) != since[0]:
                 since = (len(session.log), now)
             silent = now - since[1]
-            if waiting is None or self.over() or silent < SILENCE_TOLD:
+            if waiting is None or self.over():
                 continue
-            patience = f"{session.retire_after:g} s"
-            then = (
-                f"the others retire a seat silent for {patience}"
-                if len(session.remaining) > 2
-                else f"after {patience} the other may claim the game"
-            )
-            name = printable(waiting.player)
-            self.screen.note(f"* no word from {name} for {silent:.0f} s ({then})", "silence")
+            seat = session.local_seat
+            if seat is None and silent >= SILENCE_TOLD:
+                self.screen.note(self.silence_text(waiting.player, silent), "silence")
+            elif (
+                seat == waiting.seat
+                and session.my_turn() is not None
+                and silent >= session.retire_after / 2
+            ):
+                self.screen.note(self.own_silence_text(silent), "own silence")
+
+    def silence_text(self, player: str, silent: float) -> str:
+        patience = f"{self.session.retire_after:g} s"
+        then = (
+            f"the others retire a seat silent for {patience}"
+            if len(self.session.remaining) > 2
+            else f"after {patience} the other may claim the game"
+        )
+        return f"* no word from {printable(player)} for {silent:.0f} s ({then})"
+
+    def own_silence_text(self, silent: float) -> str:
+        left = max(self.session.retire_after - silent, 0)
+        then = (
+            "the others retire your seat"
+            if len(self.session.remaining) > 2
+            else "your opponent may claim the game abandoned"
+        )
+        return f"* move within {left:.0f} s before {then}"
 
     # ----- what we send ---------------------------------------------------------------------
 

@@ -12,7 +12,9 @@ from types import SimpleNamespace
 
 import trio
 import trio.testing
+from conftest import Said, seated_pair
 
+from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.seat_runner import linger, say_how_to_return
 from creepnet.node.game import GameRuntime
 from creepnet.node.node import Node
@@ -92,3 +94,29 @@ def test_a_retired_seat_that_quits_is_not_told_the_game_waits_for_it():
     said.clear()
     say_how_to_return(OneSessionNode(session), b"game", said.append, hint, True)  # type: ignore[arg-type]
     assert f"it waits for you: {hint}" in said[0] and "on your turn" in said[1], said
+
+
+async def test_the_player_the_table_waits_on_is_warned_before_it_acts(tmp_path):
+    """Ann sat at her prompt reading her hand; the others' screens counted down ('they will
+    be retired in 6 s'), hers said nothing, and then 'the table retired you'.  Once half the
+    table's patience is gone, her status line says how long she has left to move."""
+    said = Said()
+    async with seated_pair(tmp_path / "host", tmp_path / "guest", "slow", retire_after=2) as (
+        host,
+        guest,
+        game,
+    ):
+        # The colour coin is drawn first: then one of the two is to move.
+        waiting = await host.wait_for(game, lambda rt: rt.session.waiting_for() is not None)
+        while (turn := waiting.session.expected()) is None or turn.automatic:
+            await host.wait_changed(game)
+        to_move = host if turn.seat == host.session(game).local_seat else guest
+
+        async def lines():
+            await said.until("before your opponent may claim")
+            yield "quit"
+
+        with trio.fail_after(TIMEOUT):
+            await play_in_terminal(to_move, game, lines=lines(), out=said.out)
+    warning = next(line for line in said.lines if "before your opponent may claim" in line)
+    assert warning.startswith("* move within "), said.lines
