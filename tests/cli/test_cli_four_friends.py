@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import trio
 import trio.testing
-from conftest import Said, seated_pair
+from conftest import Said, only_log, seated_pair
 
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.seat_runner import linger, say_how_to_return
@@ -120,3 +120,30 @@ async def test_the_player_the_table_waits_on_is_warned_before_it_acts(tmp_path):
             await play_in_terminal(to_move, game, lines=lines(), out=said.out)
     warning = next(line for line in said.lines if "before your opponent may claim" in line)
     assert warning.startswith("* move within "), said.lines
+
+
+def cli(*words: str, stdin: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*CLI, *words], input=stdin, capture_output=True, text=True, timeout=TIMEOUT
+    )
+
+
+def test_a_damaged_log_replays_to_the_verdict_verify_gives(tmp_path):
+    """A log cut short (a crash mid-write, a copy cut off) replayed its intact events and said
+    'unfinished: waiting for …', exit 0, where `verify` says INVALID: torn tail; an empty file
+    said 'unfinished: stuck'.  Replay now ends with verify's verdict, and exits 1."""
+    home = tmp_path / "home"
+    played = cli("play", "creeper", "--vs", "random", "--home", str(home), stdin="quit\n")
+    assert played.returncode == 0, played.stdout + played.stderr
+    data = only_log(home).read_bytes()
+    cut, empty, torn_only = tmp_path / "cut.log", tmp_path / "empty.log", tmp_path / "bit.log"
+    cut.write_bytes(data[:-5])
+    empty.write_bytes(b"")
+    torn_only.write_bytes(data[:3])
+    for damaged in (cut, empty, torn_only):
+        verdict = cli("verify", str(damaged))
+        replay = cli("replay", str(damaged))
+        said = verdict.stdout.splitlines()[1].strip()  # "seq N: why", under "FILE: INVALID"
+        assert verdict.returncode == replay.returncode == 1, replay.stdout + replay.stderr
+        assert replay.stdout.splitlines()[-1] == f"INVALID: {said}", replay.stdout
+        assert "Traceback" not in replay.stderr, replay.stderr
