@@ -14,6 +14,7 @@ import trio
 import trio.testing
 from conftest import Said, only_log, seated_pair
 
+from creepnet.cli.commands.host import show_lobby
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.seat_runner import linger, say_how_to_return
 from creepnet.node.game import GameRuntime
@@ -147,3 +148,15 @@ def test_a_damaged_log_replays_to_the_verdict_verify_gives(tmp_path):
         assert verdict.returncode == replay.returncode == 1, replay.stdout + replay.stderr
         assert replay.stdout.splitlines()[-1] == f"INVALID: {said}", replay.stdout
         assert "Traceback" not in replay.stderr, replay.stderr
+
+
+async def test_a_bot_host_resuming_a_game_under_way_does_not_announce_its_start(tmp_path, capsys):
+    """Ann quit mid-game and ran `host racer --name friday --bot easy` to let a bot finish
+    her seat: the lobby was printed again, every seat '(4/4 seated)', then 'all seats taken:
+    the game starts', of a game at turn 5.  The lobby is told only while it fills."""
+    async with seated_pair(tmp_path / "host", tmp_path / "guest", "under way") as (host, _, game):
+        await host.wait_for(game, lambda rt: rt.session.started)
+        capsys.readouterr()
+        with trio.fail_after(TIMEOUT):
+            await show_lobby(host, game)
+    assert capsys.readouterr().out == ""
