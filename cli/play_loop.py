@@ -151,7 +151,8 @@ class TerminalPlay:
                 and session.my_turn() is not None
                 and silent >= session.retire_after / 2
             ):
-                self.screen.note(self.own_silence_text(silent), "own silence")
+                left = session.retire_after - silent
+                self.screen.note(self.own_silence_text(left), "left" if left >= 1 else "up")
 
     def silence_text(self, player: str, silent: float) -> str:
         patience = f"{self.session.retire_after:g} s"
@@ -162,14 +163,16 @@ class TerminalPlay:
         )
         return f"* no word from {printable(player)} for {silent:.0f} s ({then})"
 
-    def own_silence_text(self, silent: float) -> str:
-        left = max(self.session.retire_after - silent, 0)
-        then = (
-            "the others retire your seat"
-            if len(self.session.remaining) > 2
-            else "your opponent may claim the game abandoned"
-        )
-        return f"* move within {left:.0f} s before {then}"
+    def own_silence_text(self, left: float) -> str:
+        """What the player to move is told, ``left`` seconds before the table's patience is up
+        (told once more when it is: in a pipe a note is printed once, not each second)."""
+        many = len(self.session.remaining) > 2
+        if left >= 1:
+            then = "the others retire your seat" if many else "your opponent may claim the game"
+            return f"* move within {left:.0f} s before {then}"
+        # The others' clocks started when they heard the last event: they may vote any moment.
+        now = "the others may retire your seat" if many else "your opponent may claim the game"
+        return f"* silent for the table's {self.session.retire_after:g} s: {now} at any moment"
 
     # ----- what we send ---------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ gives."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -102,7 +103,7 @@ async def test_the_player_the_table_waits_on_is_warned_before_it_acts(tmp_path):
     be retired in 6 s'), hers said nothing, and then 'the table retired you'.  Once half the
     table's patience is gone, her status line says how long she has left to move."""
     said = Said()
-    async with seated_pair(tmp_path / "host", tmp_path / "guest", "slow", retire_after=2) as (
+    async with seated_pair(tmp_path / "host", tmp_path / "guest", "slow", retire_after=4) as (
         host,
         guest,
         game,
@@ -114,13 +115,18 @@ async def test_the_player_the_table_waits_on_is_warned_before_it_acts(tmp_path):
         to_move = host if turn.seat == host.session(game).local_seat else guest
 
         async def lines():
-            await said.until("before your opponent may claim")
+            await said.until("your opponent may claim the game at any moment")
             yield "quit"
 
         with trio.fail_after(TIMEOUT):
             await play_in_terminal(to_move, game, lines=lines(), out=said.out)
-    warning = next(line for line in said.lines if "before your opponent may claim" in line)
-    assert warning.startswith("* move within "), said.lines
+    # A status line: in a pipe, the first of the countdown and then that time is up.
+    warnings = [line for line in said.lines if "may claim the game" in line]
+    assert len(warnings) == 2, said.lines
+    countdown = r"\* move within [12] s before your opponent may claim the game"
+    assert re.fullmatch(countdown, warnings[0]), warnings
+    up = "* silent for the table's 4 s: your opponent may claim the game at any moment"
+    assert warnings[1] == up, warnings
 
 
 def cli(*words: str, stdin: str = "") -> subprocess.CompletedProcess:
