@@ -23,6 +23,7 @@ from creepnet.node.node import Node
 from creepnet.protocol.session import Phase
 
 CLI = [sys.executable, "-m", "creepnet.cli"]
+LOOPBACK = "127.0.0.1"
 TIMEOUT = 120  # generous: these machines are slow and shared
 
 
@@ -166,3 +167,24 @@ async def test_a_bot_host_resuming_a_game_under_way_does_not_announce_its_start(
         with trio.fail_after(TIMEOUT):
             await show_lobby(host, game)
     assert capsys.readouterr().out == ""
+
+
+async def test_a_racer_lobby_says_how_to_stop_waiting_as_creepers_does(tmp_path):
+    """Two of four seats taken: Creeper's lobby says "'quit' stops waiting", Racer's said only
+    'waiting for players to join (2/4 seats taken)', with no prompt, for as long as it took."""
+    said = Said()
+    async with (
+        Node.open(tmp_path / "host", host=LOOPBACK) as host,
+        Node.open(tmp_path / "me", host=LOOPBACK) as me,
+    ):
+        game = await host.host_game("racer", "lobby", seats=4, player="ann")
+        await me.join(host.address, game, player="me")
+
+        async def lines():
+            await said.until("waiting for players to join")
+            yield "quit"
+
+        with trio.fail_after(TIMEOUT):
+            await play_in_terminal(me, game, lines=lines(), out=said.out)
+    waiting = [line for line in said.lines if "waiting for players to join" in line]
+    assert waiting[-1].endswith("(2/4 seats taken); 'quit' stops waiting"), said.lines
