@@ -16,6 +16,7 @@ import trio.testing
 from conftest import Said, only_log, seated_pair
 
 from creepnet.cli.commands.host import show_lobby
+from creepnet.cli.narration import unseated_news
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.seat_runner import linger, say_how_to_return
 from creepnet.node.game import GameRuntime
@@ -188,3 +189,14 @@ async def test_a_racer_lobby_says_how_to_stop_waiting_as_creepers_does(tmp_path)
             await play_in_terminal(me, game, lines=lines(), out=said.out)
     waiting = [line for line in said.lines if "waiting for players to join" in line]
     assert waiting[-1].endswith("(2/4 seats taken); 'quit' stops waiting"), said.lines
+
+
+def test_a_spectator_without_a_name_is_someone_not_a_bare_fingerprint():
+    """`creepnet watch friday` from a home with no saved name: the players read
+    '* (5ibz-kpwy) is watching', a line that starts with nobody."""
+    text = "(5ibz-kpwy) at 127.0.0.1:4000 follows the game"
+    assert unseated_news(text, connected=True, started=True) == "someone (5ibz-kpwy) is watching"
+    gone = "(5ibz-kpwy) at 127.0.0.1:4000 stopped following the game"
+    assert unseated_news(gone, connected=False, started=False) == "someone (5ibz-kpwy) left"
+    named = "Dan (5ibz-kpwy) at 127.0.0.1:4000 follows the game"
+    assert unseated_news(named, connected=True, started=True) == "Dan (5ibz-kpwy) is watching"
