@@ -19,9 +19,11 @@ from creepnet.cli.commands.host import show_lobby
 from creepnet.cli.narration import unseated_news
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.seat_runner import linger, say_how_to_return
+from creepnet.engine import creeper
 from creepnet.node.game import GameRuntime
 from creepnet.node.node import Node
 from creepnet.protocol.session import Phase
+from creepnet.protocol.verify import abandonment_text
 
 CLI = [sys.executable, "-m", "creepnet.cli"]
 LOOPBACK = "127.0.0.1"
@@ -200,3 +202,44 @@ def test_a_spectator_without_a_name_is_someone_not_a_bare_fingerprint():
     assert unseated_news(gone, connected=False, started=False) == "someone (5ibz-kpwy) left"
     named = "Dan (5ibz-kpwy) at 127.0.0.1:4000 follows the game"
     assert unseated_news(named, connected=True, started=True) == "Dan (5ibz-kpwy) is watching"
+
+
+async def test_history_tells_the_whole_result_and_a_path_that_replays(tmp_path, capsys):
+    """`creepnet history` cut each row at 80 columns, results too: 'you lost: keeping the last
+    C', and it said 'replay one: creepnet replay HOME/games/<id>/log' where <id> is a folder
+    of 32 hex digits the table shows 8 of.  A long result now goes on under its column, and
+    the hint names the newest game's log."""
+    from creepnet.cli.main import main, runnable
+
+    ann_home = tmp_path / "ann"
+    async with seated_pair(ann_home, tmp_path / "bob", "friday", ("Ann", "Bob")) as (
+        ann,
+        bob,
+        game,
+    ):
+        with trio.fail_after(TIMEOUT):
+            session = ann.session(game)
+            await ann.wait_for(game, lambda rt: rt.session.waiting_for() is not None)
+            while (turn := session.expected()) is None or turn.automatic:
+                await ann.wait_changed(game)
+            if session.my_turn() is not None:  # Ann plays light: she moves, then Bob owes one
+                await ann.play(
+                    game, creeper.format_move(creeper.legal_moves(session.engine_state)[0])
+                )
+            await bob.leave(game)
+            while True:
+                try:
+                    await ann.claim(game)
+                    break
+                except ValueError:  # the leave notice is on its way
+                    await ann.wait_changed(game)
+    capsys.readouterr()
+    assert main(["history", "--home", str(ann_home)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert all(len(line) <= 80 for line in printed[:-1]), printed  # the hint: a path
+    result = abandonment_text(ann.session(game)) or ""
+    assert len(result) > 28  # longer than its column
+    told = " ".join(line[52:].strip() for line in printed[1:-1])
+    assert result in told, printed
+    hint = printed[-1]
+    assert hint == f"replay the last one: {runnable()} replay {only_log(ann_home)}", hint
