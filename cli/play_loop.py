@@ -21,7 +21,6 @@ from creepnet.node.updates import Update
 from creepnet.protocol.event import Event
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.session import Phase
-from creepnet.protocol.verify import abandonment_text
 
 # Who follows this game, in the game's words (a connection that is not about it says nothing).
 LEAVE_WORDS = ("leave", "claim")  # node/retirement.py: leave for good; claim an abandonment
@@ -74,7 +73,6 @@ class TerminalPlay:
         self.say = screen.say
         self.intro_shown = False
         self.events_shown = 0  # events of the log the screen has caught up with
-        self.claimed = False  # we claimed the game abandoned (and said so)
         self.left = False  # we left for good (`leave`)
         self.send, self.receive = trio.open_memory_channel[tuple[str, object]](256)
 
@@ -89,9 +87,8 @@ class TerminalPlay:
             if not self.over():
                 await self.converse(nursery)
             nursery.cancel_scope.cancel()
-        self.refresh()  # the game may have ended while we handled a line: show how
-        if self.session.abandoned is not None and not self.claimed:  # the table's retirement
-            self.say(f"* {printable(abandonment_text(self.session) or 'the game is abandoned')}")
+        self.refresh()  # the game may have ended while we handled a line: show how (an
+        # abandonment too: each console's status says "game over: unfinished: abandoned …")
         self.screen.set_prompt("")
         self.screen.close()
 
@@ -216,7 +213,6 @@ class TerminalPlay:
             self.say(f"not now: {printable(str(getattr(exc, 'reason', exc)))}")
             return False
         self.say(f"* {printable(self.session.outcome_text or 'claimed: the game is abandoned')}")
-        self.claimed = True
         return True
 
     def left_text(self) -> str:

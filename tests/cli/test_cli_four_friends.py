@@ -20,6 +20,7 @@ from creepnet.cli.narration import unseated_news
 from creepnet.cli.play_loop import play_in_terminal
 from creepnet.cli.seat_runner import linger, say_how_to_return
 from creepnet.engine import creeper
+from creepnet.node import retirement
 from creepnet.node.game import GameRuntime
 from creepnet.node.node import Node
 from creepnet.protocol.session import Phase
@@ -243,3 +244,38 @@ async def test_history_tells_the_whole_result_and_a_path_that_replays(tmp_path, 
     assert result in told, printed
     hint = printed[-1]
     assert hint == f"replay the last one: {runnable()} replay {only_log(ann_home)}", hint
+
+
+async def test_the_player_a_game_is_claimed_from_reads_it_once(tmp_path):
+    """Bob went quiet at his prompt and Ann claimed the game: his screen (and a spectator's)
+    said 'game over: unfinished: abandoned by seat 1, …' and then the same words again."""
+    said = Said()
+    async with seated_pair(tmp_path / "ann", tmp_path / "bob", "quiet", retire_after=1) as (
+        ann,
+        bob,
+        game,
+    ):
+        session = ann.session(game)
+        await ann.wait_for(game, lambda rt: rt.session.waiting_for() is not None)
+        while (turn := session.expected()) is None or turn.automatic:
+            await ann.wait_changed(game)
+        if session.my_turn() is not None:  # Ann plays light: she moves, then Bob owes one
+            move = creeper.format_move(creeper.legal_moves(session.engine_state)[0])
+            await ann.play(game, move)
+
+        async def claim() -> None:
+            async with ann.updates() as stream:
+                async for update in stream:
+                    if update.game == game and update.kind == retirement.CLAIMABLE:
+                        return await ann.claim(game)
+
+        async def lines():
+            await trio.sleep_forever()
+            yield ""
+
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(claim)
+                await play_in_terminal(bob, game, lines=lines(), out=said.out)
+    told = [line for line in said.lines if "abandoned by seat 1" in line]
+    assert len(told) == 1, said.lines
