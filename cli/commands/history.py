@@ -105,7 +105,9 @@ def run(args: argparse.Namespace) -> int:
         title = f"{game.name[:10]} ({game.game[:8]})"
         row = printable(f"{game.when:<16} {title:<21} {game.opponents[:12]:<12}")
         # A result longer than its column goes on under it: cut, it read 'keeping the last C'.
-        print(textwrap.fill(printable(game.result), WIDTH, initial_indent=row + " ",
-                            subsequent_indent=" " * (len(row) + 1)))  # fmt: skip
+        result = textwrap.wrap(printable(game.result), WIDTH - len(row) - 1) or [""]
+        print(row, result[0])
+        for more in result[1:]:
+            print(" " * len(row), more)
     print(f"replay the last one: {runnable()} replay {games[0].log}")
     return 0
