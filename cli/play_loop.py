@@ -20,7 +20,7 @@ from creepnet.node.storage import StorageError
 from creepnet.node.updates import Update
 from creepnet.protocol.event import Event
 from creepnet.protocol.log import Rejection
-from creepnet.protocol.session import Phase
+from creepnet.protocol.session import Phase, Session
 
 # Who follows this game, in the game's words (a connection that is not about it says nothing).
 LEAVE_WORDS = ("leave", "claim")  # node/retirement.py: leave for good; claim an abandonment
@@ -38,6 +38,24 @@ SHOWN = {
 }
 DELIVERY_PATIENCE = 2.0  # seconds before we say a move has not reached the others yet
 SILENCE_TOLD = 10.0  # seconds a spectator sees the game wait on one player before it is told
+QUIET_BEFORE_TOLD = 10.0  # seconds of a seat's silence (at most half the table's patience)
+
+
+class Silences:
+    """Which of the node's countdowns for a silent seat (``retiring`` updates, once a second
+    from the first) are news: a person thinking is none, so a silence is told only once it
+    has lasted QUIET_BEFORE_TOLD seconds, at a bot's seat and at a person's alike."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.first_heard: dict[tuple[int, int], float] = {}  # (seat, log length) -> first
+
+    def lasting(self, countdown: Update) -> tuple[int, int] | None:
+        """The silence (seat, log length) a countdown is about, once it has lasted; else None."""
+        silence = (countdown.data["seat"], len(self.session.log))
+        since = self.first_heard.setdefault(silence, trio.current_time())
+        quiet = min(QUIET_BEFORE_TOLD, self.session.retire_after / 2)
+        return silence if trio.current_time() - since >= quiet else None
 
 
 async def play_in_terminal(
@@ -74,6 +92,7 @@ class TerminalPlay:
         self.intro_shown = False
         self.events_shown = 0  # events of the log the screen has caught up with
         self.left = False  # we left for good (`leave`)
+        self.silences = Silences(self.session)
         self.send, self.receive = trio.open_memory_channel[tuple[str, object]](256)
 
     async def run(self, lines: AsyncIterator[str] | StdinLines | None, leave_on_eof: bool) -> None:
@@ -266,7 +285,8 @@ class TerminalPlay:
         elif update.kind == updates.ERROR and update.game is None:
             self.screen.note(f"* {printable(update.text)}", "redial")  # one status line
         elif update.kind == retirement.RETIRING:
-            self.screen.note(f"* {printable(update.text)}", "retiring")  # one status line
+            if "seat" not in update.data or self.silences.lasting(update) is not None:
+                self.screen.note(f"* {printable(update.text)}", "retiring")  # one status line
         elif update.kind in SHOWN or update.kind == updates.ERROR:
             self.say(f"* {printable(update.text)}")
         self.refresh()

@@ -12,7 +12,7 @@ import trio
 from creepnet.cli.game_options import BotChoices
 from creepnet.cli.main import runnable
 from creepnet.cli.options import home_dir, save_player_name, saved_player_name
-from creepnet.cli.play_loop import play_in_terminal
+from creepnet.cli.play_loop import Silences, play_in_terminal
 from creepnet.cli.rematch import ask, rematch
 from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.cli.text import printable
@@ -168,29 +168,25 @@ def cancelled(exc: BaseException) -> bool:
 
 
 # What a seat played by a bot still tells the person running it: a player went quiet (once per
-# silence, and only after a while: a person thinking is no news), left, or was retired, or
-# that the game may be claimed.
+# silence, and only after a while: play_loop.Silences), left, or was retired, or that the game
+# may be claimed.
 TABLE_NEWS = (retirement.RETIRING, retirement.RETIRED, retirement.CLAIMABLE)
-QUIET_BEFORE_TOLD = 10.0  # seconds of silence (at most half the table's patience) before we say
 
 
 async def tell_table_news(node: Node, game: bytes, say: Out) -> None:
     """Print the table's news for a bot's seat, which has no console: a countdown once per
     silence, each retirement and claim as it comes."""
-    session = node.session(game)
-    quiet = min(QUIET_BEFORE_TOLD, session.retire_after / 2)
-    first_heard: dict[tuple[int, int], float] = {}  # (seat, log length) -> its first countdown
+    silences = Silences(node.session(game))
     told: set[tuple[int, int]] = set()
     async with node.updates() as stream:
         async for update in stream:
             if update.game != game or update.kind not in TABLE_NEWS:
                 continue
             if update.kind == retirement.RETIRING and "seat" in update.data:  # a countdown
-                key = (update.data["seat"], len(session.log))
-                since = first_heard.setdefault(key, trio.current_time())
-                if key in told or trio.current_time() - since < quiet:
+                silence = silences.lasting(update)
+                if silence is None or silence in told:
                     continue
-                told.add(key)
+                told.add(silence)
             say(f"* {printable(update.text)}")
 
 

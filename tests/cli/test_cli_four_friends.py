@@ -279,3 +279,34 @@ async def test_the_player_a_game_is_claimed_from_reads_it_once(tmp_path):
                 await play_in_terminal(bob, game, lines=lines(), out=said.out)
     told = [line for line in said.lines if "abandoned by seat 1" in line]
     assert len(told) == 1, said.lines
+
+
+async def test_a_player_thinking_is_no_news_on_the_others_screens(tmp_path):
+    """At a table of three, each turn of each other player put '* waiting for Ann: no word
+    for 1 s, they will be retired in 119 s' on the status line, a second into her turn.  A
+    seat a bot plays waits until a silence lasts; a person's screen now does the same."""
+    said = Said()
+    async with (
+        Node.open(tmp_path / "ann", host=LOOPBACK) as ann,
+        Node.open(tmp_path / "bob", host=LOOPBACK) as bob,
+        Node.open(tmp_path / "cat", host=LOOPBACK) as cat,
+    ):
+        game = await ann.host_game("racer", "three", seats=3, player="ann")
+        await bob.join(ann.address, game, player="bob")
+        await cat.join(ann.address, game, player="cat")
+        with trio.fail_after(4 * TIMEOUT):
+            # The set-up is dealt by the nodes themselves; then a person owes a decision.
+            runtime = await ann.wait_for(game, lambda rt: rt.session.waiting_for() is not None)
+            while (turn := runtime.session.expected()) is None or turn.automatic:
+                await ann.wait_changed(game)
+        watcher = next(n for n in (ann, bob, cat) if n.session(game).local_seat != turn.seat)
+
+        async def lines():
+            await said.until("no word for")
+            yield "quit"
+
+        with trio.fail_after(TIMEOUT):
+            await play_in_terminal(watcher, game, lines=lines(), out=said.out)
+    told = next(line for line in said.lines if "no word for" in line)
+    silent = int(re.search(r"no word for (\d+) s", told)[1])  # type: ignore[index]
+    assert silent >= 10, said.lines
