@@ -310,3 +310,13 @@ async def test_a_player_thinking_is_no_news_on_the_others_screens(tmp_path):
     told = next(line for line in said.lines if "no word for" in line)
     silent = int(re.search(r"no word for (\d+) s", told)[1])  # type: ignore[index]
     assert silent >= 10, said.lines
+
+
+def test_log_of_an_empty_file_says_so_and_fails(tmp_path):
+    """`creepnet log` of an empty file printed nothing and exited 0, as for a good log; verify
+    says INVALID: the log holds no events."""
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    listed = cli("log", str(empty))
+    assert listed.returncode == 1, listed.stdout + listed.stderr
+    assert listed.stdout.strip() == "(the log holds no events)", listed.stdout
