@@ -23,6 +23,7 @@ from creepnet.engine import creeper
 from creepnet.node import retirement
 from creepnet.node.game import GameRuntime
 from creepnet.node.node import Node
+from creepnet.protocol.rules import Turn
 from creepnet.protocol.session import Phase
 from creepnet.protocol.verify import abandonment_text
 
@@ -42,6 +43,33 @@ class OneGameNode:
 
     wait_for = Node.wait_for
     wait_synced = Node.wait_synced
+
+
+async def first_decision(node: Node, game: bytes) -> Turn:
+    """The first turn a person owes: the nodes deal, draw and reveal by themselves."""
+    runtime = await node.wait_for(game, lambda rt: rt.session.waiting_for() is not None)
+    while (turn := runtime.session.expected()) is None or turn.automatic:
+        await node.wait_changed(game)
+    return turn
+
+
+async def guest_owes_a_move(host: Node, game: bytes) -> None:
+    """A Creeper game of seated_pair, once the host has moved if it plays light."""
+    turn = await first_decision(host, game)
+    session = host.session(game)
+    if turn.seat == session.local_seat:
+        await host.play(game, creeper.format_move(creeper.legal_moves(session.engine_state)[0]))
+
+
+async def quit_once_said(node: Node, game: bytes, said: Said, wanted: str) -> None:
+    """Run node's console for its seat until it says ``wanted``, then type `quit`."""
+
+    async def lines():
+        await said.until(wanted)
+        yield "quit"
+
+    with trio.fail_after(TIMEOUT):
+        await play_in_terminal(node, game, lines=lines(), out=said.out)
 
 
 async def test_a_finished_node_stays_until_its_last_events_are_stored_and_acknowledged():
@@ -113,18 +141,10 @@ async def test_the_player_the_table_waits_on_is_warned_before_it_acts(tmp_path):
         guest,
         game,
     ):
-        # The colour coin is drawn first: then one of the two is to move.
-        waiting = await host.wait_for(game, lambda rt: rt.session.waiting_for() is not None)
-        while (turn := waiting.session.expected()) is None or turn.automatic:
-            await host.wait_changed(game)
+        turn = await first_decision(host, game)  # after the colour coin
         to_move = host if turn.seat == host.session(game).local_seat else guest
 
-        async def lines():
-            await said.until("your opponent may claim the game at any moment")
-            yield "quit"
-
-        with trio.fail_after(TIMEOUT):
-            await play_in_terminal(to_move, game, lines=lines(), out=said.out)
+        await quit_once_said(to_move, game, said, "your opponent may claim the game at any moment")
     # A status line: in a pipe, the first of the countdown and then that time is up.
     warnings = [line for line in said.lines if "may claim the game" in line]
     assert len(warnings) == 2, said.lines
@@ -184,12 +204,7 @@ async def test_a_racer_lobby_says_how_to_stop_waiting_as_creepers_does(tmp_path)
         game = await host.host_game("racer", "lobby", seats=4, player="ann")
         await me.join(host.address, game, player="me")
 
-        async def lines():
-            await said.until("waiting for players to join")
-            yield "quit"
-
-        with trio.fail_after(TIMEOUT):
-            await play_in_terminal(me, game, lines=lines(), out=said.out)
+        await quit_once_said(me, game, said, "waiting for players to join")
     waiting = [line for line in said.lines if "waiting for players to join" in line]
     assert waiting[-1].endswith("(2/4 seats taken); 'quit' stops waiting"), said.lines
 
@@ -219,14 +234,7 @@ async def test_history_tells_the_whole_result_and_a_path_that_replays(tmp_path, 
         game,
     ):
         with trio.fail_after(TIMEOUT):
-            session = ann.session(game)
-            await ann.wait_for(game, lambda rt: rt.session.waiting_for() is not None)
-            while (turn := session.expected()) is None or turn.automatic:
-                await ann.wait_changed(game)
-            if session.my_turn() is not None:  # Ann plays light: she moves, then Bob owes one
-                await ann.play(
-                    game, creeper.format_move(creeper.legal_moves(session.engine_state)[0])
-                )
+            await guest_owes_a_move(ann, game)
             await bob.leave(game)
             while True:
                 try:
@@ -255,13 +263,8 @@ async def test_the_player_a_game_is_claimed_from_reads_it_once(tmp_path):
         bob,
         game,
     ):
-        session = ann.session(game)
-        await ann.wait_for(game, lambda rt: rt.session.waiting_for() is not None)
-        while (turn := session.expected()) is None or turn.automatic:
-            await ann.wait_changed(game)
-        if session.my_turn() is not None:  # Ann plays light: she moves, then Bob owes one
-            move = creeper.format_move(creeper.legal_moves(session.engine_state)[0])
-            await ann.play(game, move)
+        with trio.fail_after(TIMEOUT):
+            await guest_owes_a_move(ann, game)
 
         async def claim() -> None:
             async with ann.updates() as stream:
@@ -295,18 +298,10 @@ async def test_a_player_thinking_is_no_news_on_the_others_screens(tmp_path):
         await bob.join(ann.address, game, player="bob")
         await cat.join(ann.address, game, player="cat")
         with trio.fail_after(4 * TIMEOUT):
-            # The set-up is dealt by the nodes themselves; then a person owes a decision.
-            runtime = await ann.wait_for(game, lambda rt: rt.session.waiting_for() is not None)
-            while (turn := runtime.session.expected()) is None or turn.automatic:
-                await ann.wait_changed(game)
+            turn = await first_decision(ann, game)
         watcher = next(n for n in (ann, bob, cat) if n.session(game).local_seat != turn.seat)
 
-        async def lines():
-            await said.until("no word for")
-            yield "quit"
-
-        with trio.fail_after(TIMEOUT):
-            await play_in_terminal(watcher, game, lines=lines(), out=said.out)
+        await quit_once_said(watcher, game, said, "no word for")
     told = next(line for line in said.lines if "no word for" in line)
     silent = int(re.search(r"no word for (\d+) s", told)[1])  # type: ignore[index]
     assert silent >= 10, said.lines
