@@ -39,7 +39,7 @@ def unseated_news(text: str, connected: bool, started: bool) -> str:
     found = re.fullmatch(r"(.+?) at \S+ (follows the game|stopped following the game).*", text)
     if found is None:
         return text
-    who = found[1]
+    who = found[1] if not found[1].startswith("(") else f"someone {found[1]}"  # no name given
     if not started:
         return f"{who} connected" if connected else f"{who} left"
     return f"{who} is watching" if connected else f"{who} stopped watching"

@@ -20,8 +20,7 @@ from creepnet.node.storage import StorageError
 from creepnet.node.updates import Update
 from creepnet.protocol.event import Event
 from creepnet.protocol.log import Rejection
-from creepnet.protocol.session import Phase
-from creepnet.protocol.verify import abandonment_text
+from creepnet.protocol.session import Phase, Session
 
 # Who follows this game, in the game's words (a connection that is not about it says nothing).
 LEAVE_WORDS = ("leave", "claim")  # node/retirement.py: leave for good; claim an abandonment
@@ -39,6 +38,24 @@ SHOWN = {
 }
 DELIVERY_PATIENCE = 2.0  # seconds before we say a move has not reached the others yet
 SILENCE_TOLD = 10.0  # seconds a spectator sees the game wait on one player before it is told
+QUIET_BEFORE_TOLD = 10.0  # seconds of a seat's silence (at most half the table's patience)
+
+
+class Silences:
+    """Which of the node's countdowns for a silent seat (``retiring`` updates, once a second
+    from the first) are news: a person thinking is none, so a silence is told only once it
+    has lasted QUIET_BEFORE_TOLD seconds, at a bot's seat and at a person's alike."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.first_heard: dict[tuple[int, int], float] = {}  # (seat, log length) -> first
+
+    def lasting(self, countdown: Update) -> tuple[int, int] | None:
+        """The silence (seat, log length) a countdown is about, once it has lasted; else None."""
+        silence = (countdown.data["seat"], len(self.session.log))
+        since = self.first_heard.setdefault(silence, trio.current_time())
+        quiet = min(QUIET_BEFORE_TOLD, self.session.retire_after / 2)
+        return silence if trio.current_time() - since >= quiet else None
 
 
 async def play_in_terminal(
@@ -74,25 +91,23 @@ class TerminalPlay:
         self.say = screen.say
         self.intro_shown = False
         self.events_shown = 0  # events of the log the screen has caught up with
-        self.claimed = False  # we claimed the game abandoned (and said so)
         self.left = False  # we left for good (`leave`)
+        self.silences = Silences(self.session)
         self.send, self.receive = trio.open_memory_channel[tuple[str, object]](256)
 
     async def run(self, lines: AsyncIterator[str] | StdinLines | None, leave_on_eof: bool) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.forward_updates, self.send.clone())
             nursery.start_soon(self.forward_lines, self.send.clone(), lines, leave_on_eof)
-            if self.session.local_seat is None:  # a seat's node counts down a silence itself
-                nursery.start_soon(self.tell_silence)
+            nursery.start_soon(self.tell_silence)
             self.refresh()
             # A game that ended before we looked (watching a finished game) has nothing to
             # wait for.
             if not self.over():
                 await self.converse(nursery)
             nursery.cancel_scope.cancel()
-        self.refresh()  # the game may have ended while we handled a line: show how
-        if self.session.abandoned is not None and not self.claimed:  # the table's retirement
-            self.say(f"* {printable(abandonment_text(self.session) or 'the game is abandoned')}")
+        self.refresh()  # the game may have ended while we handled a line: show how (an
+        # abandonment too: each console's status says "game over: unfinished: abandoned …")
         self.screen.set_prompt("")
         self.screen.close()
 
@@ -129,8 +144,11 @@ class TerminalPlay:
         return self.session.over
 
     async def tell_silence(self) -> None:
-        """For a spectator, whose node runs no retirement timer: a status line once the game
-        has waited on one player for a while, saying what the table will do about it."""
+        """A status line once the game has waited on one player for a while, saying what the
+        table will do about it.  A spectator's node runs no retirement timer: it is told after
+        SILENCE_TOLD seconds.  A seat's node tells of the others' silences itself, but not of
+        ours: the player to move is told how long is left once half the table's patience is
+        gone (a person thinking is no news before), not just that it has been retired."""
         since: tuple[int, float] = (-1, 0.0)  # (log length, when it last grew)
         while True:
             await trio.sleep(1)
@@ -139,16 +157,38 @@ class TerminalPlay:
             if len(session.log) != since[0]:
                 since = (len(session.log), now)
             silent = now - since[1]
-            if waiting is None or self.over() or silent < SILENCE_TOLD:
+            if waiting is None or self.over():
                 continue
-            patience = f"{session.retire_after:g} s"
-            then = (
-                f"the others retire a seat silent for {patience}"
-                if len(session.remaining) > 2
-                else f"after {patience} the other may claim the game"
-            )
-            name = printable(waiting.player)
-            self.screen.note(f"* no word from {name} for {silent:.0f} s ({then})", "silence")
+            seat = session.local_seat
+            if seat is None and silent >= SILENCE_TOLD:
+                self.screen.note(self.silence_text(waiting.player, silent), "silence")
+            elif (
+                seat == waiting.seat
+                and session.my_turn() is not None
+                and silent >= session.retire_after / 2
+            ):
+                left = session.retire_after - silent
+                self.screen.note(self.own_silence_text(left), "left" if left >= 1 else "up")
+
+    def silence_text(self, player: str, silent: float) -> str:
+        patience = f"{self.session.retire_after:g} s"
+        then = (
+            f"the others retire a seat silent for {patience}"
+            if len(self.session.remaining) > 2
+            else f"after {patience} the other may claim the game"
+        )
+        return f"* no word from {printable(player)} for {silent:.0f} s ({then})"
+
+    def own_silence_text(self, left: float) -> str:
+        """What the player to move is told, ``left`` seconds before the table's patience is up
+        (told once more when it is: in a pipe a note is printed once, not each second)."""
+        many = len(self.session.remaining) > 2
+        if left >= 1:
+            then = "the others retire your seat" if many else "your opponent may claim the game"
+            return f"* move within {left:.0f} s before {then}"
+        # The others' clocks started when they heard the last event: they may vote any moment.
+        now = "the others may retire your seat" if many else "your opponent may claim the game"
+        return f"* silent for the table's {self.session.retire_after:g} s: {now} at any moment"
 
     # ----- what we send ---------------------------------------------------------------------
 
@@ -192,7 +232,6 @@ class TerminalPlay:
             self.say(f"not now: {printable(str(getattr(exc, 'reason', exc)))}")
             return False
         self.say(f"* {printable(self.session.outcome_text or 'claimed: the game is abandoned')}")
-        self.claimed = True
         return True
 
     def left_text(self) -> str:
@@ -246,7 +285,8 @@ class TerminalPlay:
         elif update.kind == updates.ERROR and update.game is None:
             self.screen.note(f"* {printable(update.text)}", "redial")  # one status line
         elif update.kind == retirement.RETIRING:
-            self.screen.note(f"* {printable(update.text)}", "retiring")  # one status line
+            if "seat" not in update.data or self.silences.lasting(update) is not None:
+                self.screen.note(f"* {printable(update.text)}", "retiring")  # one status line
         elif update.kind in SHOWN or update.kind == updates.ERROR:
             self.say(f"* {printable(update.text)}")
         self.refresh()

@@ -161,7 +161,7 @@ async def _tell_who_leaves(node: Node, old: bytes, new: bytes, screen: Screen) -
                 name = shlex.quote(printable(session.name))
                 screen.say(
                     fit(
-                        f"* {printable(session.seat_label(seat))} left without joining the "
+                        f"* {printable(session.seats[seat].label)} left without joining the "
                         f"rematch (said no, or closed creepnet); they can still join it with "
                         f"`creepnet join {name}`, or type 'quit' to stop waiting"
                     )

@@ -12,7 +12,7 @@ import trio
 from creepnet.cli.game_options import BotChoices
 from creepnet.cli.main import runnable
 from creepnet.cli.options import home_dir, save_player_name, saved_player_name
-from creepnet.cli.play_loop import play_in_terminal
+from creepnet.cli.play_loop import Silences, play_in_terminal
 from creepnet.cli.rematch import ask, rematch
 from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.cli.text import printable
@@ -168,29 +168,25 @@ def cancelled(exc: BaseException) -> bool:
 
 
 # What a seat played by a bot still tells the person running it: a player went quiet (once per
-# silence, and only after a while: a person thinking is no news), left, or was retired, or
-# that the game may be claimed.
+# silence, and only after a while: play_loop.Silences), left, or was retired, or that the game
+# may be claimed.
 TABLE_NEWS = (retirement.RETIRING, retirement.RETIRED, retirement.CLAIMABLE)
-QUIET_BEFORE_TOLD = 10.0  # seconds of silence (at most half the table's patience) before we say
 
 
 async def tell_table_news(node: Node, game: bytes, say: Out) -> None:
     """Print the table's news for a bot's seat, which has no console: a countdown once per
     silence, each retirement and claim as it comes."""
-    session = node.session(game)
-    quiet = min(QUIET_BEFORE_TOLD, session.retire_after / 2)
-    first_heard: dict[tuple[int, int], float] = {}  # (seat, log length) -> its first countdown
+    silences = Silences(node.session(game))
     told: set[tuple[int, int]] = set()
     async with node.updates() as stream:
         async for update in stream:
             if update.game != game or update.kind not in TABLE_NEWS:
                 continue
             if update.kind == retirement.RETIRING and "seat" in update.data:  # a countdown
-                key = (update.data["seat"], len(session.log))
-                since = first_heard.setdefault(key, trio.current_time())
-                if key in told or trio.current_time() - since < quiet:
+                silence = silences.lasting(update)
+                if silence is None or silence in told:
                     continue
-                told.add(key)
+                told.add(silence)
             say(f"* {printable(update.text)}")
 
 
@@ -219,9 +215,13 @@ def say_how_to_return(
 ) -> None:
     if not resume_hint:
         return
+    session = node.session(game)
+    if session.local_seat in session.retired:  # it plays on without us: nothing waits
+        say("left the game; the table retired your seat, so it does not wait for you")
+        return
     say(f"left the game; it waits for you: {resume_hint}")
-    if others_wait and node.session(game).phase is Phase.PLAYING:
-        say(patience_text(node.session(game)))
+    if others_wait and session.phase is Phase.PLAYING:
+        say(patience_text(session))
 
 
 def patience_text(session: Session) -> str:
@@ -233,6 +233,9 @@ def patience_text(session: Session) -> str:
 
 
 async def linger(node: Node, game: bytes, seconds: float = 5.0) -> None:
-    """Give peers a moment to fetch the final events before this node goes away."""
+    """Give peers a moment to fetch the final events before this node goes away.  The game is
+    over as soon as the session takes its last event, but the events our node then owes by
+    itself (a Racer seat's audit reveal) may still be on their way to the disk, and nothing
+    leaves before it is stored: wait for the whole log, not just what is stored so far."""
     with trio.move_on_after(seconds):
-        await node.wait_synced(game)
+        await node.wait_for(game, lambda rt: rt.stored == len(rt.session.log) and rt.synced())

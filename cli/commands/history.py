@@ -7,9 +7,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import textwrap
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from creepnet.cli.main import runnable
 from creepnet.cli.options import add_home_option, home_dir
 from creepnet.cli.text import printable
 from creepnet.node.storage import KEY_FILE, load_or_create_identity
@@ -101,7 +103,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"{'WHEN':<16} {'GAME':<21} {'OPPONENT':<12} RESULT")
     for game in games:
         title = f"{game.name[:10]} ({game.game[:8]})"
-        row = f"{game.when:<16} {title:<21} {game.opponents[:12]:<12} {game.result}"
-        print(printable(row)[:WIDTH])
-    print(f"replay one: creepnet replay {home}/games/<id>/log")
+        row = printable(f"{game.when:<16} {title:<21} {game.opponents[:12]:<12}")
+        # A result longer than its column goes on under it: cut, it read 'keeping the last C'.
+        result = textwrap.wrap(printable(game.result), WIDTH - len(row) - 1) or [""]
+        print(row, result[0])
+        for more in result[1:]:
+            print(" " * len(row), more)
+    print(f"replay the last one: {runnable()} replay {games[0].log}")
     return 0

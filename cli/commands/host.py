@@ -141,7 +141,10 @@ async def _host(args: argparse.Namespace) -> int:
 
 async def show_lobby(node: Node, game: bytes) -> None:
     """Say who takes each seat as they join, until the seats are full and the game starts
-    (for a seat played by a bot, which has no console to show it)."""
+    (for a seat played by a bot, which has no console to show it).  A game resumed under way
+    has no lobby to tell."""
+    if node.session(game).started:
+        return
     shown = 0
     while True:
         session = node.session(game)

@@ -50,4 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if log_file.torn:
         print(f"(torn tail: {len(log_file.torn_tail)} trailing bytes are an incomplete event)")
         return 1
+    if not log_file.items:  # as damaged as a torn one: verify calls it INVALID
+        print("(the log holds no events)")
+        return 1
     return 0

@@ -11,7 +11,7 @@ from creepnet.cli.network import run_trio
 from creepnet.cli.options import read_file, read_log
 from creepnet.cli.replay_text import replay_boards
 from creepnet.cli.web.run import add_web_options, serve_replay
-from creepnet.protocol.log import Rejection
+from creepnet.protocol.log import LogFile, Rejection
 from creepnet.protocol.session import Session
 
 
@@ -44,7 +44,23 @@ def run(args: argparse.Namespace) -> int:
         read_file(args.file)
         return run_trio(lambda a: serve_replay(Path(a.file), a), args)
     log_file = read_log(args.file)
+    if not log_file.items:
+        return invalid(log_file)
     kind = kind_of(log_file.items)
     if kind in FACES:
-        return FACES[kind].replay(log_file.items, args)
-    return replay_boards(log_file.items, args)  # told in words: no board we could draw
+        code = FACES[kind].replay(log_file.items, args)
+    else:
+        code = replay_boards(log_file.items, args)  # told in words: no board we could draw
+    whole = args.at is None and args.event is None  # a position asked for is told as it was
+    return invalid(log_file) if code == 0 and whole and log_file.torn else code
+
+
+def invalid(log_file: LogFile) -> int:
+    """The damage the events cannot show, in the words of `creepnet verify`: a file cut off
+    in an event (its intact events were told), or no event at all."""
+    if log_file.torn:
+        damage = log_file.torn_tail_rejection()
+    else:
+        damage = Rejection(0, "empty", "the log holds no events")
+    print(f"INVALID: {damage.describe()}")
+    return 1

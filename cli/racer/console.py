@@ -173,6 +173,8 @@ class RacerConsole:
             labels, count = self.view.labels(), self.view.seat_count()
             if len(labels) < count:
                 text = f"waiting for players to join ({len(labels)}/{count} seats taken)"
+                if self.view.local_seat is not None:
+                    text += "; 'quit' stops waiting"
             else:
                 text = self.view.waiting() or "dealing the cards"
             return "\n".join([*seats, text])

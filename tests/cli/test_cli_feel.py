@@ -658,6 +658,10 @@ async def test_the_host_of_a_rematch_is_told_the_guest_left_and_can_quit_waiting
     assert "hosting the rematch 'series'" in text and "creepnet join series" in text
     assert "stopped waiting for the rematch" in text
     assert all(len(row) <= 80 for row in text.splitlines())
+    # Named as a player, not as a seat of the last game's verdict: that read "* seat 1, g
+    # (…), light left without …", and at a Racer table "…, retired left without …".
+    gone = next(line for line in said.lines if "left without joining" in line)
+    assert re.match(r"\* g \(\w{4}-\w{4}\) left without joining the rematch", gone), gone
 
 
 def test_one_name_rule_tells_two_seats_of_one_bot_apart():

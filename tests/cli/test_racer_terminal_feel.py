@@ -187,15 +187,14 @@ class Lobby:
 def test_while_seats_fill_the_lobby_counts_them_and_names_who_took_one():
     lobby = Lobby(["ann"], local_seat=0)
     host = RacerConsole(lobby)
-    assert host.status() == "you have seat 0\nwaiting for players to join (1/4 seats taken)"
+    waits = "waiting for players to join ({}/4 seats taken); 'quit' stops waiting"
+    assert host.status() == "you have seat 0\n" + waits.format(1)
     news = host.peer_news(True, "k3xq-7mfa", "bob (k3xq-7mfa) at 127.0.0.1:4000 follows the game")
     assert news == "* bob (k3xq-7mfa) connected"  # not seated yet: not "follows the game"
     lobby.names.append("bob")
-    assert (
-        host.status() == "* seat 1 bob takes a seat\nwaiting for players to join (2/4 seats taken)"
-    )
+    assert host.status() == "* seat 1 bob takes a seat\n" + waits.format(2)
     joiner = RacerConsole(Lobby(["ann", "bob"], local_seat=1))
-    assert joiner.status() == "you have seat 1\nwaiting for players to join (2/4 seats taken)"
+    assert joiner.status() == "you have seat 1\n" + waits.format(2)
     lobby.names += ["cy", "dee"]
     assert host.status().split("\n") == [
         "* seat 2 cy takes a seat",
