@@ -238,4 +238,4 @@ async def linger(node: Node, game: bytes, seconds: float = 5.0) -> None:
     itself (a Racer seat's audit reveal) may still be on their way to the disk, and nothing
     leaves before it is stored: wait for the whole log, not just what is stored so far."""
     with trio.move_on_after(seconds):
-        await node.wait_for(game, lambda rt: rt.stored == len(rt.session.log) and rt.synced())
+        await node.wait_synced(game)

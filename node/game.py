@@ -130,8 +130,12 @@ class GameRuntime:
         return any(start <= seq < end for start, end in self.incoming)
 
     def synced(self) -> bool:
-        """Every connected follower has acknowledged every event we stored."""
-        return all(self.acked.get(key, 0) >= self.stored for key in self.followers)
+        """Every event of our log is stored and every connected follower has acknowledged it.
+        Stored alone would do while the ledger is still writing the last events (an event the
+        session took is not yet stored, so not yet sent): a node that left then would keep
+        them from the others for good."""
+        stored = self.stored == len(self.session.log)
+        return stored and all(self.acked.get(key, 0) >= self.stored for key in self.followers)
 
     def save_dial(self) -> None:
         """Remember the addresses to redial, for the next start (raises StorageError)."""

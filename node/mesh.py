@@ -340,9 +340,12 @@ class Mesh:
 
     @staticmethod
     def _to_dial(runtime: GameRuntime) -> list[bytes]:
-        """The seats we dial: those below ours, but not the host (seat 0)."""
-        seat = runtime.session.local_seat
-        return runtime.session.seat_keys[1:seat] if seat else []
+        """The seats we dial: those below ours, but not the host (seat 0), nor a seat the
+        table retired (it plays no more: redialling it would only fail, or bother it)."""
+        session = runtime.session
+        seat = session.local_seat
+        below = range(1, seat) if seat else range(0)
+        return [session.seat_keys[s] for s in below if s not in session.retired]
 
     # ----- what a restart needs ------------------------------------------------------------
 

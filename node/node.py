@@ -443,7 +443,7 @@ class Node:
         return runtime
 
     async def wait_synced(self, game: bytes) -> None:
-        """Wait until every connected follower has acknowledged all our stored events."""
+        """Wait until our whole log is stored and every connected follower acknowledged it."""
         await self.wait_for(game, lambda rt: rt.synced())
 
     async def wait_changed(self, game: bytes) -> None:

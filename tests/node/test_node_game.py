@@ -214,3 +214,18 @@ async def test_a_long_batch_lets_the_nodes_other_tasks_run(tmp_path, monkeypatch
     assert length > 20 and len(checked) >= length  # ~0.4 s or more of checking
     inside = [t for t in ticks if checked[0] < t < checked[-1]]
     assert len(inside) >= (checked[-1] - checked[0]) / 0.05 / 2  # a turn every ~50 ms at least
+
+
+def test_an_event_taken_but_not_yet_stored_is_not_in_sync():
+    """Nothing leaves before it is stored, so while the ledger still writes an event the
+    session took, no follower can have it: a node that went away on 'synced' then would keep
+    it from the others for good (a Racer seat's last audit reveal did)."""
+    from types import SimpleNamespace
+
+    from creepnet.node.game import GameRuntime
+
+    session = SimpleNamespace(log=[b"event"] * 3)
+    runtime = GameRuntime(session=session, store=None, stored=2)  # type: ignore[arg-type]
+    assert not runtime.synced()  # no follower to wait for, but one event still to store
+    runtime.stored = 3
+    assert runtime.synced()

@@ -21,6 +21,7 @@ from creepnet.node.mesh import (
     MAX_CHANGES,
     MAX_REPORTS,
     AddressBook,
+    Mesh,
     Scope,
     address_refusal,
     dialable,
@@ -381,7 +382,7 @@ def needs(runtime, host_key: bytes) -> bool:
 
 def guests_turn(runtime, host_key: bytes) -> bool:
     """Started, everything stored is acknowledged by every follower, and a guest is to act."""
-    quiet = runtime.synced() and runtime.stored == len(runtime.session.log)
+    quiet = runtime.synced()
     return runtime.session.started and quiet and not needs(runtime, host_key)
 
 
@@ -636,3 +637,16 @@ async def test_addresses_heard_early_are_not_kept_for_peers_that_left(tmp_path):
             book = alice._mesh.books[game]
         assert list(book.early) == [next(iter(alice.peers))]  # only the follower still here
         await last.aclose()
+
+
+def test_a_seat_the_table_retired_is_not_dialled_any_more():
+    """A retired seat plays no more: dialling it only failed, every 30 s for the rest of the
+    game, with a 'cannot connect' line on every screen."""
+    from types import SimpleNamespace
+
+    keys = [bytes([seat]) * 32 for seat in range(4)]
+    session = SimpleNamespace(local_seat=3, seat_keys=keys, retired=[])
+    runtime = SimpleNamespace(session=session)
+    assert Mesh._to_dial(runtime) == [keys[1], keys[2]]  # below ours, not the host
+    session.retired = [1]
+    assert Mesh._to_dial(runtime) == [keys[2]]
