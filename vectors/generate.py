@@ -1924,6 +1924,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_reshuffle_retire_vectors(bases))
     vectors.extend(racer_start_roll_retire_vectors(bases))
     vectors.append(racer_last_revealer_retire_vector(bases))
+    vectors.extend(racer_withdrawal_vectors(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2447,6 +2448,56 @@ def racer_last_revealer_retire_vector(bases: dict[str, bytes]) -> dict[str, Any]
     )
     return log_vector("racer-retire-at-draw-spent-last", about, data, (name, events, appended),
                       annotated=True)  # fmt: skip
+
+
+def racer_withdrawal_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """A table with ``withdrawals_per_turn`` 2 (docs/spec-racer.md §2, §5.4), played honestly
+    to the first move where a seat may declare an attack; that seat declares and withdraws
+    twice (the base, valid), then declares a third time: illegal, the turn's withdrawals are
+    spent.  Also the option's genesis refused at 0."""
+    from creepnet.engine import racer
+    from creepnet.protocol import codec
+    from creepnet.protocol.event import sign_event
+
+    options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 6}
+    game = Game("racer", options={**options, "withdrawals_per_turn": 2}, seed=29)
+    policy = RacerPolicy(seed=29)
+
+    def declarations(g: Game) -> list[Any]:
+        spec = g.spectator
+        if not spec.started or spec.expected() is None or spec.expected().automatic:
+            return []
+        state = spec.engine_state
+        if racer.pending(state) != racer.Decide(spec.expected().seat, "move"):
+            return []
+        return [a for a in racer.legal_actions(state) if isinstance(a, racer.DeclareAttack)]
+
+    game.run(policy, lambda g: bool(declarations(g)) or g.over)
+    assert not game.over, "no move with an attack to declare"
+    seat, target = game.spectator.expected().seat, declarations(game)[0].target
+    declare = f"declare-attack target={target}"
+    for _ in range(2):
+        game.step(lambda g, s: declare)
+        game.step(lambda g, s: "withdraw")
+    name = "racer-withdrawals-spent"
+    base = honest_vector(bases, name + "-base", f"withdrawals_per_turn 2: seat {seat} declares "
+                         "an attack and withdraws it twice in one turn, as the option allows; "
+                         "valid, unfinished", game.raw())  # fmt: skip
+    third = game.sign(seat, "act", {"action": declare})
+    spent = log_vector(
+        name,
+        "a third declaration in the turn: its 2 withdrawals are spent (illegal; "
+        "docs/spec-racer.md §5.4)",
+        game.raw() + third.raw,
+        (name + "-base", len(game.spectator.log), third.raw),
+    )
+    genesis = events_of(game.raw())[0]
+    body = {**codec.decode(genesis)["body"], "options": {**options, "withdrawals_per_turn": 0}}
+    raw = sign_event(game.table.identities[0], game=game.spectator.game, seq=0,
+                     prev=bytes(32), type="genesis", body=body).raw  # fmt: skip
+    zero = log_vector("racer-option-withdrawals-zero", "a genesis with withdrawals_per_turn 0",
+                      raw)  # fmt: skip
+    return [base, spent, zero]
 
 
 def racer_start_roll_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:

@@ -83,6 +83,11 @@ def narrate(type: str, body: dict[str, Any]) -> str | None:
     return None
 
 
+# Withdrawn declarations a turn of a hosted game allows: room for a change of mind or two, and
+# never an endless declare-withdraw loop that keeps the table from retiring a stalling seat.
+WITHDRAWALS_PER_TURN = 3
+
+
 def local_demo(players: int, seed: int) -> int:
     from creepnet.cli.racer.local_demo import run_local_demo
 
@@ -100,7 +105,8 @@ FACE = GameFace(
         limit_words="Turn limit",
         demo_limit=200,
         demo_pace=0.02,
-        hosted_options=(("release_ahead", 1),),  # docs/spec-racer.md §8
+        # docs/spec-racer.md §8, and §2: a seat cannot stall the table by withdrawing for ever
+        hosted_options=(("release_ahead", 1), ("withdrawals_per_turn", WITHDRAWALS_PER_TURN)),
     ),
     console=console,
     replay=replay,

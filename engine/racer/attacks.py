@@ -33,8 +33,16 @@ from creepnet.engine.racer.turns import finish_move
 _FACTORS = {Hero.DOUBLE: 2, Hero.TRIPLE: 3}
 
 
+def may_declare(state: State) -> bool:
+    """Whether the turn has a declaration left: its withdrawals are not all spent."""
+    limit, turn = state.options.withdrawals_per_turn, state.turn
+    return limit is None or turn is None or turn.withdrawn < limit
+
+
 def _on_declare_attack(state: State, st: Moves, action: DeclareAttack) -> State:
     seat = turn_seat(state)
+    if not may_declare(state):
+        raise IllegalAction("this turn's withdrawals are spent: no more declarations")
     found = state.find_creep(action.target)
     if found is None or found[0] == seat:
         raise IllegalAction("attack a Creep of an opponent")
@@ -53,7 +61,9 @@ def _on_add_attacker(state: State, st: Declaring, action: AddAttacker) -> State:
 
 
 def _on_withdraw(state: State, st: Declaring, action: Withdraw) -> State:
-    return replace(state, stage=Moves())
+    assert state.turn is not None  # a declaration is made on a turn
+    turn = replace(state.turn, withdrawn=state.turn.withdrawn + 1)
+    return replace(state, turn=turn, stage=Moves())
 
 
 def _on_launch(state: State, st: Declaring, action: Launch) -> State:

@@ -34,6 +34,10 @@ class Options:
     hand_limit: int = 10
     turn_limit: int | None = None  # after this many turns the game is a draw
     dealer: int = 0  # rolls for the Deck Shift; cards are dealt from seat 0 onwards
+    # Withdrawn declarations a turn may have (none: no limit, as in every log before the
+    # option). A withdrawal uses no move, so without a limit one seat could declare and
+    # withdraw for ever: every event resets the table's patience, and the table waits.
+    withdrawals_per_turn: int | None = None
 
     def validate(self, catalogue: Catalogue) -> None:
         if not 2 <= self.players <= 4:
@@ -44,6 +48,8 @@ class Options:
             raise ValueError("not enough Creeps in the catalogue for this many players")
         if not 0 <= self.dealer < self.players:
             raise ValueError("dealer must be a seat")
+        if self.withdrawals_per_turn is not None and self.withdrawals_per_turn < 1:
+            raise ValueError("withdrawals_per_turn must be at least 1")
 
 
 @dataclass(frozen=True)
@@ -186,6 +192,7 @@ class Turn:
     number: int
     moves_left: int = 0
     next_seat: int | None = None  # a Monster reaction hands the next turn to its player
+    withdrawn: int = 0  # declarations withdrawn this turn (Options.withdrawals_per_turn)
 
 
 EMPTY_MAP: Mapping[int, int] = MappingProxyType({})

@@ -39,7 +39,7 @@ from creepnet.engine.racer.actions import (
     StopHeroes,
     Withdraw,
 )
-from creepnet.engine.racer.attacks import attack_values, opener_ok
+from creepnet.engine.racer.attacks import attack_values, may_declare, opener_ok
 from creepnet.engine.racer.cards import Card, Kind
 from creepnet.engine.racer.state import (
     DeckShift,
@@ -198,7 +198,7 @@ def _move_options(state: State, seat: int, hand: list[tuple[Slot, Card]]) -> lis
                 for c in me.line
                 if matching_calamity(state, c, card.family) is not None
             )
-    if me.line:
+    if me.line and may_declare(state):
         options.extend(DeclareAttack(c.slot) for opp in opponents if opp.hand for c in opp.line)
     if me.hand:
         for opp in opponents:

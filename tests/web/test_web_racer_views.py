@@ -43,7 +43,8 @@ async def test_a_seat_sees_its_hand_and_the_engines_legal_actions_a_spectator_no
             await face.host("racer", "too many", 5, None)
         game = await face.host("racer", "table", 2, 30)
         assert alice.session(game).seat_count == 2
-        assert alice.session(game).options == {"turn_limit": 30, "release_ahead": 1}
+        hosted = {"turn_limit": 30, "release_ahead": 1, "withdrawals_per_turn": 3}
+        assert alice.session(game).options == hosted
         await bob.join(alice.address, game, player="bob")
         await carol.watch(alice.address, game)
         mover = await deciding([alice, bob], game)

@@ -51,7 +51,10 @@ from creepnet.protocol.rules import (
     expect_keys,
 )
 
-OPTIONS = {"creeps_per_player", "face_up_creeps", "turn_limit", "escrow", "release_ahead"}
+OPTIONS = {
+    *("creeps_per_player", "face_up_creeps", "turn_limit", "withdrawals_per_turn"),
+    *("escrow", "release_ahead"),
+}
 TABLE_OPTIONS = {"escrow", "release_ahead"}  # options of the table, not of the engine
 
 # The fields of each deck message a seat may send (op included); bodies are closed.  ``escrow``
