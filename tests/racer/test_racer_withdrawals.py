@@ -6,9 +6,16 @@ genesis option ``withdrawals_per_turn`` caps the withdrawals of a turn; games ho
 CLI and the page are written with it. Logs without it keep the old rule and verify as before.
 """
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from creepnet.engine.racer import (
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
+from racer_retire_support import play_until, players  # noqa: E402
+
+from creepnet.engine.racer import (  # noqa: E402
     Decide,
     DeclareAttack,
     IllegalAction,
@@ -18,11 +25,14 @@ from creepnet.engine.racer import (
     apply,
     crafted_position,
     legal_actions,
+    observation_of_view,
     pending,
     slot_of,
 )
-from creepnet.protocol.games.racer.adapter import RacerRules
-from creepnet.protocol.rules import GameRuleError
+from creepnet.protocol.games.racer.adapter import RacerRules  # noqa: E402
+from creepnet.protocol.log import Rejection  # noqa: E402
+from creepnet.protocol.rules import GameRuleError  # noqa: E402
+from creepnet.protocol.testing.sessions import SessionHarness  # noqa: E402
 
 LINES = {0: ["Grimy Gus", "Slime Sally"], 1: ["Nitro Nosferatu", "Exhaust Ed"]}
 
@@ -85,17 +95,6 @@ def test_a_genesis_may_set_the_limit():
 
 
 def test_at_a_table_with_the_option_a_declaration_past_the_limit_is_illegal_and_changes_nothing():
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    sys.path.insert(0, str(Path(__file__).parent.parent / "protocol"))
-    from racer_retire_support import play_until, players
-
-    from creepnet.engine.racer import observation_of_view
-    from creepnet.protocol.log import Rejection
-    from creepnet.protocol.testing.sessions import SessionHarness
-
     def may_attack(session, seat) -> bool:
         turn = session.expected()
         if not session.started or turn is None or turn.seat != seat or turn.automatic:
