@@ -8,6 +8,9 @@ import trio
 from conftest import FAST, until_guest_decides
 from web_support import call, view_until, web_node
 
+from creepnet.cli.web.app import build_app
+from creepnet.cli.web.face import WebFace
+from creepnet.node.node import Node
 from creepnet.node.retirement import RETIRED, RETIRING
 from creepnet.protocol.verify import verify_log_bytes
 
@@ -59,3 +62,19 @@ async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) 
 
             alice._reporter.publish(RETIRED, "bob left the game; the table plays on", game)
             await view_until(host_face, host_app, path, lambda v: "bob left" in v["news"][-1])
+
+
+async def test_a_racer_table_of_three_or_four_hosted_on_the_page_can_play_on_without_a_seat(
+    tmp_path,
+) -> None:
+    """As `creepnet host` does: a table that lets a player leave must be able to play on (its
+    keys escrowed, docs/ESCROW.md); at two seats there is nobody to play on, only a claim."""
+    async with Node.open(tmp_path / "a") as alice:
+        app = build_app(WebFace(alice, "alice"))
+        for seats, escrow in ((3, True), (4, True), (2, False)):
+            status, hosted = await call(app, "POST", "/api/host", {"kind": "racer", "seats": seats})
+            assert status == 200, hosted
+            session = alice.session(bytes.fromhex(hosted["game"]))
+            assert (session.options.get("escrow") == 1) is escrow, (seats, session.options)
+        _, hosted = await call(app, "POST", "/api/host", {"kind": "creeper"})
+        assert "escrow" not in alice.session(bytes.fromhex(hosted["game"])).options
