@@ -78,3 +78,21 @@ async def test_a_racer_table_of_three_or_four_hosted_on_the_page_can_play_on_wit
             assert (session.options.get("escrow") == 1) is escrow, (seats, session.options)
         _, hosted = await call(app, "POST", "/api/host", {"kind": "creeper"})
         assert "escrow" not in alice.session(bytes.fromhex(hosted["game"])).options
+
+
+async def test_our_own_retirement_is_told_once_to_us_not_as_a_stranger_who_went_silent(
+    tmp_path,
+) -> None:
+    """The node announces every retired seat in the third person, and ours as silence (it does
+    not count its own leave notice); the page says it to us once, as "the table retired you"."""
+    with trio.fail_after(60):
+        async with web_node(tmp_path / "a", "alice") as (alice, face, app):
+            _, hosted = await call(app, "POST", "/api/host", {"kind": "creeper"})
+            game = bytes.fromhex(hosted["game"])
+            path = f"/api/game/{game.hex()}"
+            said = "alice stopped answering and was retired; the table plays on without them"
+            alice._reporter.publish(RETIRED, said, game, None, {"seat": 0})
+            other = "bob left the game; the table plays on without them"
+            alice._reporter.publish(RETIRED, other, game, None, {"seat": 1})
+            view = await view_until(face, app, path, lambda v: other in v["news"])
+            assert said not in view["news"]
