@@ -72,10 +72,11 @@ def table(obs: Observation, stage: Any = None) -> dict[str, Any]:
             }
         )
     request = obs.request
+    over = isinstance(request, racer.GameOver)  # the last turn's seat is not "to play"
     return {
         "turn": (
             {"seat": obs.turn_seat, "number": obs.turn_number, "moves_left": obs.moves_left}
-            if obs.turn_seat is not None
+            if obs.turn_seat is not None and not over
             else None
         ),
         "deciding": (
