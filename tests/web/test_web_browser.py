@@ -320,3 +320,25 @@ def test_host_against_a_bot_level_from_the_lobby_then_leave_after_a_confirm(brow
     page.click("#leave-yes")
     expect(page.locator("#news")).to_contain_text("you left the game")
     expect(page.locator("#leave")).to_be_hidden()
+
+
+# How far the page reaches past the window's right edge (0: nothing needs sideways scrolling).
+OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+def test_the_lobby_fits_a_phone_with_its_games_and_their_buttons(browser, creepnet):
+    """At 390 px the lobby's tables keep inside the window: no sideways scrolling, and every
+    Join, Watch, Open and Replay button can be reached where it is."""
+    dora = creepnet("dora", "ui", "--no-browser", "--player", "dora", *LOOPBACK)
+    page = open_page(browser, dora.url, width=390, height=844)
+    name = f"phone {secrets.token_hex(3)}"
+    page.fill("#host-name", name)
+    page.click("#host-button")
+    expect(page).to_have_url(re.compile(r"/game/"))
+    page.click("#home-link")
+    expect(page.locator("#mine tbody tr")).to_have_count(1)
+    expect(lan_row(page, name)).to_contain_text("yours")
+    assert page.evaluate(OVERFLOW) <= 0
+    for button in page.locator("#mine .actions .button").all():
+        box = button.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390, button.inner_text()
