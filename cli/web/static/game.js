@@ -239,12 +239,14 @@ document.getElementById("resign-yes").addEventListener("click", () => {
 });
 document.getElementById("invite-copy").addEventListener("click", async () => {
   const line = document.getElementById("invite-line");
+  let said = "Copied";
   try {
     await navigator.clipboard.writeText(line.value);
   } catch (exc) { // no clipboard (e.g. permission): leave it selected to copy by hand
     line.select();
+    said = "Selected: press Ctrl+C";
   }
-  document.getElementById("invite-copy").textContent = "Copied";
+  document.getElementById("invite-copy").textContent = said;
 });
 document.getElementById("again-yes").addEventListener("click", () => playAgain("yes"));
 document.getElementById("again-no").addEventListener("click", () => playAgain("no"));
