@@ -59,6 +59,10 @@ async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) 
             assert verdict.valid
             claim = f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {seq}"
             assert verdict.outcome == claim
+            # the lobby's "Your games" says it is over, as the game page does, not "playing"
+            _, lobby = await call(host_app, "GET", "/api/lobby")
+            mine = next(row for row in lobby["mine"] if row["game"] == game.hex())
+            assert mine["outcome"] == claim, mine
 
             alice._reporter.publish(RETIRED, "bob left the game; the table plays on", game)
             await view_until(host_face, host_app, path, lambda v: "bob left" in v["news"][-1])
