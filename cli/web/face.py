@@ -38,6 +38,7 @@ from creepnet.node.updates import Update
 from creepnet.protocol.games import GAMES, get_game
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.log import Rejection
+from creepnet.protocol.rules import Retiring
 from creepnet.protocol.session import Phase
 
 NEWS_LENGTH = 20
@@ -61,6 +62,15 @@ BOT_HOMES = Path("bots") / "page"  # under the node's home: one folder per bot s
 
 class WebError(Exception):
     """Something the page asked for that cannot be done, in words for the player."""
+
+
+def plays_on(kind: str, seats: int, options: dict[str, Any]) -> dict[str, Any]:
+    """The options of a table that can play on without a seat the page lets go (Leave, or
+    retired for silence): one of 3-4 seats of a game that can retire a seat escrows its keys
+    (docs/ESCROW.md), as `creepnet host` writes it; else one leaving ends the game unfinished."""
+    if seats >= 3 and isinstance(get_game(kind).rules, Retiring):
+        return {**options, "escrow": 1}
+    return options
 
 
 @dataclass
@@ -123,9 +133,17 @@ class WebFace:
             # a countdown once a second: one line that changes, not a line each second
             self.retiring[update.game] = (self._length(update.game), update.text)
         elif update.kind in NEWS and update.game is not None:
+            if update.kind == RETIRED and self._ours(update):
+                return  # told in our words ("the table retired you..."), not as a stranger's
             if update.kind == CLAIMABLE and update.game in self.node.games:
                 self.claimable[update.game] = self._length(update.game)
             self._add_news(update.game, update.text)
+
+    def _ours(self, update: Update) -> bool:
+        """Whether an update about a seat is about the seat this node plays."""
+        runtime = self.node.games.get(update.game) if update.game else None
+        seat = update.data.get("seat")
+        return runtime is not None and seat is not None and seat == runtime.session.local_seat
 
     def _length(self, game: bytes) -> int:
         return len(self.node.session(game).log)
@@ -267,7 +285,7 @@ class WebFace:
             raise WebError(str(exc)) from None
         usual = f"{self.player} vs {vs}" if vs is not None else f"{self.player}'s game"
         name = name.strip()[:MAX_NAME] or usual
-        options = FACES[kind].choices.hosted(limit or None)
+        options = plays_on(kind, seats, FACES[kind].choices.hosted(limit or None))
         try:
             game = await self.node.host_game(
                 kind, name, seats=seats, player=self.player, options=options

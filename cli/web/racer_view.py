@@ -72,10 +72,11 @@ def table(obs: Observation, stage: Any = None) -> dict[str, Any]:
             }
         )
     request = obs.request
+    over = isinstance(request, racer.GameOver)  # the last turn's seat is not "to play"
     return {
         "turn": (
             {"seat": obs.turn_seat, "number": obs.turn_number, "moves_left": obs.moves_left}
-            if obs.turn_seat is not None
+            if obs.turn_seat is not None and not over
             else None
         ),
         "deciding": (
@@ -189,13 +190,25 @@ def view(session: Session) -> dict[str, Any] | None:
     result = table(obs, state.stage)
     if mine is None:
         return result
-    result["hand"] = [
-        {**card_json(obs, card), "slot": slot, "number": n}
-        for n, (slot, card) in enumerate(obs.hand, start=1)
-    ]
     deciding = session.my_turn() is not None and isinstance(obs.request, racer.Decide)
     legal: Sequence[Any] = mine.legal if deciding else ()
-    result["actions"] = [action_json(obs, a) for a in legal]
+    result["actions"] = actions = [action_json(obs, a) for a in legal]
+    # The engine offers identical cards once (the lowest slot: which copy goes is all one);
+    # every copy in the hand plays that offer, so none of them looks unplayable.
+    offered = {a["slot"]: a["group"] for a in actions if a["slot"] is not None}
+    plays: dict[str, str] = {}
+    for slot, card in obs.hand:
+        if slot in offered:
+            plays.setdefault(obs.catalogue[card].name, offered[slot])
+    result["hand"] = [
+        {
+            **card_json(obs, card),
+            "slot": slot,
+            "number": n,
+            "plays": plays.get(obs.catalogue[card].name),
+        }
+        for n, (slot, card) in enumerate(obs.hand, start=1)
+    ]
     result["prompt"] = PROMPTS.get(obs.request.topic, "") if legal else ""  # type: ignore[union-attr]
     if legal:
         result["status"] = asked(obs, [seat.player for seat in session.seats], state.stage)

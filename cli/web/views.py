@@ -12,6 +12,7 @@ from creepnet.cli.narration import describe, status
 from creepnet.node.game import GameRuntime
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.session import Session
+from creepnet.protocol.verify import abandonment_text
 
 FEED_LENGTH = 40
 # The page of a game without a page in its record: seats, feed and typed actions only.
@@ -130,6 +131,7 @@ def game_summary(runtime: GameRuntime) -> dict[str, Any]:
         "state": runtime.state,
         "seats": f"{len(session.seats)}/{session.seat_count}",
         "role": "spectator" if session.local_seat is None else "player",
-        "outcome": session.outcome_text,
+        # a game claimed abandoned has no result, yet it is over ("playing" would say not)
+        "outcome": session.outcome_text or abandonment_text(session),
         "hosted": runtime.hosted,
     }

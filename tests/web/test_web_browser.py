@@ -320,3 +320,62 @@ def test_host_against_a_bot_level_from_the_lobby_then_leave_after_a_confirm(brow
     page.click("#leave-yes")
     expect(page.locator("#news")).to_contain_text("you left the game")
     expect(page.locator("#leave")).to_be_hidden()
+
+
+# How far the page reaches past the window's right edge (0: nothing needs sideways scrolling).
+OVERFLOW = "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+
+
+def test_the_lobby_fits_a_phone_with_its_games_and_their_buttons(browser, creepnet):
+    """At 390 px the lobby's tables keep inside the window: no sideways scrolling, and every
+    Join, Watch, Open and Replay button can be reached where it is."""
+    dora = creepnet("dora", "ui", "--no-browser", "--player", "dora", *LOOPBACK)
+    page = open_page(browser, dora.url, width=390, height=844)
+    name = f"phone {secrets.token_hex(3)}"
+    page.fill("#host-name", name)
+    page.click("#host-button")
+    expect(page).to_have_url(re.compile(r"/game/"))
+    page.click("#home-link")
+    expect(page.locator("#mine tbody tr")).to_have_count(1)
+    expect(lan_row(page, name)).to_contain_text("yours")
+    assert page.evaluate(OVERFLOW) <= 0
+    for button in page.locator("#mine .actions .button").all():
+        box = button.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390, button.inner_text()
+
+
+# The browser refuses the clipboard (a permission, a policy): writeText rejects.
+NO_CLIPBOARD = """navigator.clipboard.writeText = () => Promise.reject(new Error("denied"));"""
+
+
+def test_copy_says_so_when_the_clipboard_refuses_and_leaves_the_invite_selected(browser, creepnet):
+    """`ui --internet` (a relay on loopback): the hosted game shows its invite; with no
+    clipboard, Copy must not claim "Copied" but select the line for the player to copy."""
+    pytest.importorskip("libp2p")
+    port = free_port()
+    relay = creepnet("relay", "relay", "--listen", f"127.0.0.1:{port}")
+    address = relay.wait_line(re.compile(r"^relay (/ip4/127\.0\.0\.1/\S+)")).group(1)
+    fay = creepnet(
+        "fay", "ui", "--no-browser", "--player", "fay", *LOOPBACK, "--internet", "--relay", address
+    )
+    page = browser.new_page()
+    page.add_init_script(NO_CLIPBOARD)
+    page.goto(fay.url)
+    expect(page.locator("#internet")).to_be_visible()  # the lobby takes a pasted invite
+    page.click("#host-button")
+    expect(page.locator("#invite")).to_be_visible()
+    invite = page.locator("#invite-line").input_value()
+    assert invite.startswith("creepnet:")
+    page.click("#invite-copy")
+    expect(page.locator("#invite-copy")).to_contain_text("Ctrl+C")
+    selected = "() => { const l = document.getElementById('invite-line');"
+    selected += " return l.value.slice(l.selectionStart, l.selectionEnd); }"
+    assert page.evaluate(selected) == invite
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

@@ -8,6 +8,9 @@ import trio
 from conftest import FAST, until_guest_decides
 from web_support import call, view_until, web_node
 
+from creepnet.cli.web.app import build_app
+from creepnet.cli.web.face import WebFace
+from creepnet.node.node import Node
 from creepnet.node.retirement import RETIRED, RETIRING
 from creepnet.protocol.verify import verify_log_bytes
 
@@ -56,6 +59,44 @@ async def test_the_guest_leaves_on_the_page_and_the_host_claims_there(tmp_path) 
             assert verdict.valid
             claim = f"unfinished: abandoned by seat 1, claimed by seat 0 at seq {seq}"
             assert verdict.outcome == claim
+            # the lobby's "Your games" says it is over, as the game page does, not "playing"
+            _, lobby = await call(host_app, "GET", "/api/lobby")
+            mine = next(row for row in lobby["mine"] if row["game"] == game.hex())
+            assert mine["outcome"] == claim, mine
 
             alice._reporter.publish(RETIRED, "bob left the game; the table plays on", game)
             await view_until(host_face, host_app, path, lambda v: "bob left" in v["news"][-1])
+
+
+async def test_a_racer_table_of_three_or_four_hosted_on_the_page_can_play_on_without_a_seat(
+    tmp_path,
+) -> None:
+    """As `creepnet host` does: a table that lets a player leave must be able to play on (its
+    keys escrowed, docs/ESCROW.md); at two seats there is nobody to play on, only a claim."""
+    async with Node.open(tmp_path / "a") as alice:
+        app = build_app(WebFace(alice, "alice"))
+        for seats, escrow in ((3, True), (4, True), (2, False)):
+            status, hosted = await call(app, "POST", "/api/host", {"kind": "racer", "seats": seats})
+            assert status == 200, hosted
+            session = alice.session(bytes.fromhex(hosted["game"]))
+            assert (session.options.get("escrow") == 1) is escrow, (seats, session.options)
+        _, hosted = await call(app, "POST", "/api/host", {"kind": "creeper"})
+        assert "escrow" not in alice.session(bytes.fromhex(hosted["game"])).options
+
+
+async def test_our_own_retirement_is_told_once_to_us_not_as_a_stranger_who_went_silent(
+    tmp_path,
+) -> None:
+    """The node announces every retired seat in the third person, and ours as silence (it does
+    not count its own leave notice); the page says it to us once, as "the table retired you"."""
+    with trio.fail_after(60):
+        async with web_node(tmp_path / "a", "alice") as (alice, face, app):
+            _, hosted = await call(app, "POST", "/api/host", {"kind": "creeper"})
+            game = bytes.fromhex(hosted["game"])
+            path = f"/api/game/{game.hex()}"
+            said = "alice stopped answering and was retired; the table plays on without them"
+            alice._reporter.publish(RETIRED, said, game, None, {"seat": 0})
+            other = "bob left the game; the table plays on without them"
+            alice._reporter.publish(RETIRED, other, game, None, {"seat": 1})
+            view = await view_until(face, app, path, lambda v: other in v["news"])
+            assert said not in view["news"]

@@ -11,6 +11,7 @@ import secrets
 from playwright.sync_api import Page, expect
 from test_web_browser import (  # noqa: F401 (the fixtures)
     LOOPBACK,
+    WEB,
     browser,
     creepnet,
     host_in_lobby,
@@ -190,3 +191,28 @@ def test_a_racer_game_by_clicks_between_pages_watched_without_hidden_cards_then_
     assert cards_in(host, f"{seat_of('bob')} .seat-hand [data-card]") == bobs_hand
     host.click("#first")
     expect(host.locator("#event")).to_contain_text(f"hosts racer game '{name}'")
+
+
+# Whether the element is wholly inside the window as it stands (nothing scrolled).
+IN_VIEW = """(id) => {
+  const box = document.getElementById(id).getBoundingClientRect();
+  return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight;
+}"""
+
+
+def test_on_a_phone_what_the_game_asks_waits_at_the_foot_of_the_window(
+    browser,  # noqa: F811
+    creepnet,  # noqa: F811
+):
+    """At 390 px the table fills a screen or two: when the game asks us, whose turn it is, the
+    prompt and its buttons are in sight without scrolling, and hide no card of the hand."""
+    solo = creepnet("solo", "play", "racer", "--player", "solo", *WEB)
+    page = open_page(browser, solo.url, width=390, height=844)
+    expect(page.locator("#prompt")).to_be_visible(timeout=3 * TURN_TIMEOUT)
+    assert page.evaluate("window.scrollY") == 0
+    for part in ("status", "prompt", "choices"):
+        assert page.evaluate(IN_VIEW, part), part
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    hand = page.locator("#hand").bounding_box()
+    bar = page.locator("#now").bounding_box()
+    assert hand is not None and bar is not None and hand["y"] + hand["height"] <= bar["y"] + 1

@@ -9,6 +9,7 @@ import trio
 from conftest import FAST
 from web_support import card_ids
 
+from creepnet.cli.web import racer_view
 from creepnet.cli.web.face import WebError, WebFace
 from creepnet.cli.web.racer_view import story, typed_actions
 from creepnet.cli.web.replay_view import replay_view
@@ -17,6 +18,7 @@ from creepnet.engine import racer
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol.games.racer import seat_view
+from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 
 async def deciding(nodes: list[Node], game: bytes) -> Node:
@@ -164,3 +166,22 @@ def test_the_status_says_what_is_asked_a_defence_or_a_calamity_is_no_turn():
     hostage = asked(replace(obs, request=racer.Decide(1, "hostage")), players, answer)
     assert hostage == "answer alice's Hostage Exchange"
     assert all("your turn" not in status(t) for t in ("react", "hostage", "discard"))
+
+
+def test_every_copy_of_a_card_the_engine_offers_once_can_be_clicked():
+    """The engine lists identical cards in a hand once (the lowest slot); the page must not
+    show the other copy as "cannot be played now" (two Flat Tires, one of them dead)."""
+    table = SessionHarness(seats=2, kind="racer", options={"turn_limit": 4}, seed=5)
+    players = [seat_bot("racer", "heuristic", seat) for seat in range(2)]
+    copies = 0
+    while not table.spectator.finished and table.step(players):
+        for session in table.sessions:
+            board = racer_view.view(session)
+            if not board or not board["actions"]:
+                continue
+            groups = {a["group"] for a in board["actions"]}
+            offered = {c["name"] for c in board["hand"] if f"card:{c['slot']}" in groups}
+            for card in board["hand"]:
+                assert (card["plays"] in groups) is (card["name"] in offered), card
+                copies += f"card:{card['slot']}" not in groups and card["name"] in offered
+    assert copies  # the game did hold two of a card at a decision

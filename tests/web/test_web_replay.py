@@ -80,3 +80,11 @@ async def test_a_retirement_is_a_step_with_the_tables_work_for_the_retired_seat(
     assert not board["players"][GONE]["active"]
     assert "retired by the table" in replay["verdict"]["text"]
     assert "escrow checked: 2 publications" in replay["verdict"]["text"]
+
+
+async def test_once_the_game_is_over_the_table_names_nobody_to_play(tmp_path):
+    """The last board is the end: no "Turn 3: p1's turn" headline, no "to play" on a seat."""
+    replay = await replay_of(tmp_path, racer_log())
+    tables = [board for board in replay["boards"] if board is not None]  # none while dealt
+    assert any(table["turn"] is not None for table in tables)
+    assert tables[-1]["turn"] is None

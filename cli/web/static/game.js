@@ -134,6 +134,9 @@ function render(next) {
     box.replaceChildren(el("p", { class: "note waiting" }, text));
     document.getElementById("summary").textContent = "";
   }
+  // What the game asks of us now: on a phone it waits at the window's foot (style.css).
+  document.getElementById("now").classList.toggle("acting", playing && view.my_turn.length > 0);
+  keepRoomForNow();
   const hint = document.getElementById("hint");
   hint.textContent = words.hint || "";
   hint.hidden = !(board && module && module.hint && words.hint && module.hint(board));
@@ -167,6 +170,15 @@ function render(next) {
   feed.replaceChildren(...view.feed.map((line) => el("li", {}, line)));
   fitToWholeLines(feed);
 }
+
+// The page's foot is kept clear for the bar of what is asked, when it is one (a phone): the
+// last of the board and the panel scroll up from under it.
+function keepRoomForNow() {
+  const now = document.getElementById("now");
+  const bar = getComputedStyle(now).position === "fixed";
+  document.body.style.paddingBottom = bar ? `${now.offsetHeight}px` : "";
+}
+window.addEventListener("resize", keepRoomForNow);
 
 // A game's placeholder (its examples) too long for the field beside Send gives the field a
 // row of its own, Send under it: the examples are never cut off.
@@ -239,12 +251,14 @@ document.getElementById("resign-yes").addEventListener("click", () => {
 });
 document.getElementById("invite-copy").addEventListener("click", async () => {
   const line = document.getElementById("invite-line");
+  let said = "Copied";
   try {
     await navigator.clipboard.writeText(line.value);
   } catch (exc) { // no clipboard (e.g. permission): leave it selected to copy by hand
     line.select();
+    said = "Selected: press Ctrl+C";
   }
-  document.getElementById("invite-copy").textContent = "Copied";
+  document.getElementById("invite-copy").textContent = said;
 });
 document.getElementById("again-yes").addEventListener("click", () => playAgain("yes"));
 document.getElementById("again-no").addEventListener("click", () => playAgain("no"));

@@ -11,6 +11,7 @@ const VERB_BUTTONS = { attack: "Attack…", with: "Enlist…", ask: "Ask…", fo
 
 // What is picked: a hand card ("card:SLOT") or a verb that needs a target ("attack"); or null.
 let racerPick = null;
+let racerPickSlot = null; // the copy clicked, when the pick is a hand card
 
 function cardFace(card, extra) {
   return [
@@ -129,15 +130,21 @@ function creepCard(creep, target, send) {
 
 function handBox(board, actions, send) {
   const cards = board.hand.map((card) => {
-    const group = `card:${card.slot}`;
+    // Any copy of a card plays the one offer the node makes for it (racer_view.py "plays").
+    const group = card.plays || `card:${card.slot}`;
     const playable = actions.some((a) => a.group === group);
     const classes = ["card", "in-hand", card.kind];
     if (playable) classes.push("playable");
-    if (racerPick === group) classes.push("selected");
+    if (racerPick === group && racerPickSlot === card.slot) classes.push("selected");
     return el("button", {
       class: classes.join(" "), "data-slot": card.slot, "data-card": card.card, disabled: !playable,
       title: playable ? "click to play" : "cannot be played now",
-      onclick: () => { racerPick = racerPick === group ? null : group; rerender(); },
+      onclick: () => {
+        const again = racerPick === group && racerPickSlot === card.slot;
+        racerPick = again ? null : group;
+        racerPickSlot = again ? null : card.slot;
+        rerender();
+      },
     }, el("span", { class: "number" }, String(card.number)), ...cardFace(card));
   });
   return el("div", { class: "hand", id: "hand" },
