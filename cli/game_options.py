@@ -14,6 +14,7 @@ from typing import Any
 
 from creepnet.cli.faces import FACES, face_for
 from creepnet.protocol.games import GAMES, get_game
+from creepnet.protocol.rules import Retiring
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,18 @@ def seats_and_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         if value < 1:
             raise ValueError(f"{flag} must be positive")
         limit = value
-    return seats, choices.hosted(limit)
+    return seats, hosted_options(args.kind, seats, limit)
+
+
+def hosted_options(kind: str, seats: int, limit: int | None) -> dict[str, Any]:
+    """The rule options every face hosts a game of ``kind`` for ``seats`` with: the limit (None:
+    the rules' own) and the game's ``hosted_options``; and a table of 3-4 seats of a game that
+    can retire a seat escrows its keys, so it plays on without a seat that leaves or goes
+    silent (docs/ESCROW.md), where otherwise one departure would end the game abandoned."""
+    options = CHOICES[kind].hosted(limit)
+    if seats >= 3 and isinstance(get_game(kind).rules, Retiring):
+        options["escrow"] = 1
+    return options
 
 
 def seat_count(kind: str, players: int | None) -> int:

@@ -71,14 +71,12 @@ def run(args: argparse.Namespace) -> int:
     return run_trio(_host, args)
 
 
-def retirement_options(args: argparse.Namespace, seats: int, options: dict) -> dict:
-    """``--retire-after`` for every game; a Racer table of 3-4 seats escrows its keys so that it
-    can play on without a retired seat (docs/ESCROW.md)."""
+def retirement_options(args: argparse.Namespace, options: dict) -> dict:
+    """``--retire-after`` for every game (the escrow of a table that plays on without a seat
+    is already in: ``hosted_options``)."""
     options = dict(options)
     if args.retire_after is not None:
         options["retire_after"] = args.retire_after
-    if args.kind == "racer" and seats >= 3:
-        options["escrow"] = 1
     return options
 
 
@@ -97,7 +95,7 @@ def hosted_game(node: Node, name: str) -> bytes | None:
 async def _host(args: argparse.Namespace) -> int:
     saved = saved_player_name(home_dir(args))
     seats, options = seats_and_options(args)
-    options = retirement_options(args, seats, options)
+    options = retirement_options(args, options)
     name = (args.name or f"{player_name(args, saved)}'s game")[:64]
     async with (
         open_node(

@@ -24,7 +24,7 @@ from typing import Any
 import trio
 
 from creepnet.cli.faces import FACES, Story, page_of
-from creepnet.cli.game_options import seat_count
+from creepnet.cli.game_options import hosted_options, seat_count
 from creepnet.cli.network import reachable_address
 from creepnet.cli.seat_runner import bot_player_name
 from creepnet.cli.web.again import NextGame, Rematches
@@ -38,7 +38,6 @@ from creepnet.node.updates import Update
 from creepnet.protocol.games import GAMES, get_game
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.log import Rejection
-from creepnet.protocol.rules import Retiring
 from creepnet.protocol.session import Phase
 
 NEWS_LENGTH = 20
@@ -62,15 +61,6 @@ BOT_HOMES = Path("bots") / "page"  # under the node's home: one folder per bot s
 
 class WebError(Exception):
     """Something the page asked for that cannot be done, in words for the player."""
-
-
-def plays_on(kind: str, seats: int, options: dict[str, Any]) -> dict[str, Any]:
-    """The options of a table that can play on without a seat the page lets go (Leave, or
-    retired for silence): one of 3-4 seats of a game that can retire a seat escrows its keys
-    (docs/ESCROW.md), as `creepnet host` writes it; else one leaving ends the game unfinished."""
-    if seats >= 3 and isinstance(get_game(kind).rules, Retiring):
-        return {**options, "escrow": 1}
-    return options
 
 
 @dataclass
@@ -285,7 +275,7 @@ class WebFace:
             raise WebError(str(exc)) from None
         usual = f"{self.player} vs {vs}" if vs is not None else f"{self.player}'s game"
         name = name.strip()[:MAX_NAME] or usual
-        options = plays_on(kind, seats, FACES[kind].choices.hosted(limit or None))
+        options = hosted_options(kind, seats, limit or None)
         try:
             game = await self.node.host_game(
                 kind, name, seats=seats, player=self.player, options=options
