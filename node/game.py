@@ -112,6 +112,8 @@ class GameRuntime:
             return "halted"
         if session.finished:
             return "finished"
+        if session.abandoned is not None:  # over, with no result: not one to advertise or redial
+            return "abandoned"
         return "playing" if session.started else "lobby"
 
     def reached(self, key: bytes, seq: int) -> bool:

@@ -14,6 +14,7 @@ from conftest import FAST
 
 from creepnet.node import updates
 from creepnet.node.bot import run_bot
+from creepnet.node.game import hosted_active
 from creepnet.node.node import Node
 from creepnet.node.retirement import MAX_OBJECTIONS, Retirements, _objection_message
 from creepnet.node.updates import Update
@@ -366,6 +367,9 @@ async def test_a_retirement_without_escrow_ends_the_game_abandoned_and_keeps_the
             assert gone is not None and (gone.seat, gone.claimant) == (x, author)
             theirs = nodes[other].session(game)
             await nodes[other].wait_for(game, lambda _: theirs.abandoned is not None)
+            # over: no longer advertised, redialled or offered to resume as "playing"
+            assert {nodes[s].games[game].state for s in (author, other)} == {"abandoned"}
+            assert game not in {rt.game for rt in hosted_active(nodes[0].games)}
             assert not any(u.kind == updates.ERROR for u in news[author].seen)
             assert not link.close_reason
             assert nodes[other].identity.public_key in nodes[author].peers
