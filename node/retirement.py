@@ -129,12 +129,17 @@ class Retirements:
     async def check(self, runtime: GameRuntime) -> None:
         retired = runtime.session.retired
         told = self._told.get(runtime.game, 0)
+        me = runtime.session.local_seat
         for seat in retired[told:]:
-            self.announce(runtime, seat)
+            if seat != me:  # ours is told to us below, in our words, not as a stranger's
+                self.announce(runtime, seat)
         self._told[runtime.game] = len(retired)
         self._answer_filled(runtime)
-        if runtime.session.local_seat in retired:  # we came back too late: we watch
-            text = "the table retired you from this game; it plays on, and you watch"
+        if me in retired:
+            if me in self._leaving.get(runtime.game, set()):
+                text = "you left the game; the table retired your seat and plays on without you"
+            else:  # we came back too late: we watch
+                text = "the table retired you from this game; it plays on, and you watch"
             self.reporter.note(runtime, "retiring", text, RETIRED)
         where = self._waiting(runtime)
         if where is None:
@@ -548,6 +553,7 @@ class Retirements:
         if me is None:
             raise ValueError("only a seated player can leave")
         signature = retirement.leave_notice(self.identity, runtime.game, me)
+        self._leaving.setdefault(runtime.game, set()).add(me)  # our retirement is no silence
         notice = {"type": "leave", "game": runtime.game, "seat": me, "signature": signature}
         self._gossip(runtime, notice, None)
 

@@ -69,7 +69,10 @@ def _node(
     return node, runtime, wire, said
 
 
-def test_the_timer_counts_down_votes_and_the_author_appends_the_retirement() -> None:
+@pytest.mark.parametrize("left", [False, True])
+def test_the_timer_counts_down_votes_and_the_author_appends_the_retirement(left: bool) -> None:
+    """``left``: seat 2 had sent its leave notice (lost on the way): it is told its retirement
+    in its own words, never as a stranger who "stopped answering"."""
     t = SessionHarness(seats=3, kind=KIND, options={"retire_after": 10})
     run_without(t, PLAYERS, {2})
     clock = [100.0]
@@ -103,12 +106,20 @@ def test_the_timer_counts_down_votes_and_the_author_appends_the_retirement() -> 
         said = "p2 stopped answering and was retired; the table plays on without them"
         assert (RETIRED, said) in zero_said.updates  # it sent no leave notice
         two, two_rt, two_wire, two_said = _node(t, 2, clock)  # seat 2 comes back, too late
+        if left:
+            two.leave(two_rt)
+            assert [m["type"] for m in two_wire.sent] == ["leave"]
+            two_wire.sent.clear()
         for event in t.sessions[0].log.events[len(t.sessions[2].log) :]:
             t.sessions[2].receive(event.raw)  # it catches up: its own retirement
         await two.check(two_rt)
-        assert (RETIRED, "the table retired you from this game; it plays on, and you watch") in (
-            two_said.updates
+        ours = (
+            "you left the game; the table retired your seat and plays on without you"
+            if left
+            else "the table retired you from this game; it plays on, and you watch"
         )
+        assert (RETIRED, ours) in two_said.updates
+        assert not any("p2 " in text for _, text in two_said.updates)  # not as a stranger
         assert two_wire.sent == []  # and it votes for nothing
 
     trio.run(scenario)

@@ -87,8 +87,8 @@ async def test_a_racer_table_of_three_or_four_hosted_on_the_page_can_play_on_wit
 async def test_our_own_retirement_is_told_once_to_us_not_as_a_stranger_who_went_silent(
     tmp_path,
 ) -> None:
-    """The node announces every retired seat in the third person, and ours as silence (it does
-    not count its own leave notice); the page says it to us once, as "the table retired you"."""
+    """An announcement in the third person about our own seat (a node of an older version made
+    one, as silence) is not shown: the page says it to us once, as "the table retired you"."""
     with trio.fail_after(60):
         async with web_node(tmp_path / "a", "alice") as (alice, face, app):
             _, hosted = await call(app, "POST", "/api/host", {"kind": "creeper"})
