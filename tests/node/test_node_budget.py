@@ -8,6 +8,9 @@ event of Mallory's cost 10 ms on the budget's own clock (no real seconds of CPU 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -26,6 +29,35 @@ from creepnet.protocol.session import Session
 
 MALLORY = Identity.from_seed(b"\x71" * 32)
 COST = 0.010  # seconds of CPU each of Mallory's refused events "costs"
+
+
+@contextlib.asynccontextmanager
+async def alice_and_bob(tmp_path: Path) -> AsyncIterator[tuple[Node, Node, Any]]:
+    """Two nodes on loopback, alice's updates followed: a host, a player, what the host says."""
+    async with (
+        Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+        alice.updates() as news,
+    ):
+        yield alice, bob, news
+
+
+async def flood(mallory: Any, messages: list[dict[str, Any]]) -> None:
+    """Send them all, or as many as go before the node hangs up."""
+    with contextlib.suppress(TransportError):
+        for message in messages:
+            await mallory.send(message)
+
+
+async def hung_up_for_refusals(news: Any) -> None:
+    gone = await next_update(
+        news, lambda u: u.kind == updates.PEER_DISCONNECTED and MALLORY.fingerprint in u.text
+    )
+    assert "refused" in gone.text
+
+
+def join_request(game: bytes, n: int) -> dict[str, Any]:
+    return {"type": "join", "game": game, "request": bytes([n])}
 
 
 def test_the_bucket_refills_at_its_rate_up_to_its_burst():
@@ -54,11 +86,7 @@ async def test_a_peer_over_its_cpu_budget_is_cut_off_mid_batch_and_shunned(tmp_p
 
     monkeypatch.setattr(Session, "receive", costly)
     with trio.fail_after(60):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
+        async with alice_and_bob(tmp_path) as (alice, bob, news):
             budget = alice._sync.budget = CpuBudget(
                 rate=0.0, burst=5 * COST + COST / 2, shun=600, clock=lambda: cpu[0]
             )
@@ -229,11 +257,7 @@ async def test_a_peer_flooding_forged_signed_messages_is_cut_off_and_shunned(
 
     monkeypatch.setattr(retirement, "verify_signature", costly)
     with trio.fail_after(60):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
+        async with alice_and_bob(tmp_path) as (alice, bob, news):
             budget = alice._sync.budget = CpuBudget(
                 rate=0.0, burst=5 * COST + COST / 2, shun=600, clock=lambda: cpu[0]
             )
@@ -242,9 +266,7 @@ async def test_a_peer_flooding_forged_signed_messages_is_cut_off_and_shunned(
             await alice.wait_for(game, lambda rt: rt.session.started, timeout=10)
             mallory = await raw_peer(alice.address, MALLORY)
             message = forged(kind, alice.session(game))
-            with contextlib.suppress(TransportError):  # until it is hung up on
-                for _ in range(12):
-                    await mallory.send(message)
+            await flood(mallory, [message] * 12)
             cut = await next_update(news, lambda u: u.kind == updates.ERROR and "cut off" in u.text)
             assert cut.data["key"] == MALLORY.public_key and "CPU" in cut.text
             assert len(checked) == 6  # cut off at the check that overdrew it; the rest unread
@@ -280,24 +302,14 @@ async def test_forged_signed_messages_count_as_refused_on_their_connection(
 
     monkeypatch.setattr(retirement, "verify_signature", counted)
     with trio.fail_after(60):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
+        async with alice_and_bob(tmp_path) as (alice, bob, news):
             game = await alice.host_game("creeper", "votes", player="alice")
             await bob.join(alice.address, game, player="bob")
             await alice.wait_for(game, lambda rt: rt.session.started, timeout=10)
             mallory = await raw_peer(alice.address, MALLORY)
             message = forged(kind, alice.session(game))
-            with contextlib.suppress(TransportError):  # until it is hung up on
-                for _ in range(200):
-                    await mallory.send(message)
-            gone = await next_update(
-                news,
-                lambda u: u.kind == updates.PEER_DISCONNECTED and MALLORY.fingerprint in u.text,
-            )
-            assert "refused" in gone.text
+            await flood(mallory, [message] * 200)
+            await hung_up_for_refusals(news)
             assert len(checked) == MAX_REJECTIONS + 1  # the rest unread
             await mallory.aclose()
 
@@ -316,19 +328,13 @@ async def test_a_stranger_flooding_refused_join_requests_is_cut_off_and_the_lobb
 
     monkeypatch.setattr(Session, "admit", costly)
     with trio.fail_after(60):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
+        async with alice_and_bob(tmp_path) as (alice, bob, news):
             budget = alice._sync.budget = CpuBudget(
                 rate=0.0, burst=5 * COST + COST / 2, shun=600, clock=lambda: cpu[0]
             )
             game = await alice.host_game("creeper", "lobby", player="alice")
             mallory = await raw_peer(alice.address, MALLORY)
-            with contextlib.suppress(TransportError):  # until it is hung up on
-                for n in range(12):
-                    await mallory.send({"type": "join", "game": game, "request": bytes([n])})
+            await flood(mallory, [join_request(game, n) for n in range(12)])
             cut = await next_update(news, lambda u: u.kind == updates.ERROR and "cut off" in u.text)
             assert cut.data["key"] == MALLORY.public_key and "CPU" in cut.text
             assert cpu[0] == pytest.approx(6 * COST)  # the rest unread
@@ -352,21 +358,11 @@ async def test_refused_join_requests_count_as_refused_on_their_connection(tmp_pa
 
     monkeypatch.setattr(Session, "admit", counted)
     with trio.fail_after(60):
-        async with (
-            Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(tmp_path / "bob", timeouts=FAST) as bob,
-            alice.updates() as news,
-        ):
+        async with alice_and_bob(tmp_path) as (alice, bob, news):
             game = await alice.host_game("creeper", "lobby", player="alice")
             mallory = await raw_peer(alice.address, MALLORY)
-            with contextlib.suppress(TransportError):  # until it is hung up on
-                for n in range(200):
-                    await mallory.send({"type": "join", "game": game, "request": bytes([n])})
-            gone = await next_update(
-                news,
-                lambda u: u.kind == updates.PEER_DISCONNECTED and MALLORY.fingerprint in u.text,
-            )
-            assert "refused" in gone.text
+            await flood(mallory, [join_request(game, n) for n in range(200)])
+            await hung_up_for_refusals(news)
             assert len(asked) == MAX_REJECTIONS + 1  # the rest unread
             await mallory.aclose()
             await bob.join(alice.address, game, player="bob")  # the seat is still there
