@@ -299,8 +299,7 @@ class GameSync:
             self._cut_off(runtime, peer, over_budget)
             if over_budget == peer.key:
                 return before, after
-        if peer.rejections > MAX_REJECTIONS:
-            peer.close(f"sent {peer.rejections} events that were refused")
+        if _hung_up_for_refusals(peer):
             return before, after
         # The sender has stored everything it sent us: that is its acknowledgement.
         claimed = min(message["length"], runtime.stored)
@@ -358,8 +357,7 @@ class GameSync:
             self._cut_off(runtime, peer, payer)
         elif forged:
             peer.rejections += 1
-            if peer.rejections > MAX_REJECTIONS:
-                peer.close(f"sent {peer.rejections} events or messages that were refused")
+            _hung_up_for_refusals(peer)
 
     def _cut_off(self, runtime: GameRuntime, peer: Peer, key: bytes) -> None:
         """key's refused events or messages (sent by peer, or signed by key and passed on by
@@ -538,6 +536,14 @@ class GameSync:
             what = "no" if not chosen else "more than one"
             raise NodeError(f"{what} matching game at {peer.conn.label}; it holds: {listing}")
         return chosen[0]
+
+
+def _hung_up_for_refusals(peer: Peer) -> bool:
+    """Whether peer's refused events and messages are past the limit: then it is hung up on."""
+    if peer.rejections <= MAX_REJECTIONS:
+        return False
+    peer.close(f"sent {peer.rejections} events or messages that were refused")
+    return True
 
 
 def _blamed_author(rejections: list[Rejection], sender: bytes) -> bytes | None:
