@@ -233,9 +233,9 @@ def patience_text(session: Session) -> str:
 
 
 async def linger(node: Node, game: bytes, seconds: float = 5.0) -> None:
-    """Give peers a moment to fetch the final events before this node goes away.  The game is
-    over as soon as the session takes its last event, but the events our node then owes by
-    itself (a Racer seat's audit reveal) may still be on their way to the disk, and nothing
-    leaves before it is stored: wait for the whole log, not just what is stored so far."""
+    """Give peers a moment to fetch the final events before this node goes away: the game is
+    over as soon as the session takes its last event, while the events our node then owes by
+    itself (a Racer seat's audit reveal) may still be on their way to the disk and the others
+    (``wait_synced`` waits for both)."""
     with trio.move_on_after(seconds):
         await node.wait_synced(game)

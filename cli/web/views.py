@@ -131,7 +131,7 @@ def game_summary(runtime: GameRuntime) -> dict[str, Any]:
         "state": runtime.state,
         "seats": f"{len(session.seats)}/{session.seat_count}",
         "role": "spectator" if session.local_seat is None else "player",
-        # a game claimed abandoned has no result, yet it is over ("playing" would say not)
+        # a game claimed abandoned has no result: its abandonment says how it ended
         "outcome": session.outcome_text or abandonment_text(session),
         "hosted": runtime.hosted,
     }
