@@ -18,7 +18,7 @@ import trio
 from creepnet.cli.faces import FACES
 from creepnet.cli.options import UsageError, add_home_option, fail, home_dir
 from creepnet.cli.text import printable
-from creepnet.node.discovery import Found, open_discovery
+from creepnet.node.discovery import Found, open_discovery, service_type
 from creepnet.node.node import Node, NodeError
 from creepnet.node.storage import IdentityError, StorageError
 
@@ -45,7 +45,12 @@ def add_network_options(parser: argparse.ArgumentParser) -> None:
 
 def interfaces(args: argparse.Namespace) -> list[str] | None:
     """The interface addresses chosen (IPv4: zeroconf runs V4 only), or None for all; a
-    UsageError for anything else, not zeroconf's traceback."""
+    UsageError for anything else, or for a $CREEPNET_SERVICE_TYPE zeroconf would refuse, not
+    zeroconf's traceback (every command that browses or advertises asks this first)."""
+    try:
+        service_type()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if getattr(args, "iface", None):
         chosen = list(args.iface)
     else:

@@ -24,12 +24,14 @@ from typing import Any
 
 import trio
 from zeroconf import (
+    BadTypeInNameException,
     DNSQuestionType,
     IPVersion,
     ServiceBrowser,
     ServiceInfo,
     ServiceStateChange,
     Zeroconf,
+    service_type_name,
 )
 
 from creepnet.node.handshake import WIRE_VERSION
@@ -42,8 +44,15 @@ SERVICE_TYPE_ENV = "CREEPNET_SERVICE_TYPE"
 
 def service_type() -> str:
     """The DNS-SD type to advertise and browse.  $CREEPNET_SERVICE_TYPE gives a test (or a
-    separate party on one LAN) a type of its own, so it never sees anyone else's games."""
-    return os.environ.get(SERVICE_TYPE_ENV) or SERVICE_TYPE
+    separate party on one LAN) a type of its own, so it never sees anyone else's games; a
+    ValueError says what is wrong with one zeroconf would refuse (deep in a browse thread)."""
+    chosen = os.environ.get(SERVICE_TYPE_ENV) or SERVICE_TYPE
+    try:
+        return service_type_name(chosen)
+    except BadTypeInNameException as exc:
+        raise ValueError(
+            f"${SERVICE_TYPE_ENV} must be a DNS-SD service type such as {SERVICE_TYPE}: {exc}"
+        ) from None
 
 
 STATES = ("lobby", "playing")

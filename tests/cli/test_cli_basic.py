@@ -280,3 +280,18 @@ def test_an_iface_that_is_no_ipv4_address_is_a_clear_error(tmp_path, capsys, mon
 
     assert run_trio(choose, argparse.Namespace()) == 2
     assert "takes an interface's IPv4 address" in capsys.readouterr().err
+
+
+def test_a_service_type_zeroconf_refuses_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    """`creepnet ui` with $CREEPNET_SERVICE_TYPE=bogus died with zeroconf's traceback from its
+    browse thread; every command that browses or advertises now says what is wrong, exit 2."""
+    monkeypatch.setenv("CREEPNET_IFACE", "127.0.0.1")
+    monkeypatch.setenv("CREEPNET_HOME", str(tmp_path / "home"))
+    for bad in ("bogus", "_much_too_long_a_name._tcp.local.", "_cn._tcp.local"):
+        monkeypatch.setenv("CREEPNET_SERVICE_TYPE", bad)
+        for command in (["games", "--wait", "1"], ["ui", "--no-browser"], ["host", "creeper"]):
+            assert main(command) == 2, (bad, command)
+            said = capsys.readouterr().err
+            assert "$CREEPNET_SERVICE_TYPE must be a DNS-SD service type" in said, said
+            assert "Traceback" not in said
+    assert not (tmp_path / "home").exists()  # refused before anything was written
