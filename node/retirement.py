@@ -528,6 +528,8 @@ class Retirements:
             event = parse_or_reject(raw)
         except Rejection:
             return False
+        if event.seq < len(runtime.session.log):
+            return False  # its position is filled: the session says whether it came late
         keys = runtime.session.seat_keys
         seat = keys.index(event.author) if event.author in keys else None
         for ballot in ballots.values():

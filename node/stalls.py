@@ -32,8 +32,8 @@ async def watch_stalls(
     ask_after: float = ASK_AFTER,
 ) -> None:
     """Run for one game until it ends (the node's nursery holds it)."""
-    session = runtime.session
     while runtime.state in ACTIVE:
+        session = runtime.session  # read afresh: a seat overtaken by its retirement gets a new one
         waiting = session.waiting_for()
         mine = session.identity.public_key if session.identity is not None else None
         if not session.started or waiting is None or waiting.key == mine:

@@ -30,11 +30,13 @@ from creepnet.node.ledger import Ledger
 from creepnet.node.mesh import Mesh
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
-from creepnet.node.retirement import Retirements
+from creepnet.node.overtaken import our_tail, take_retirement
+from creepnet.node.retirement import RETIRING, Retirements
 from creepnet.node.transport import TransportError
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.lobby import GAME_NONCE_SIZE, derive_game_id
-from creepnet.protocol.log import EquivocationProof, Rejection
+from creepnet.protocol.receiving import Receipt
+from creepnet.protocol.log import EquivocationProof, Rejection, parse_or_reject
 
 MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
 PASS_ON_WAIT = 0.01  # seconds to let passed-on events reach the wire before our check starts
@@ -240,6 +242,7 @@ class GameSync:
                     await follower.wait_written(follower.queued)
             slice_ends = time.monotonic() + SLICE
             over_budget: bytes | None = None  # the key whose refused events overdrew its budget
+            refetch: int | None = None  # where to ask this peer from again (our moves start)
             kept_aside_at = -1  # the seq of the last event kept aside (its sender's chain)
             for index, raw in enumerate(message["items"]):
                 if time.monotonic() > slice_ends:
@@ -252,6 +255,30 @@ class GameSync:
                     continue  # a late event of a seat we voted to retire: evidence only
                 started = self.budget.clock()
                 receipt = session.receive(raw, sender=peer.key)
+                if receipt.status == "overtaken":
+                    refusal = await take_retirement(runtime, raw, self.reporter)
+                    if refusal is None:
+                        session = runtime.session
+                        before = min(before, len(session.log) - 1)
+                        continue
+                    receipt = Receipt("rejected", rejections=[refusal])
+                if receipt.status == "late":
+                    self._late(runtime, peer, raw, receipt)
+                    continue
+                rejection, tail = receipt.rejection, our_tail(session)
+                if (
+                    rejection is not None
+                    and rejection.kind == "chain"
+                    and tail is not None
+                    and (rejection.seq or 0) >= tail
+                ):
+                    # Their log goes another way where ours ends with moves of our own: they
+                    # may hold our retirement there.  Not their fault: ask from where our moves
+                    # start (node/overtaken.py takes a retirement found there).
+                    refetch = tail
+                    if self.budget.charge(peer.key, self.budget.clock() - started):
+                        over_budget = peer.key  # a peer that says so for ever pays the checks
+                    break
                 if receipt.status == "rejected":
                     # Another signer's event, relayed: its author pays, not the relay.
                     payer = _blamed_author(receipt.rejections, peer.key) or peer.key
@@ -295,6 +322,8 @@ class GameSync:
                     if seq == before and key in runtime.followers
                 }
                 runtime.unusable[peer.key] = before
+        if refetch is not None:
+            self._fetch(runtime, peer, refetch)
         if over_budget is not None:
             self._cut_off(runtime, peer, over_budget)
             if over_budget == peer.key:
@@ -312,6 +341,22 @@ class GameSync:
             # we sent one, carried the same length.
             peer.send(messages.have(runtime.game, runtime.stored))
         return before, after
+
+    def _late(self, runtime: GameRuntime, peer: Peer, raw: bytes, receipt: Receipt) -> None:
+        """A seat's own move that crossed its retirement: said once, blamed on nobody (the
+        sender's allowance paid for it, as for a duplicate).  Sent by that seat itself, it is
+        answered with the log from there, so its node learns of the retirement and takes it
+        (node/overtaken.py)."""
+        rejection = receipt.rejections[0]
+        seq = rejection.seq
+        assert seq is not None
+        author = parse_or_reject(raw).author
+        keys = runtime.session.seat_keys
+        name = runtime.session.seat_label(keys.index(author))
+        text = f"{name}'s move at seq {seq} came after the table retired them: not played"
+        self.reporter.note(runtime, f"late-{seq}", text, RETIRING)
+        if peer.key == author:
+            self._send_from(runtime, peer, seq)
 
     def _catch_up(
         self, runtime: GameRuntime, peer: Peer, message: dict[str, Any], before: int, after: int

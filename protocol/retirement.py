@@ -175,6 +175,16 @@ def retire_author(seats: int, retired: Sequence[int], seat: int) -> int:
     return min(s for s in remaining(seats, retired) if s != seat)
 
 
+def names_seat_of(event: Event, keys: Sequence[bytes], author: bytes) -> bool:
+    """Whether ``event`` is a ``retire`` or ``abandon`` of the seat ``author`` holds: what a
+    move of that seat crossing its retirement meets at its position (only the body's claim;
+    whether the table could retire that seat there is the session's check)."""
+    if event.type not in TYPES or author not in keys or not isinstance(event.body, dict):
+        return False
+    seat = event.body.get("seat")
+    return type(seat) is int and 0 <= seat < len(keys) and keys[seat] == author
+
+
 def retire_body(position: Position, votes: Sequence[list[Any]]) -> dict[str, Any]:
     return {"seat": position.seat, "votes": sorted(votes, key=lambda v: v[0])}
 

@@ -348,7 +348,7 @@ class Session:
             reason = "too many duplicate or unusable events from this sender"
             return Receipt("rejected", rejections=[Rejection(None, "flood", reason)])
         receipt = self._inbox.receive(self, raw)
-        if sender is not None and receipt.status in ("duplicate", "pending", "deferred"):
+        if sender is not None and receipt.status in ("duplicate", "pending", "deferred", "late"):
             self._allowance.charge(sender)
         return receipt
 

@@ -1,0 +1,96 @@
+"""A seat's move that crosses its own retirement, over real loopback nodes.
+
+Seat X is silent until the other two retire it at S; X's node, which heard nothing of it (its
+link drops the table's events), then signs its move at S.  Before, the others refused that move
+as a seat X did not hold ("not entitled") and charged X for it, and X's node refused the
+table's ``retire`` for good the same way, blaming the honest seat that wrote it: the game went
+on without X while X's node sat on a fork of its own.  Now the others say the move came late
+and blame nobody, and answer X with the log from S; X's node checks the retirement, takes it in
+place of its own event (kept in ``log.cut``) and watches the game to its end, and all three logs
+are the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import trio
+from test_node_retire_objection import ESCROW, TIMEOUT, clock, retirements, table, x_deciding
+
+from creepnet.node import updates
+from creepnet.node.bot import run_bot
+from creepnet.protocol.event import parse_event
+from creepnet.protocol.games import get_game
+from creepnet.protocol.verify import verify_log_bytes
+
+
+@pytest.mark.parametrize("offline", [False, True], ids=["sent", "offline"])
+async def test_a_move_that_crossed_its_retirement_is_late_and_its_node_takes_the_retirement(
+    tmp_path, offline
+):
+    """``offline``: X's node sent its move to nobody (no link at all); when it asks again, the
+    others' log goes on from the retirement, which its node finds and takes all the same."""
+    with trio.fail_after(TIMEOUT):
+        async with table(tmp_path, ESCROW) as (nodes, game, news, _):
+            where, x, v, b = await x_deciding(nodes, game)
+            late, x_key = nodes[x], nodes[x].identity.public_key
+            deaf = [True]  # X's link drops the table's events from S until X has moved
+            ours = retirements(late)
+            real_keep_aside = ours.keep_aside
+
+            def keep_aside(runtime: Any, raw: bytes) -> bool:
+                event = parse_event(raw)
+                if deaf[0] and event.seq >= where.seq and event.author != x_key:
+                    return True
+                return real_keep_aside(runtime, raw)
+
+            ours.keep_aside = keep_aside  # type: ignore[method-assign]
+            for seat in (v, b):
+                clock(nodes[seat]).hurry()
+            for seat in (v, b):
+                await nodes[seat].wait_for(game, lambda rt: x in rt.session.retired)
+            assert nodes[v].session(game).log.events[where.seq].type == "retire"
+            assert len(late.session(game).log) == where.seq  # X heard nothing of it
+
+            view = late.session(game)
+            bot = get_game(view.kind).make_bot("random", 3)
+            runtime = late.games[game]
+            followers = dict(runtime.followers)
+            if offline:
+                runtime.followers.clear()  # nobody to send the move to
+            mine = await late.play(game, bot.choose(view.local_view(), x))
+            assert mine.seq == where.seq
+            deaf[0] = False
+            if offline:
+                runtime.followers.update(followers)
+                assert late._sync.ask_everyone(runtime)  # as its stall timer does
+
+            # X's node takes the retirement in place of its move, and says so
+            await late.wait_for(game, lambda rt: x in rt.session.retired)
+            said = await news[x].until(lambda u: "before your move reached the others" in u.text)
+            assert said.data["seq"] == where.seq
+            cut = tmp_path / f"n{x}" / "games" / game.hex() / "log.cut"
+            assert cut.read_bytes() == mine.raw
+            # the others: late, blamed on nobody (when it reached them at all)
+            for seat in () if offline else (v, b):
+                await news[seat].until(
+                    lambda u: "came after the table retired them" in u.text
+                    and f"seq {where.seq}" in u.text
+                )
+
+            async with trio.open_nursery() as bots:
+                for seat in (v, b):
+                    bots.start_soon(run_bot, nodes[seat], game, "random", seat + 1)
+            for node in nodes:
+                await node.wait_for(game, lambda rt: rt.session.finished)
+                await node.wait_for(game, lambda rt: rt.stored == len(rt.session.log))
+            final = nodes[v].session(game)
+            assert final.retired == [x]
+            logs = {
+                (tmp_path / f"n{i}" / "games" / game.hex() / "log").read_bytes() for i in range(3)
+            }
+            assert logs == {final.log.to_bytes()}
+            verdict = verify_log_bytes(final.log.to_bytes())
+            assert verdict.valid and verdict.finished, verdict.error
+            for said_by in news:
+                assert not [u for u in said_by.seen if u.kind in (updates.REJECTED, updates.ERROR)]
