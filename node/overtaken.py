@@ -59,7 +59,7 @@ async def take_retirement(runtime: GameRuntime, raw: bytes, reporter: Reporter) 
         return receipt.rejection or Rejection(seq, "illegal", "the retirement does not hold")
     cut = session.log.events[seq:]
     where = await trio.to_thread.run_sync(runtime.store.truncate_events, kept)
-    runtime.session = fresh
+    session.adopt(fresh)
     runtime.stored = seq
     runtime.published = min(runtime.published, seq)
     runtime.passed_on, runtime.fetching, runtime.unusable = PassedOn(), None, {}

@@ -203,6 +203,15 @@ class Session:
             session.accept(raw)
         return session
 
+    def adopt(self, other: Session) -> None:
+        """Become ``other``: a replay of a prefix of this log with a retirement of our seat
+        that overtook our own events there (node/overtaken.py).  In place, so every holder of
+        this session (a face, the bot, the stall watcher) sees the table's log from now on."""
+        if other.game != self.game or other.identity is not self.identity:
+            raise ValueError("a session adopts only a replay of its own game and seat")
+        vars(self).clear()
+        vars(self).update(vars(other))
+
     # ----- what the game is waiting for ------------------------------------------------------
 
     @property

@@ -67,6 +67,7 @@ async def test_a_move_that_crossed_its_retirement_is_late_and_its_node_takes_the
 
             # X's node takes the retirement in place of its move, and says so
             await late.wait_for(game, lambda rt: x in rt.session.retired)
+            assert x in view.retired  # what a face held before sees it too (one session)
             said = await news[x].until(lambda u: "before your move reached the others" in u.text)
             assert said.data["seq"] == where.seq
             cut = tmp_path / f"n{x}" / "games" / game.hex() / "log.cut"
