@@ -53,7 +53,7 @@ NEWS = {
     updates.HOST_MOVED,
     updates.ERROR,
     updates.JOIN_REFUSED,
-    RETIRED,  # "Cat left the game; the table plays on without her"
+    RETIRED,  # "cat left the game; ...", ours in our words: "the table retired you from ..."
     CLAIMABLE,  # the other player is gone: the page offers the claim
 }
 MAX_NAME = 64
@@ -131,17 +131,9 @@ class WebFace:
             # a countdown once a second: one line that changes, not a line each second
             self.retiring[update.game] = (self._length(update.game), update.text)
         elif update.kind in NEWS and update.game is not None:
-            if update.kind == RETIRED and self._ours(update):
-                return  # told in our words ("the table retired you..."), not as a stranger's
             if update.kind == CLAIMABLE and update.game in self.node.games:
                 self.claimable[update.game] = self._length(update.game)
             self._add_news(update.game, update.text)
-
-    def _ours(self, update: Update) -> bool:
-        """Whether an update about a seat is about the seat this node plays."""
-        runtime = self.node.games.get(update.game) if update.game else None
-        seat = update.data.get("seat")
-        return runtime is not None and seat is not None and seat == runtime.session.local_seat
 
     def _length(self, game: bytes) -> int:
         return len(self.node.session(game).log)

@@ -10,7 +10,7 @@ import re
 import pytest
 import trio
 from conftest import FAST
-from web_support import call, view_until, web_node
+from web_support import SHORT_RACER, call, view_until, web_node
 
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
@@ -18,10 +18,7 @@ from creepnet.protocol.entitlement import is_decision
 from creepnet.protocol.games import get_game
 from creepnet.protocol.rules import Turn
 
-# Short Racer games (as tests/racer/test_racer_retire_network.py plays them), escrowed as every
-# face hosts a table of three, and a patience a loaded machine still meets between two moves.
-RACER = {"creeps_per_player": 3, "face_up_creeps": 1, "turn_limit": 10, "escrow": 1}
-PATIENCE = 10
+PATIENCE = 10  # seconds: a loaded machine's bots still meet it between two moves
 COUNTDOWN = re.compile(r"move within (\d+) s before (.+)")
 
 
@@ -57,7 +54,7 @@ async def test_at_three_seats_the_silent_players_page_counts_down_to_her_retirem
             trio.open_nursery() as bots,
         ):
             ann, face, app = page
-            options = {**RACER, "retire_after": PATIENCE}
+            options = {**SHORT_RACER, "retire_after": PATIENCE}
             game = await ann.host_game("racer", "slow", seats=3, player="ann", options=options)
             path = f"/api/game/{game.hex()}"
             for seed, (node, name) in enumerate(((bob, "bob"), (cat, "cat")), start=1):
