@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import trio
 
 from creepnet.cli.faces import Console, console_for
+from creepnet.cli.patience import Quiet, own_silence
 from creepnet.cli.terminal import Out, Screen, StdinLines
 from creepnet.cli.text import printable
 from creepnet.node import retirement, updates
@@ -148,27 +149,21 @@ class TerminalPlay:
         table will do about it.  A spectator's node runs no retirement timer: it is told after
         SILENCE_TOLD seconds.  A seat's node tells of the others' silences itself, but not of
         ours: the player to move is told how long is left once half the table's patience is
-        gone (a person thinking is no news before), not just that it has been retired."""
-        since: tuple[int, float] = (-1, 0.0)  # (log length, when it last grew)
+        gone (cli/patience.py), not just that it has been retired."""
+        quiet = Quiet()
         while True:
             await trio.sleep(1)
-            session, now = self.session, trio.current_time()
+            session = self.session
+            silent = quiet.silent(len(session.log), trio.current_time())
             waiting = session.waiting_for() if session.phase is Phase.PLAYING else None
-            if len(session.log) != since[0]:
-                since = (len(session.log), now)
-            silent = now - since[1]
             if waiting is None or self.over():
                 continue
-            seat = session.local_seat
-            if seat is None and silent >= SILENCE_TOLD:
+            if session.local_seat is None and silent >= SILENCE_TOLD:
                 self.screen.note(self.silence_text(waiting.player, silent), "silence")
-            elif (
-                seat == waiting.seat
-                and session.my_turn() is not None
-                and silent >= session.retire_after / 2
-            ):
-                left = session.retire_after - silent
-                self.screen.note(self.own_silence_text(left), "left" if left >= 1 else "up")
+            elif (warning := own_silence(session, silent)) is not None:
+                # Two keys: in a pipe a note is printed once, so the countdown's first second
+                # is shown, and once more the moment the table's patience is up.
+                self.screen.note(f"* {warning.text}", "up" if warning.up else "left")
 
     def silence_text(self, player: str, silent: float) -> str:
         patience = f"{self.session.retire_after:g} s"
@@ -178,17 +173,6 @@ class TerminalPlay:
             else f"after {patience} the other may claim the game"
         )
         return f"* no word from {printable(player)} for {silent:.0f} s ({then})"
-
-    def own_silence_text(self, left: float) -> str:
-        """What the player to move is told, ``left`` seconds before the table's patience is up
-        (told once more when it is: in a pipe a note is printed once, not each second)."""
-        many = len(self.session.remaining) > 2
-        if left >= 1:
-            then = "the others retire your seat" if many else "your opponent may claim the game"
-            return f"* move within {left:.0f} s before {then}"
-        # The others' clocks started when they heard the last event: they may vote any moment.
-        now = "the others may retire your seat" if many else "your opponent may claim the game"
-        return f"* silent for the table's {self.session.retire_after:g} s: {now} at any moment"
 
     # ----- what we send ---------------------------------------------------------------------
 

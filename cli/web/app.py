@@ -152,6 +152,7 @@ class NodePages:
         view = game_view(self.node.session(game), self.node.games.get(game), face.story_for(game))
         view["news"] = face.news_for(game)
         view["retiring"] = face.retiring_for(game)
+        view["own_silence"] = face.own_silence_for(game)
         view["invite"] = face.invite_for(game)
         view.update(face.may_leave(game))
         view["abandoned"] = self.node.session(game).abandoned is not None

@@ -26,6 +26,7 @@ import trio
 from creepnet.cli.faces import FACES, Story, page_of
 from creepnet.cli.game_options import hosted_options, seat_count
 from creepnet.cli.network import reachable_address
+from creepnet.cli.patience import Quiet, own_silence
 from creepnet.cli.seat_runner import bot_player_name
 from creepnet.cli.web.again import NextGame, Rematches
 from creepnet.cli.web.views import game_summary
@@ -52,7 +53,7 @@ NEWS = {
     updates.HOST_MOVED,
     updates.ERROR,
     updates.JOIN_REFUSED,
-    RETIRED,  # "Cat left the game; the table plays on without her"
+    RETIRED,  # "cat left the game; ...", ours in our words: "the table retired you from ..."
     CLAIMABLE,  # the other player is gone: the page offers the claim
 }
 MAX_NAME = 64
@@ -78,6 +79,11 @@ class WebFace:
     # log moves on.
     retiring: dict[bytes, tuple[int, str]] = field(default_factory=dict)
     claimable: dict[bytes, int] = field(default_factory=dict)
+    # When each game's log last grew, and the warning to us while a game waits on our silent
+    # decision (cli/patience.py, as the terminal's status line says it) with the log length it
+    # was said at: our node runs no timer on us, the others' nodes do.
+    quiet: dict[bytes, Quiet] = field(default_factory=dict)
+    own_silence: dict[bytes, tuple[int, str | None]] = field(default_factory=dict)
     left: set[bytes] = field(default_factory=set)  # games we told the table we leave
     nursery: trio.Nursery | None = None  # the bots' (set by ``run``)
     carrier: Any = None  # the node's internet carrier (node/wan/carrier.py), when it has one
@@ -99,11 +105,13 @@ class WebFace:
             self.nursery = self.rematches.nursery = nursery
             if self.node.discovery is not None:
                 nursery.start_soon(self._browse)
+            nursery.start_soon(self._count_own_silences)
             task_status.started()
             async for update in stream:
                 self._record(update)
                 if update.game in self.node.games:
                     self.story_for(update.game)  # told event by event, not batch by batch
+                    self._silent(update.game)  # a new event restarts the clock at once
                 self._bump()
 
     def _record(self, update: Update) -> None:
@@ -123,23 +131,45 @@ class WebFace:
             # a countdown once a second: one line that changes, not a line each second
             self.retiring[update.game] = (self._length(update.game), update.text)
         elif update.kind in NEWS and update.game is not None:
-            if update.kind == RETIRED and self._ours(update):
-                return  # told in our words ("the table retired you..."), not as a stranger's
             if update.kind == CLAIMABLE and update.game in self.node.games:
                 self.claimable[update.game] = self._length(update.game)
             self._add_news(update.game, update.text)
-
-    def _ours(self, update: Update) -> bool:
-        """Whether an update about a seat is about the seat this node plays."""
-        runtime = self.node.games.get(update.game) if update.game else None
-        seat = update.data.get("seat")
-        return runtime is not None and seat is not None and seat == runtime.session.local_seat
 
     def _length(self, game: bytes) -> int:
         return len(self.node.session(game).log)
 
     def retiring_for(self, game: bytes) -> str | None:
         said = self.retiring.get(game)
+        return said[1] if said is not None and said[0] == self._length(game) else None
+
+    async def _count_own_silences(self) -> None:
+        """Once a second, as the terminal looks: a warning to us that appears or counts down
+        is a change, and the page is sent it (nothing else changes while we are silent)."""
+        while True:
+            await trio.sleep(1)
+            changed = False
+            for game in list(self.node.games):
+                text = self._own_silence_now(game)
+                if text != self.own_silence_for(game):
+                    self.own_silence[game] = (self._length(game), text)
+                    changed = True
+            if changed:
+                self._bump()
+
+    def _own_silence_now(self, game: bytes) -> str | None:
+        session = self.node.session(game)
+        warning = own_silence(session, self._silent(game)) if game not in self.left else None
+        return warning.text if warning is not None else None
+
+    def _silent(self, game: bytes) -> float:
+        """Seconds since we first saw the game's log at its present length."""
+        quiet = self.quiet.setdefault(game, Quiet())
+        return quiet.silent(self._length(game), trio.current_time())
+
+    def own_silence_for(self, game: bytes) -> str | None:
+        """The warning to us that the table's patience with our silence runs out, while the
+        log stands still: gone with our move, or anyone's."""
+        said = self.own_silence.get(game)
         return said[1] if said is not None and said[0] == self._length(game) else None
 
     def may_leave(self, game: bytes) -> dict[str, bool]:

@@ -379,3 +379,28 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def test_the_player_to_move_sees_her_countdown_before_the_opponent_may_claim(browser, creepnet):
+    """Her page says, by what the game asks of her, how long she has left to move once half
+    the table's patience is gone, then that her opponent may claim the game at any moment;
+    her move ends it.  The other page, waiting on her, shows none of it."""
+    name = f"slow {secrets.token_hex(3)}"
+    slow = ("--name", name, "--retire-after", "6")
+    hoster = creepnet("erin", "host", "creeper", *slow, "--player", "erin", *WEB)
+    host = open_page(browser, hoster.url)
+    joiner = creepnet("finn", "join", name, "--player", "finn", *WEB)
+    guest = open_page(browser, joiner.url)
+    for page in (host, guest):
+        expect(page.locator("#summary")).to_contain_text("ply 0")
+    mover, other = (host, guest) if host.locator("#status.mine").count() else (guest, host)
+    warning = mover.locator("#now #own-silence")
+    countdown = re.compile(r"move within [1-3] s before your opponent may claim the game")
+    expect(warning).to_have_text(countdown)
+    expect(warning).to_be_visible()
+    up = "silent for the table's 6 s: your opponent may claim the game at any moment"
+    expect(warning).to_have_text(up)
+    expect(other.locator("#own-silence")).to_be_hidden()
+    click_a_move(mover)
+    expect(warning).to_be_hidden()
+    expect(mover.locator("#summary")).to_contain_text("ply 1")

@@ -4,12 +4,14 @@ claims; the retirement words the node publishes reach the page."""
 
 from __future__ import annotations
 
+import pytest
 import trio
 from conftest import FAST, until_guest_decides
-from web_support import call, view_until, web_node
+from web_support import SHORT_RACER, call, view_until, web_node
 
 from creepnet.cli.web.app import build_app
 from creepnet.cli.web.face import WebFace
+from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.node.retirement import RETIRED, RETIRING
 from creepnet.protocol.verify import verify_log_bytes
@@ -84,19 +86,33 @@ async def test_a_racer_table_of_three_or_four_hosted_on_the_page_can_play_on_wit
         assert "escrow" not in alice.session(bytes.fromhex(hosted["game"])).options
 
 
-async def test_our_own_retirement_is_told_once_to_us_not_as_a_stranger_who_went_silent(
+@pytest.mark.usefixtures("memoized_proofs")  # honest nodes in one process (tests/README.md)
+async def test_the_page_tells_our_own_retirement_as_ours_and_anothers_in_the_third_person(
     tmp_path,
 ) -> None:
-    """An announcement in the third person about our own seat (a node of an older version made
-    one, as silence) is not shown: the page says it to us once, as "the table retired you"."""
-    with trio.fail_after(60):
-        async with web_node(tmp_path / "a", "alice") as (alice, face, app):
-            _, hosted = await call(app, "POST", "/api/host", {"kind": "creeper"})
-            game = bytes.fromhex(hosted["game"])
+    """Ann stays silent at a table of three: the others retire her.  Her page says so in her
+    node's words, to her ("the table retired you"), never as a stranger who "stopped
+    answering"; bob's page tells it in the third person."""
+    with trio.fail_after(240):
+        async with (
+            web_node(tmp_path / "ann", "ann", host="127.0.0.1", timeouts=FAST) as ann_page,
+            web_node(tmp_path / "bob", "bob", host="127.0.0.1", timeouts=FAST) as bob_page,
+            Node.open(tmp_path / "cat", host="127.0.0.1", timeouts=FAST) as cat,
+            trio.open_nursery() as bots,
+        ):
+            (ann, ann_face, ann_app), (bob, bob_face, bob_app) = ann_page, bob_page
+            options = {**SHORT_RACER, "retire_after": 8}  # a loaded machine's bots still meet it
+            game = await ann.host_game("racer", "quiet", seats=3, player="ann", options=options)
             path = f"/api/game/{game.hex()}"
-            said = "alice stopped answering and was retired; the table plays on without them"
-            alice._reporter.publish(RETIRED, said, game, None, {"seat": 0})
-            other = "bob left the game; the table plays on without them"
-            alice._reporter.publish(RETIRED, other, game, None, {"seat": 1})
-            view = await view_until(face, app, path, lambda v: other in v["news"])
-            assert said not in view["news"]
+            for seed, (node, name) in enumerate(((bob, "bob"), (cat, "cat")), start=1):
+                await node.join(ann.address, game, player=name)
+                bots.start_soon(run_bot, node, game, "random", seed)
+
+            ours = "the table retired you from this game; it plays on, and you watch"
+            view = await view_until(ann_face, ann_app, path, lambda v: ours in v["news"])
+            assert view["seats"][0]["presence"] == "retired"
+            assert not any("ann stopped answering" in line for line in view["news"]), view
+            theirs = "ann stopped answering and was retired; the table plays on without them"
+            view = await view_until(bob_face, bob_app, path, lambda v: theirs in v["news"])
+            assert not any("retired you" in line for line in view["news"]), view
+            bots.cancel_scope.cancel()

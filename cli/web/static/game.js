@@ -108,6 +108,11 @@ function render(next) {
   document.getElementById("invite").hidden = !view.invite;
   const line = document.getElementById("invite-line");
   if (view.invite && line.value !== view.invite) line.value = view.invite;
+  // The others' patience with our silence runs out (cli/patience.py): said beside what the
+  // game asks of us, where we look; the face sends the view again each second it counts down.
+  const ownSilence = document.getElementById("own-silence");
+  ownSilence.textContent = view.own_silence || "";
+  ownSilence.hidden = !view.own_silence;
   const retiring = document.getElementById("retiring");
   retiring.textContent = view.retiring || "";
   retiring.hidden = !view.retiring;
