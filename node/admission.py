@@ -44,7 +44,6 @@ from dataclasses import dataclass, field
 import trio
 
 from creepnet.node.peer import Peer
-from creepnet.node.transport import address_host
 
 MAX_PEERS = 64
 MAX_HANDSHAKES = 16  # concurrent unauthenticated connections (beyond: evict the oldest, or refuse)
@@ -188,18 +187,19 @@ class Admission:
         """Admit key from address (evicting an anonymous peer if key is a player, or if the
         address holding the most anonymous peers holds at least two more than ``address``),
         or the reason not to.  So a joiner — not seated yet — is not kept out by one machine
-        holding every slot with throw-away keys."""
+        holding every slot with throw-away keys.  Addresses are the connections' ``origin``:
+        over the internet carrier the IP a stream comes from, not its free peer id."""
         if len(peers) < MAX_PEERS or key in peers:
             return None
         anonymous = [p for p in peers.values() if p.key not in players and not p.close_reason]
         if key in players and anonymous:
             anonymous[0].close("replaced by a seated player (this node is full)")
             return None
-        held = Counter(address_host(p.conn.label) for p in anonymous)
+        held = Counter(p.conn.origin for p in anonymous)
         fullest = max(held, key=held.__getitem__, default=None)
         if fullest is not None and held[fullest] >= held[address] + 2:
             # the newest of that address goes: the oldest ones were there first
-            victim = [p for p in anonymous if address_host(p.conn.label) == fullest][-1]
+            victim = [p for p in anonymous if p.conn.origin == fullest][-1]
             victim.close(f"replaced: this node is full and {fullest} held the most peers")
             return None
         return f"this node already has {MAX_PEERS} peers"

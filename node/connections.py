@@ -140,7 +140,7 @@ class Connections:
             )
             return
         self._admission.proven(hello.key, address, self._players())
-        refusal = self._admission.make_room(self.peers, hello.key, self._players(), address)
+        refusal = self._admission.make_room(self.peers, hello.key, self._players(), conn.origin)
         if refusal is not None:
             await conn.send_error(refusal)
             await conn.aclose()

@@ -89,6 +89,10 @@ class Connection:
         self.closed = False
         self.torn = False  # a frame was cut off mid-write: the stream can carry no more
         self.label = label or _peer_label(stream)
+        # Where the peer slots see it come from (node/admission.py): the address's host, or for
+        # a stream the internet carrier accepted, the IP its connection comes from (the peer's
+        # own, or the relay's): peer ids cost nothing, an IP address does.
+        self.origin: str = getattr(stream, "origin", None) or address_host(self.label)
 
     @property
     def sealed(self) -> bool:

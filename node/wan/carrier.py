@@ -288,6 +288,13 @@ class CarrierStream(trio.abc.Stream):
         return is_relayed(self._stream.muxed_conn)
 
     @property
+    def origin(self) -> str:
+        """The IP address its connection comes from: the peer's over a direct connection, the
+        relay's over a circuit ("?" when libp2p does not say).  Where the node's peer slots
+        see it come from (``Connection.origin``)."""
+        return _remote_ip(self._stream.muxed_conn)
+
+    @property
     def remote(self) -> str:
         """The connection's transport address as libp2p reports it (for reports only)."""
         try:

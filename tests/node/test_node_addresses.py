@@ -16,7 +16,7 @@ import pytest
 
 from creepnet.node import admission
 from creepnet.node.admission import Admission
-from creepnet.node.transport import address_host
+from creepnet.node.transport import Connection, Timeouts, address_host
 
 PEER = "12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN"
 RELAY4 = f"/ip4/192.0.2.1/tcp/4001/p2p/{PEER}"
@@ -48,7 +48,7 @@ def test_one_internet_peer_is_one_address_to_the_peer_slots_dialled_or_accepted(
 
     def peer(key: bytes, label: str) -> SimpleNamespace:
         return SimpleNamespace(
-            key=key, close_reason="", conn=SimpleNamespace(label=label),
+            key=key, close_reason="", conn=SimpleNamespace(label=label, origin=address_host(label)),
             close=lambda reason: closed.append(label),
         )  # fmt: skip
 
@@ -59,3 +59,32 @@ def test_one_internet_peer_is_one_address_to_the_peer_slots_dialled_or_accepted(
     }
     assert Admission.make_room(peers, b"new", players=(), address="wan:12D3KooWNewcomer") is None
     assert closed == [f"wan:{PEER}@{RELAY6}"]
+
+
+def test_throwaway_peer_ids_from_one_ip_give_way_to_a_joiner_from_elsewhere(monkeypatch):
+    """Over the internet every peer id was its own address to the peer slots, and peer ids are
+    free: one machine's throw-away ids, pinging, filled every slot and kept joiners and
+    spectators out.  A stream the carrier accepts now comes from the IP its connection comes
+    from (``CarrierStream.origin``: the peer's, or the relay's), so they are one origin
+    holding the most, and its newest gives way to a newcomer from another."""
+    monkeypatch.setattr(admission, "MAX_PEERS", 8)
+    closed: list[bytes] = []
+
+    def peer(key: bytes, origin: str) -> SimpleNamespace:
+        conn = SimpleNamespace(label=f"wan:12D3KooW{key.hex()}", origin=origin)
+        return SimpleNamespace(
+            key=key, close_reason="", conn=conn, close=lambda reason: closed.append(key)
+        )
+
+    flood = {bytes([i]): peer(bytes([i]), "198.51.100.7") for i in range(7)}
+    peers = {**flood, b"spectator": peer(b"spectator", "203.0.113.9")}
+    assert Admission.make_room(peers, b"joiner", players=(), address="192.0.2.44") is None
+    assert closed == [bytes([6])]  # the flood's newest, never the spectator
+    # what the peer slots read is the stream's origin, not its free peer id
+    class Stream:
+        origin = "198.51.100.7"
+
+    conn = Connection(Stream(), Timeouts(), label="wan:12D3KooWfresh")  # type: ignore[arg-type]
+    assert conn.origin == "198.51.100.7"
+    lan = Connection(object(), Timeouts(), label="10.0.0.5:4100")  # type: ignore[arg-type]
+    assert lan.origin == "10.0.0.5"

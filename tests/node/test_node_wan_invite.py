@@ -173,6 +173,8 @@ async def test_a_joiner_with_an_invite_joins_and_a_forged_invite_is_refused(tmp_
                 assert joined == game
                 assert bob.session(game).local_seat == 1
                 assert "list" not in alice_heard and "join" in alice_heard  # a round trip less
+                # the peer slots see bob come from an IP address, not from his free peer id
+                assert alice.connections.peers[bob.identity.public_key].conn.origin == "127.0.0.1"
             nursery.cancel_scope.cancel()
 
 
