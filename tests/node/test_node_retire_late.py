@@ -15,11 +15,20 @@ from typing import Any
 
 import pytest
 import trio
-from test_node_retire_objection import ESCROW, TIMEOUT, clock, retirements, table, x_deciding
+from test_node_retire_objection import (
+    ESCROW,
+    TIMEOUT,
+    clock,
+    retirements,
+    table,
+    table_and_mallory,
+    x_deciding,
+)
 
-from creepnet.node import updates
+from creepnet.node import messages, overtaken, updates
 from creepnet.node.bot import run_bot
-from creepnet.protocol.event import parse_event
+from creepnet.protocol import retirement
+from creepnet.protocol.event import parse_event, sign_event
 from creepnet.protocol.games import get_game
 from creepnet.protocol.verify import verify_log_bytes
 
@@ -95,3 +104,44 @@ async def test_a_move_that_crossed_its_retirement_is_late_and_its_node_takes_the
             assert verdict.valid and verdict.finished, verdict.error
             for said_by in news:
                 assert not [u for u in said_by.seen if u.kind in (updates.REJECTED, updates.ERROR)]
+
+
+async def test_a_forged_retirement_of_our_seat_is_refused_unreplayed_and_our_move_stands(
+    tmp_path, monkeypatch
+):
+    """Mallory passes X's node a ``retire`` of X at the position of X's own move, signed by
+    the very seat that would write it but without the others' votes: X's node refuses it
+    naming its signer, replays nothing (a forged retirement must not cost a replay of the
+    log), and keeps its move."""
+    replays: list[int] = []
+    real_replayed = overtaken._replayed
+
+    def counted(raws: list[bytes], session: Any) -> Any:
+        replays.append(len(raws))
+        return real_replayed(raws, session)
+
+    monkeypatch.setattr(overtaken, "_replayed", counted)
+    with trio.fail_after(TIMEOUT):
+        async with table_and_mallory(tmp_path) as (nodes, game, news, mallory):
+            where, x, _, _ = await x_deciding(nodes, game)
+            late = nodes[x]
+            view = late.session(game)
+            bot = get_game(view.kind).make_bot("random", 3)
+            mine = await late.play(game, bot.choose(view.local_view(), x))
+            author = nodes[retirement.retire_author(3, [], x)].identity
+            forged = sign_event(
+                author,
+                game=game,
+                seq=where.seq,
+                prev=where.prev,
+                type="retire",
+                body={"seat": x, "votes": []},
+            )
+            link = await mallory.connect(late.address)
+            link.send(messages.events(game, where.seq, [forged.raw], where.seq + 1))
+            refusal = await news[x].until(
+                lambda u: u.kind == updates.REJECTED and u.data.get("seq") == where.seq
+            )
+            assert "missing" in refusal.text and author.fingerprint in refusal.text
+            assert late.session(game).log.events[where.seq].raw == mine.raw
+            assert x not in late.session(game).retired and not replays
