@@ -62,5 +62,5 @@ def own_silence(session: Session, silent: float) -> OwnSilence | None:
         return None
     if silent < session.retire_after / 2:
         return None
-    many = len(session.remaining) > 2
-    return OwnSilence(session.retire_after - silent, session.retire_after, many)
+    left = session.retire_after - silent
+    return OwnSilence(left, session.retire_after, session.retires_a_silence)

@@ -169,7 +169,7 @@ class TerminalPlay:
         patience = f"{self.session.retire_after:g} s"
         then = (
             f"the others retire a seat silent for {patience}"
-            if len(self.session.remaining) > 2
+            if self.session.retires_a_silence
             else f"after {patience} the other may claim the game"
         )
         return f"* no word from {printable(player)} for {silent:.0f} s ({then})"
@@ -219,7 +219,7 @@ class TerminalPlay:
         return True
 
     def left_text(self) -> str:
-        if len(self.session.remaining) > 2:
+        if self.session.retires_a_silence:
             return "you left the game for good; the others retire your seat and play on"
         return "you left the game for good; your opponent may claim it abandoned"
 

@@ -227,7 +227,7 @@ def say_how_to_return(
 def patience_text(session: Session) -> str:
     """How long the others wait for a player who went away (node/retirement.py's timer)."""
     wait = f"{session.retire_after:g} s"
-    if len(session.remaining) > 2:
+    if session.retires_a_silence:
         return f"  (on your turn the others wait {wait}, then retire your seat and play on)"
     return f"  (on your turn your opponent waits {wait}, then may claim the game abandoned)"
 

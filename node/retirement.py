@@ -152,7 +152,7 @@ class Retirements:
         silent, limit = now - since, session.retire_after
         name = _name(session, where.seat)
         gone = where.seat in self._leaving.get(runtime.game, set())
-        if len(session.remaining) == 2:
+        if not session.retires_a_silence:
             if silent >= limit or gone:
                 text = f"{name} is gone: you may claim the game abandoned (claim)"
                 self.reporter.note(runtime, "retiring", text, CLAIMABLE)

@@ -228,6 +228,13 @@ class Session:
         """The seats still playing (not retired), in seat order."""
         return self._playing(self.retired)
 
+    @property
+    def retires_a_silence(self) -> bool:
+        """Whether the table retires a silent seat and plays on (three or more seats still
+        playing), rather than the one other seat claiming the game abandoned (two): what every
+        face tells a player about waiting, leaving and silence."""
+        return len(self.remaining) > 2
+
     def _playing(self, retired: list[int]) -> tuple[int, ...]:
         return retirement.remaining(len(self.seats), retired)
 

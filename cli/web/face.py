@@ -184,7 +184,7 @@ class WebFace:
         offered = self.claimable.get(game) == self._length(game)
         return {
             "leave": present,
-            "claim": present and len(session.remaining) == 2 and offered,
+            "claim": present and not session.retires_a_silence and offered,
         }
 
     def _add_news(self, game: bytes, text: str) -> None:
@@ -430,7 +430,7 @@ class WebFace:
             self.left.add(game)
             text = (  # at two seats nobody is left to play on: the other may claim
                 "you left the game; the table plays on without you"
-                if len(session.remaining) > 2
+                if session.retires_a_silence
                 else "you left the game; your opponent may claim it abandoned"
             )
         else:

@@ -116,7 +116,12 @@ def test_a_retired_seat_that_quits_is_not_told_the_game_waits_for_it():
     pressed Ctrl-C).  She was told the game waited for her and how long her opponent would
     wait on her turn: she has no turn any more, and nothing waits for her."""
     session = SimpleNamespace(
-        local_seat=0, retired=[0], remaining=(1, 3), phase=Phase.PLAYING, retire_after=120.0
+        local_seat=0,
+        retired=[0],
+        remaining=(1, 3),
+        retires_a_silence=False,
+        phase=Phase.PLAYING,
+        retire_after=120.0,
     )
     said: list[str] = []
     hint = "creepnet host racer --name sun"
