@@ -27,7 +27,8 @@ async def run_bot(
     pace: float = 0.0,
     play: Callable[[bytes, str], Awaitable[Any]] | None = None,
 ) -> str | None:
-    """Play the local seat of game until it ends; returns the outcome text (None if halted).
+    """Play the local seat of game until it ends and its last event is stored; returns the
+    outcome text (None if halted).
 
     A bot named by a string is the game's registered bot of that name.  ``pace`` seconds pass
     before each move, so people can watch a bot game.  ``play`` (default ``node.play``) sends
@@ -38,8 +39,10 @@ async def run_bot(
         runtime = await node.wait_for(
             game,
             lambda rt: (
-                rt.session.finished
-                or rt.session.halted is not None
+                # over, and its last event on our disk: a waiter may wake while the append of
+                # the event that ended it still runs in a worker thread (node/ledger.py)
+                (rt.session.finished or rt.session.halted is not None)
+                and rt.stored == len(rt.session.log)
                 or (rt.session.my_turn() is not None and rt.storage_error is None)
             ),
         )
