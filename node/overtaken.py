@@ -63,13 +63,17 @@ async def take_retirement(runtime: GameRuntime, raw: bytes, reporter: Reporter) 
     runtime.stored = seq
     runtime.published = min(runtime.published, seq)
     runtime.passed_on, runtime.fetching, runtime.unusable = PassedOn(), None, {}
-    reporter.publish(
-        RETIRED,
-        f"the table retired you at seq {seq} before your move reached the others: "
-        f"{_moves(cut)} not played ({where}); the table plays on, and you watch",
-        runtime.game,
-        data={"seq": seq, "cut": len(cut)},
-    )
+    if event.type == "abandon":
+        text = (
+            f"your opponent claimed the game abandoned at seq {seq} before your move reached "
+            f"them: {_moves(cut)} not played ({where}); the game ends unfinished"
+        )
+    else:
+        text = (
+            f"the table retired you at seq {seq} before your move reached the others: "
+            f"{_moves(cut)} not played ({where}); the table plays on, and you watch"
+        )
+    reporter.publish(RETIRED, text, runtime.game, data={"seq": seq, "cut": len(cut)})
     return None
 
 

@@ -353,7 +353,9 @@ class GameSync:
         author = parse_or_reject(raw).author
         keys = runtime.session.seat_keys
         name = runtime.session.seat_label(keys.index(author))
-        text = f"{name}'s move at seq {seq} came after the table retired them: not played"
+        ended = runtime.session.log.events[seq].type == "abandon"
+        after = "the game was claimed abandoned" if ended else "the table retired them"
+        text = f"{name}'s move at seq {seq} came after {after}: not played"
         self.reporter.note(runtime, f"late-{seq}", text, RETIRING)
         if peer.key == author:
             self._send_from(runtime, peer, seq)

@@ -7,7 +7,7 @@ table's ``retire`` for good the same way, blaming the honest seat that wrote it:
 on without X while X's node sat on a fork of its own.  Now the others say the move came late
 and blame nobody, and answer X with the log from S; X's node checks the retirement, takes it in
 place of its own event (kept in ``log.cut``) and watches the game to its end, and all three logs
-are the same."""
+are the same.  At two seats the same holds for a claimed abandonment."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import trio
+from conftest import FAST, until_guest_decides
 from test_node_retire_objection import (
     ESCROW,
     TIMEOUT,
@@ -27,6 +28,7 @@ from test_node_retire_objection import (
 
 from creepnet.node import messages, overtaken, updates
 from creepnet.node.bot import run_bot
+from creepnet.node.node import Node
 from creepnet.protocol import retirement
 from creepnet.protocol.event import parse_event, sign_event
 from creepnet.protocol.games import get_game
@@ -145,3 +147,57 @@ async def test_a_forged_retirement_of_our_seat_is_refused_unreplayed_and_our_mov
             assert "missing" in refusal.text and author.fingerprint in refusal.text
             assert late.session(game).log.events[where.seq].raw == mine.raw
             assert x not in late.session(game).retired and not replays
+
+
+async def test_a_move_that_crossed_a_claimed_abandonment_ends_the_game_on_both_nodes(tmp_path):
+    """Two seats: the host claims the game abandoned at the guest's position while the guest,
+    whose link drops the claim, makes its move.  The host says the move came after the claim
+    and blames nobody; the guest's node takes the claim in place of its move, and both logs
+    end, the same, unfinished: abandoned."""
+    with trio.fail_after(TIMEOUT):
+        async with (
+            Node.open(tmp_path / "host", timeouts=FAST) as host,
+            Node.open(tmp_path / "guest", timeouts=FAST) as guest,
+            host.updates(buffer=4096) as host_news,
+            guest.updates(buffer=4096) as guest_news,
+        ):
+            game = await host.host_game("creeper", "crossed", player="host")
+            await guest.join(host.address, game, player="guest")
+            await host.wait_for(game, lambda rt: rt.session.started)
+            await until_guest_decides(host, game)
+            await guest.wait_for(game, lambda rt: rt.session.my_turn() is not None)
+            at = len(guest.session(game).log)
+            ours = retirements(guest)
+            real_keep_aside = ours.keep_aside
+            deaf = [True]
+
+            def keep_aside(runtime: Any, raw: bytes) -> bool:
+                if deaf[0] and parse_event(raw).seq >= at:
+                    return True
+                return real_keep_aside(runtime, raw)
+
+            ours.keep_aside = keep_aside  # type: ignore[method-assign]
+            await host.claim(game)
+            view = guest.session(game)
+            bot = get_game("creeper").make_bot("random", 2)
+            mine = await guest.play(game, bot.choose(view.local_view(), 1))
+            assert mine.seq == at
+            deaf[0] = False
+            await guest.wait_for(game, lambda rt: rt.session.abandoned is not None)
+            said = await _until(guest_news, lambda u: "claimed the game abandoned" in u.text)
+            assert "before your move reached them" in said.text
+            late = await _until(host_news, lambda u: "came after the game was claimed" in u.text)
+            assert f"seq {at}" in late.text
+            await guest.wait_for(game, lambda rt: rt.stored == len(rt.session.log))
+            logs = {node.home.game(game).log_path.read_bytes() for node in (host, guest)}
+            assert logs == {host.session(game).log.to_bytes()}
+            verdict = verify_log_bytes(host.session(game).log.to_bytes())
+            assert verdict.valid and not verdict.finished and "abandoned" in verdict.outcome
+
+
+async def _until(stream: Any, test: Any) -> Any:
+    async for update in stream:
+        assert update.kind not in (updates.REJECTED, updates.ERROR), update
+        if test(update):
+            return update
+    raise AssertionError("the update stream ended")
