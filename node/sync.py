@@ -30,7 +30,7 @@ from creepnet.node.ledger import Ledger
 from creepnet.node.mesh import Mesh
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
-from creepnet.node.overtaken import our_tail, take_retirement
+from creepnet.node.overtaken import last_run, take_retirement
 from creepnet.node.retirement import RETIRING, Retirements
 from creepnet.node.transport import TransportError
 from creepnet.protocol.identity import fingerprint
@@ -265,19 +265,21 @@ class GameSync:
                 if receipt.status == "late":
                     self._late(runtime, peer, raw, receipt)
                     continue
-                rejection, tail = receipt.rejection, our_tail(session)
+                rejection, tail = receipt.rejection, last_run(session)
                 if (
                     rejection is not None
                     and rejection.kind == "chain"
                     and tail is not None
                     and (rejection.seq or 0) >= tail
                 ):
-                    # Their log goes another way where ours ends with moves of our own: they
-                    # may hold our retirement there.  Not their fault: ask from where our moves
-                    # start (node/overtaken.py takes a retirement found there).
+                    # Their log goes another way where ours ends with one seat's moves: they may
+                    # hold that seat's retirement there.  Not their fault: ask from where those
+                    # moves start (node/overtaken.py takes a retirement found there).
                     refetch = tail
+                    # Said for ever, it is a refusal all the same: counted, and its checks paid.
+                    peer.rejections += 1
                     if self.budget.charge(peer.key, self.budget.clock() - started):
-                        over_budget = peer.key  # a peer that says so for ever pays the checks
+                        over_budget = peer.key
                     break
                 if receipt.status == "rejected":
                     # Another signer's event, relayed: its author pays, not the relay.

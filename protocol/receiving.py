@@ -40,8 +40,7 @@ class Receipt:
     """What happened to incoming bytes: status is accepted, duplicate, pending (held for a later
     position), deferred (not held, nobody blamed: see protocol/pending.py), late (a seat's own
     event at a position where the table retired it: nobody blamed), overtaken (a retirement of
-    our seat where we hold our own event: the node checks it), rejected, equivocation or
-    halted.  ``accepted`` also lists held events that now fit."""
+    a seat where we took its event: the node checks it), rejected, equivocation or halted.  ``accepted`` also lists held events that now fit."""
 
     status: str
     accepted: list[Event] = field(default_factory=list)
@@ -168,11 +167,11 @@ def _conflict(session: Session, known: Event, event: Event) -> Receipt:
             seat = keys.index(event.author)
             reason = f"seat {seat}'s event came after the table retired it at seq {event.seq}"
             return Receipt("late", rejections=[Rejection(event.seq, "late", reason)])
-        ours = session.identity.public_key if session.identity is not None else None
-        if known.author == ours and retirement.names_seat_of(event, keys, ours):
-            # Our own move crossed our retirement: the node checks the retirement and, if it
-            # holds, takes it in place of our events from here (node/overtaken.py).
-            reason = f"the table retired our seat at seq {event.seq} before our event reached it"
+        if retirement.names_seat_of(event, keys, known.author):
+            # The seat's move we took crossed its retirement: the node checks the retirement
+            # and, if it holds, takes it in place of that seat's events (node/overtaken.py).
+            seat = keys.index(known.author)
+            reason = f"the table retired seat {seat} at seq {event.seq}, where we took its event"
             return Receipt("overtaken", rejections=[Rejection(event.seq, "overtaken", reason)])
         # Same history, so the same entitled author: this signer claimed a seat not theirs.
         reason = f"not entitled: seq {event.seq} belongs to {fingerprint(known.author)}"

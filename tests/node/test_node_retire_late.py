@@ -19,6 +19,7 @@ from conftest import FAST, until_guest_decides
 from test_node_retire_objection import (
     ESCROW,
     TIMEOUT,
+    News,
     clock,
     retirements,
     table,
@@ -40,22 +41,33 @@ async def test_a_move_that_crossed_its_retirement_is_late_and_its_node_takes_the
     tmp_path, offline
 ):
     """``offline``: X's node sent its move to nobody (no link at all); when it asks again, the
-    others' log goes on from the retirement, which its node finds and takes all the same."""
+    others' log goes on from the retirement, which its node finds and takes all the same.  A
+    spectator that took X's move (it votes in nothing, so it holds no promise) takes the
+    retirement in its place the same way."""
     with trio.fail_after(TIMEOUT):
-        async with table(tmp_path, ESCROW) as (nodes, game, news, _):
+        async with (
+            table(tmp_path, ESCROW) as (nodes, game, news, _),
+            Node.open(tmp_path / "spectator", timeouts=FAST) as spectator,
+            trio.open_nursery() as nursery,
+        ):
             where, x, v, b = await x_deciding(nodes, game)
             late, x_key = nodes[x], nodes[x].identity.public_key
-            deaf = [True]  # X's link drops the table's events from S until X has moved
-            ours = retirements(late)
-            real_keep_aside = ours.keep_aside
+            watching = News()
+            nursery.start_soon(watching.pump, spectator)
+            await spectator.watch(late.address, game)
+            # X's link drops the table's events from S until X has moved; so does the
+            # spectator's until X's move has reached it
+            deaf = {late: True, spectator: not offline}
+            for node in deaf:
+                real_keep_aside = retirements(node).keep_aside
 
-            def keep_aside(runtime: Any, raw: bytes) -> bool:
-                event = parse_event(raw)
-                if deaf[0] and event.seq >= where.seq and event.author != x_key:
-                    return True
-                return real_keep_aside(runtime, raw)
+                def keep_aside(runtime: Any, raw: bytes, node=node, real=real_keep_aside) -> bool:
+                    event = parse_event(raw)
+                    if deaf[node] and event.seq >= where.seq and event.author != x_key:
+                        return True
+                    return real(runtime, raw)
 
-            ours.keep_aside = keep_aside  # type: ignore[method-assign]
+                retirements(node).keep_aside = keep_aside  # type: ignore[method-assign]
             for seat in (v, b):
                 clock(nodes[seat]).hurry()
             for seat in (v, b):
@@ -71,7 +83,11 @@ async def test_a_move_that_crossed_its_retirement_is_late_and_its_node_takes_the
                 runtime.followers.clear()  # nobody to send the move to
             mine = await late.play(game, bot.choose(view.local_view(), x))
             assert mine.seq == where.seq
-            deaf[0] = False
+            deaf[late] = False
+            if not offline:
+                await spectator.wait_for(game, lambda rt: len(rt.session.log) > where.seq)
+                assert spectator.session(game).log.events[where.seq].raw == mine.raw
+                deaf[spectator] = False
             if offline:
                 runtime.followers.update(followers)
                 assert late._sync.ask_everyone(runtime)  # as its stall timer does
@@ -90,22 +106,24 @@ async def test_a_move_that_crossed_its_retirement_is_late_and_its_node_takes_the
                     and f"seq {where.seq}" in u.text
                 )
 
+            if not offline:  # the spectator took the move: it takes the retirement instead
+                await watching.until(lambda u: "before their move there reached it" in u.text)
+
             async with trio.open_nursery() as bots:
                 for seat in (v, b):
                     bots.start_soon(run_bot, nodes[seat], game, "random", seat + 1)
-            for node in nodes:
+            for node in [*nodes, spectator]:
                 await node.wait_for(game, lambda rt: rt.session.finished)
                 await node.wait_for(game, lambda rt: rt.stored == len(rt.session.log))
             final = nodes[v].session(game)
             assert final.retired == [x]
-            logs = {
-                (tmp_path / f"n{i}" / "games" / game.hex() / "log").read_bytes() for i in range(3)
-            }
+            logs = {node.home.game(game).log_path.read_bytes() for node in [*nodes, spectator]}
             assert logs == {final.log.to_bytes()}
             verdict = verify_log_bytes(final.log.to_bytes())
             assert verdict.valid and verdict.finished, verdict.error
-            for said_by in news:
+            for said_by in [*news, watching]:
                 assert not [u for u in said_by.seen if u.kind in (updates.REJECTED, updates.ERROR)]
+            nursery.cancel_scope.cancel()
 
 
 async def test_a_forged_retirement_of_our_seat_is_refused_unreplayed_and_our_move_stands(
