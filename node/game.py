@@ -9,6 +9,7 @@ import trio
 
 from creepnet.node.peer import Peer
 from creepnet.node.storage import GameStore
+from creepnet.protocol.log import Rejection
 from creepnet.protocol.session import Session
 
 ACTIVE = ("lobby", "playing")  # unfinished: worth redialling and advertising
@@ -83,6 +84,9 @@ class GameRuntime:
     # usable again (an objection voiding our vote, say) must clear this.  A refused event is
     # not marked: an honest relay that passed it on may get the right one later.
     unusable: dict[bytes, int] = field(default_factory=dict)
+    # Retirements a replay found wrong where we had taken the retired seat's move
+    # (node/overtaken.py), by event id: refused again without another replay of the log.
+    overtakers_refused: dict[bytes, Rejection] = field(default_factory=dict)
 
     @property
     def game(self) -> bytes:

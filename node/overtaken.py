@@ -31,6 +31,10 @@ from creepnet.protocol.log import Rejection, parse_or_reject
 from creepnet.protocol.rules import GameRuleError
 from creepnet.protocol.session import Session
 
+# Retirements with valid votes that a replay refused, remembered per game: only every other
+# seat together can sign one, so a few are all an honest table ever sees.
+MAX_REFUSED = 16
+
 
 async def take_retirement(runtime: GameRuntime, raw: bytes, reporter: Reporter) -> Rejection | None:
     """Replace the retired seat's events from the retirement's position with it; None when
@@ -51,6 +55,9 @@ async def take_retirement(runtime: GameRuntime, raw: bytes, reporter: Reporter) 
         return Rejection(seq, "illegal", str(exc), event.author)
     except Rejection as exc:
         return exc
+    refused = runtime.overtakers_refused
+    if event.id in refused:  # a replay runs in a worker thread, which no CPU budget sees
+        return refused[event.id]
     kept = [logged.raw for logged in session.log.events[:seq]]
     try:
         fresh = await trio.to_thread.run_sync(_replayed, kept, session)
@@ -58,7 +65,10 @@ async def take_retirement(runtime: GameRuntime, raw: bytes, reporter: Reporter) 
         return Rejection(exc.seq, exc.kind, f"our own log no longer replays: {exc.reason}")
     receipt = fresh.receive(raw)
     if receipt.status != "accepted":
-        return receipt.rejection or Rejection(seq, "illegal", "the retirement does not hold")
+        why = receipt.rejection or Rejection(seq, "illegal", "the retirement does not hold")
+        if len(refused) < MAX_REFUSED:
+            refused[event.id] = why
+        return why
     cut = session.log.events[seq:]
     where = await trio.to_thread.run_sync(runtime.store.truncate_events, kept)
     ours = session.local_seat == seat

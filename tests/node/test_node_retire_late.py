@@ -32,6 +32,8 @@ from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol import retirement
 from creepnet.protocol.event import parse_event, sign_event
+from creepnet.protocol.log import Rejection
+from creepnet.protocol.receiving import Receipt
 from creepnet.protocol.games import get_game
 from creepnet.protocol.verify import verify_log_bytes
 
@@ -219,3 +221,50 @@ async def _until(stream: Any, test: Any) -> Any:
         if test(update):
             return update
     raise AssertionError("the update stream ended")
+
+
+async def test_a_retirement_a_replay_refused_is_refused_again_without_another_replay(
+    tmp_path, monkeypatch
+):
+    """A retirement of X at X's own move, with every other seat's valid vote, that the replay
+    then refuses (the rules would not take it there): sent again and again, it cost a replay
+    of the whole log each time, in a worker thread no CPU budget sees.  Now a replay refuses
+    one retirement once."""
+    replays: list[int] = []
+
+    class Refusing:
+        def receive(self, raw: bytes) -> Receipt:
+            rejection = Rejection(parse_event(raw).seq, "illegal", "not here", None)
+            return Receipt("rejected", rejections=[rejection])
+
+    def refusing(raws: list[bytes], session: Any) -> Any:
+        replays.append(len(raws))
+        return Refusing()
+
+    monkeypatch.setattr(overtaken, "_replayed", refusing)
+    with trio.fail_after(TIMEOUT):
+        async with table_and_mallory(tmp_path) as (nodes, game, news, mallory):
+            where, x, v, b = await x_deciding(nodes, game)
+            late = nodes[x]
+            view = late.session(game)
+            bot = get_game(view.kind).make_bot("random", 3)
+            await late.play(game, bot.choose(view.local_view(), x))
+            votes = [retirement.vote(nodes[s].identity, where, s) for s in sorted((v, b))]
+            author = nodes[retirement.retire_author(3, [], x)].identity
+            valid = sign_event(
+                author,
+                game=game,
+                seq=where.seq,
+                prev=where.prev,
+                type="retire",
+                body=retirement.retire_body(where, votes),
+            )
+            link = await mallory.connect(late.address)
+            for sent in range(1, 4):
+                start = len(news[x].seen)
+                link.send(messages.events(game, where.seq, [valid.raw], where.seq + 1))
+                await news[x].until(
+                    lambda u: u.kind == updates.REJECTED and "not here" in u.text, start
+                )
+                assert len(replays) == 1, sent
+            assert x not in late.session(game).retired
