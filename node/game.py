@@ -87,6 +87,9 @@ class GameRuntime:
     # Retirements a replay found wrong where we had taken the retired seat's move
     # (node/overtaken.py), by event id: refused again without another replay of the log.
     overtakers_refused: dict[bytes, Rejection] = field(default_factory=dict)
+    # Positions whose retired seat we answered its late move with the log (sync.py, _late):
+    # once each, or one seat could sign move after move there and have a batch sent for each.
+    late_answered: set[int] = field(default_factory=set)
 
     @property
     def game(self) -> bytes:

@@ -347,8 +347,9 @@ class GameSync:
     def _late(self, runtime: GameRuntime, peer: Peer, raw: bytes, receipt: Receipt) -> None:
         """A seat's own move that crossed its retirement: said once, blamed on nobody (the
         sender's allowance paid for it, as for a duplicate).  Sent by that seat itself, it is
-        answered with the log from there, so its node learns of the retirement and takes it
-        (node/overtaken.py)."""
+        answered with the log from there, once per position, so its node learns of the
+        retirement and takes it (node/overtaken.py); if that answer is lost, its node's next
+        catch-up finds the retirement all the same (``last_run``)."""
         rejection = receipt.rejections[0]
         seq = rejection.seq
         assert seq is not None
@@ -359,7 +360,8 @@ class GameSync:
         after = "the game was claimed abandoned" if ended else "the table retired them"
         text = f"{name}'s move at seq {seq} came after {after}: not played"
         self.reporter.note(runtime, f"late-{seq}", text, RETIRING)
-        if peer.key == author:
+        if peer.key == author and seq not in runtime.late_answered:
+            runtime.late_answered.add(seq)
             self._send_from(runtime, peer, seq)
 
     def _catch_up(

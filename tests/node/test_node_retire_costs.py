@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from creepnet.node.game import GameRuntime
+from creepnet.node.messages import events
 from creepnet.node.peer import ProtocolViolation
 from creepnet.node.reporter import Reporter
 from creepnet.node.retirement import (
@@ -31,6 +32,8 @@ from creepnet.node.sync import GameSync
 from creepnet.node.updates import Broadcaster
 from creepnet.protocol import codec, retirement
 from creepnet.protocol.event import PROTOCOL_VERSION, parse_event, sign_event
+from creepnet.protocol.log import Rejection
+from creepnet.protocol.receiving import Receipt
 from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
 
 X, MALLORY = 1, 2  # the seat the objections are about, and the seat that signs them
@@ -299,3 +302,54 @@ async def test_a_forged_late_event_is_not_kept_aside_as_evidence(table, tmp_path
         body={},
     )
     assert node.keep_aside(runtime, late.raw)
+
+
+class Mover(Seat):
+    """A seat whose events we receive, counting the batches we answer with."""
+
+    rejections = 0
+    queued = 0
+
+    def queued_events(self, game: bytes, end: int) -> None:
+        pass
+
+    async def wait_written(self, queued: int) -> None:
+        pass
+
+    def batches(self) -> int:
+        return sum(1 for m in self.sent if m["type"] == "events")
+
+
+async def test_a_retired_seat_signing_late_move_after_late_move_is_answered_once(
+    table, tmp_path, monkeypatch
+):
+    """A late move (one that crossed its seat's retirement) sent by that seat itself is
+    answered with the log from its position, so its node learns of the retirement.  A retired
+    seat could sign move after move there, a few hundred bytes each, and have a batch of the
+    log (up to a frame) sent for every one: it is answered once per position."""
+    sync, runtime = sync_of(table, tmp_path)
+    session = runtime.session
+    seq = len(session.log) - 3
+    prev = session.log.events[seq - 1].id
+    mover = Mover(table.identities[X].public_key)
+    runtime.followers = {mover.key: mover}
+    runtime.stored = len(session.log)
+    real = session.receive
+
+    def receive(raw: bytes, sender: bytes | None = None):
+        if parse_event(raw).seq != seq:
+            return real(raw, sender)
+        why = Rejection(seq, "late", "came after the table retired it")
+        return Receipt("late", rejections=[why])
+
+    async def settle(*args: object, **kwargs: object) -> bool:
+        return False
+
+    monkeypatch.setattr(session, "receive", receive)
+    sync.ledger = SimpleNamespace(settle=settle)  # type: ignore[assignment]
+    for n in range(5):
+        late = sign_event(
+            table.identities[X], game=session.game, seq=seq, prev=prev, type="act", body={"n": n}
+        )
+        await sync.dispatch(mover, events(session.game, seq, [late.raw], seq + 1))
+    assert mover.batches() == 1 and mover.sent[0]["from"] == seq
