@@ -28,15 +28,15 @@ from creepnet.node.errors import JoinRefused, NodeError
 from creepnet.node.game import Fetch, GameRuntime, PassedOn
 from creepnet.node.ledger import Ledger
 from creepnet.node.mesh import Mesh
+from creepnet.node.overtaken import last_run, take_retirement
 from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
-from creepnet.node.overtaken import last_run, take_retirement
 from creepnet.node.retirement import RETIRING, Retirements
 from creepnet.node.transport import TransportError
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.lobby import GAME_NONCE_SIZE, derive_game_id
-from creepnet.protocol.receiving import Receipt
 from creepnet.protocol.log import EquivocationProof, Rejection, parse_or_reject
+from creepnet.protocol.receiving import Receipt
 
 MAX_REJECTIONS = 16  # refused events from one peer before we hang up on it
 PASS_ON_WAIT = 0.01  # seconds to let passed-on events reach the wire before our check starts
@@ -242,7 +242,7 @@ class GameSync:
                     await follower.wait_written(follower.queued)
             slice_ends = time.monotonic() + SLICE
             over_budget: bytes | None = None  # the key whose refused events overdrew its budget
-            refetch: int | None = None  # where to ask this peer from again (our moves start)
+            refetch: int | None = None  # where to ask this peer from again (node/overtaken.py)
             kept_aside_at = -1  # the seq of the last event kept aside (its sender's chain)
             for index, raw in enumerate(message["items"]):
                 if time.monotonic() > slice_ends:

@@ -40,7 +40,8 @@ class Receipt:
     """What happened to incoming bytes: status is accepted, duplicate, pending (held for a later
     position), deferred (not held, nobody blamed: see protocol/pending.py), late (a seat's own
     event at a position where the table retired it: nobody blamed), overtaken (a retirement of
-    a seat where we took its event: the node checks it), rejected, equivocation or halted.  ``accepted`` also lists held events that now fit."""
+    a seat where we took its event: the node checks it), rejected, equivocation or halted.
+    ``accepted`` also lists held events that now fit."""
 
     status: str
     accepted: list[Event] = field(default_factory=list)

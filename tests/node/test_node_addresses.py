@@ -80,6 +80,7 @@ def test_throwaway_peer_ids_from_one_ip_give_way_to_a_joiner_from_elsewhere(monk
     peers = {**flood, b"spectator": peer(b"spectator", "203.0.113.9")}
     assert Admission.make_room(peers, b"joiner", players=(), address="192.0.2.44") is None
     assert closed == [bytes([6])]  # the flood's newest, never the spectator
+
     # what the peer slots read is the stream's origin, not its free peer id
     class Stream:
         origin = "198.51.100.7"

@@ -32,9 +32,9 @@ from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol import retirement
 from creepnet.protocol.event import parse_event, sign_event
+from creepnet.protocol.games import get_game
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.receiving import Receipt
-from creepnet.protocol.games import get_game
 from creepnet.protocol.verify import verify_log_bytes
 
 
@@ -104,8 +104,10 @@ async def test_a_move_that_crossed_its_retirement_is_late_and_its_node_takes_the
             # the others: late, blamed on nobody (when it reached them at all)
             for seat in () if offline else (v, b):
                 await news[seat].until(
-                    lambda u: "came after the table retired them" in u.text
-                    and f"seq {where.seq}" in u.text
+                    lambda u: (
+                        "came after the table retired them" in u.text
+                        and f"seq {where.seq}" in u.text
+                    )
                 )
 
             if not offline:  # the spectator took the move: it takes the retirement instead
