@@ -792,7 +792,8 @@ def handover_kind(event: Any) -> str:
     if event.type == "act":
         return str(event.body["action"]).split()[0]
     if event.type == "deck":
-        return "deck " + ("release" if "keys" in event.body else str(event.body.get("op", "commit")))
+        op = "release" if "keys" in event.body else str(event.body.get("op", "commit"))
+        return f"deck {op}"
     return str(event.type)
 
 
