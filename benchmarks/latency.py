@@ -815,9 +815,7 @@ def harness_handovers(
         table = SessionHarness(
             seats=2, kind="racer", seed=seed, options={"turn_limit": turns, **options}
         )
-        table.run(
-            [seat_bot("racer", bot, 2 * seed + 1), seat_bot("racer", bot, 2 * seed + 2)]
-        )
+        table.run([seat_bot("racer", bot, 2 * seed + 1), seat_bot("racer", bot, 2 * seed + 2)])
         host = table.sessions[0]
         assert host.game is not None and host.finished
         counts: dict[int, int] = {}
