@@ -1925,6 +1925,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_start_roll_retire_vectors(bases))
     vectors.append(racer_last_revealer_retire_vector(bases))
     vectors.extend(racer_withdrawal_vectors(bases))
+    vectors.extend(racer_last_rival_retire_vectors(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2498,6 +2499,55 @@ def racer_withdrawal_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     zero = log_vector("racer-option-withdrawals-zero", "a genesis with withdrawals_per_turn 0",
                       raw)  # fmt: skip
     return [base, spent, zero]
+
+
+LAST_TURN = 5  # racer-last-turn-escrow's turn limit: seat 1's turn 5 is its last
+
+
+def last_rival_stop(game: Game) -> tuple[str, int] | None:
+    """Where the table waits on the turn seat X for a move of the game's last turn, with one
+    other seat still in (the third is out): retiring X leaves one seat active."""
+    from creepnet.engine import racer
+    from creepnet.protocol.games.racer.schedule import next_step
+
+    spec = game.spectator
+    if not spec.started or spec.finished:
+        return None
+    state = spec.game_state.state
+    turn = state.turn
+    if (
+        turn is not None
+        and turn.number == LAST_TURN
+        and len(state.active_seats()) == 2
+        and next_step(spec.game_state) == racer.Decide(turn.seat, "move")
+    ):
+        return "last-rival", turn.seat
+    return None
+
+
+def racer_last_rival_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """3 seats with escrow, 1 Creep each, turn limit 5, played honestly to the end (a draw at
+    the limit: the base); forked at the last turn's first move, seat 0 out, where the turn's
+    seat is retired: its turn passes into a turn past the limit, but one seat is left active, so
+    that seat wins (docs/spec-racer.md §5.9); the recoveries of the retired seat's keys come
+    before the two remaining seats' reveals all the same (PROTOCOL.md §5.5)."""
+    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": LAST_TURN,
+               "escrow": 1, "withdrawals_per_turn": 3}  # fmt: skip
+    game = Game("racer", seats=3, options=options, seed=0, onion_length=128)
+    situations = {"last-rival": ""}
+    forks = play_forking(game, RacerPolicy(seed=0), last_rival_stop, situations)
+    name = "racer-last-turn-escrow"
+    base = honest_vector(bases, name, f"3 seats with escrow, 1 Creep each, turn limit "
+                         f"{LAST_TURN}, withdrawals_per_turn 3, played to the end: seat 0 is out "
+                         "before the last turn; the base of racer-retire-last-rival-at-turn-limit",
+                         game.raw())  # fmt: skip
+    what = ("at the first move of the last turn (its own), with one other seat still in: its "
+            "turn passes into a turn past the limit, yet the one seat left active wins, not a "
+            "draw (docs/spec-racer.md §5.9); the recoveries of its keys are still owed before the "
+            "two remaining seats' end-of-game reveals (PROTOCOL.md §5.5: X's list is empty only "
+            "for a retire at the reveals)")  # fmt: skip
+    return [base, *fork_vectors(name, forks, {
+        "last-rival": ("racer-retire-last-rival-at-turn-limit", what)})]  # fmt: skip
 
 
 def racer_start_roll_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
