@@ -1926,6 +1926,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.append(racer_last_revealer_retire_vector(bases))
     vectors.extend(racer_withdrawal_vectors(bases))
     vectors.extend(racer_last_rival_retire_vectors(bases))
+    vectors.append(racer_withdrawals_next_turn_vector(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2499,6 +2500,54 @@ def racer_withdrawal_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     zero = log_vector("racer-option-withdrawals-zero", "a genesis with withdrawals_per_turn 0",
                       raw)  # fmt: skip
     return [base, spent, zero]
+
+
+def racer_withdrawals_next_turn_vector(bases: dict[str, bytes]) -> dict[str, Any]:
+    """withdrawals_per_turn 1 (docs/spec-racer.md §2, §5.4): a seat declares and withdraws once
+    (its turn's one withdrawal spent), passes, and at its next turn declares again, valid: the
+    count starts at 0 with each turn, it is not the game's."""
+    from creepnet.engine import racer
+
+    options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 8,
+               "withdrawals_per_turn": 1}  # fmt: skip
+    game = Game("racer", options=options, seed=31)
+    policy = RacerPolicy(seed=31)
+
+    def declarable(g: Game, seat: int | None = None) -> list[Any]:
+        spec = g.spectator
+        if not spec.started or spec.expected() is None or spec.expected().automatic:
+            return []
+        state = spec.engine_state
+        request = racer.pending(state)
+        if not isinstance(request, racer.Decide) or request.topic != "move":
+            return []
+        if seat is not None and request.seat != seat:
+            return []
+        return [a for a in racer.legal_actions(state) if isinstance(a, racer.DeclareAttack)]
+
+    game.run(policy, lambda g: bool(declarable(g)) or g.over)
+    assert not game.over, "no move with an attack to declare"
+    seat = game.spectator.expected().seat
+    first = game.spectator.engine_state.turn.number
+    declare = f"declare-attack target={declarable(game)[0].target}"
+    game.step(lambda g, s: declare)
+    game.step(lambda g, s: "withdraw")
+    assert not declarable(game), "the turn's one withdrawal is spent"
+    game.step(lambda g, s: "pass")
+
+    def passive(g: Game, s: int) -> str:  # no attack until the seat's next turn
+        view = g.table.sessions[s].local_view()
+        return "pass" if racer.Pass() in view.legal else policy(g, s)
+
+    game.run(passive, lambda g: bool(declarable(g, seat)) or g.over)
+    assert not game.over, "the seat never could declare again"
+    turn = game.spectator.engine_state.turn.number
+    assert turn > first
+    game.step(lambda g, s: f"declare-attack target={declarable(g)[0].target}")
+    return honest_vector(bases, "racer-withdrawals-next-turn", f"withdrawals_per_turn 1: seat "
+                         f"{seat} declares and withdraws at turn {first} (its one withdrawal "
+                         f"spent), passes, and declares again at turn {turn}: valid, the count "
+                         "is per turn; unfinished", game.raw())  # fmt: skip
 
 
 LAST_TURN = 5  # racer-last-turn-escrow's turn limit: seat 1's turn 5 is its last
