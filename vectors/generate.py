@@ -1927,6 +1927,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_withdrawal_vectors(bases))
     vectors.extend(racer_last_rival_retire_vectors(bases))
     vectors.append(racer_withdrawals_next_turn_vector(bases))
+    vectors.extend(racer_retired_forced_hostage_vectors(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2548,6 +2549,71 @@ def racer_withdrawals_next_turn_vector(bases: dict[str, bytes]) -> dict[str, Any
                          f"{seat} declares and withdraws at turn {first} (its one withdrawal "
                          f"spent), passes, and declares again at turn {turn}: valid, the count "
                          "is per turn; unfinished", game.raw())  # fmt: skip
+
+
+def racer_retired_forced_hostage_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """3 seats with escrow: seat A forces a Hostage Exchange on seat X; X, owing the `unblind`
+    of the first card (the one it gives), is retired: the exchange is cancelled, nothing changed
+    hands and A's move is not spent (docs/spec-racer.md §5.9), but its forced exchange stays
+    used (§5.4): the base ends at A's move, and A's `force-hostage` of the third seat is
+    illegal."""
+    from creepnet.engine import racer
+    from creepnet.protocol.games.racer.schedule import DeckStep, next_step
+
+    options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 8, "escrow": 1,
+               "withdrawals_per_turn": 3}  # fmt: skip
+    game = Game("racer", seats=3, options=options, seed=37, onion_length=128)
+    policy = RacerPolicy(seed=37)
+
+    def forcible(g: Game) -> list[int]:
+        spec = g.spectator
+        if not spec.started or spec.expected() is None or spec.expected().automatic:
+            return []
+        state = spec.engine_state
+        request = racer.pending(state)
+        if not isinstance(request, racer.Decide) or request.topic != "move":
+            return []
+        return [a.seat for a in racer.legal_actions(state) if isinstance(a, racer.ForceHostage)]
+
+    game.run(policy, lambda g: len(forcible(g)) == 2 or g.over)
+    assert not game.over, "no move where two seats could be forced"
+    asker = game.spectator.expected().seat
+    target, other = forcible(game)
+    game.step(lambda g, s: f"force-hostage seat={target}")
+
+    def owes_unblind(g: Game) -> bool:
+        step = next_step(g.spectator.game_state)
+        return isinstance(step, DeckStep) and step.op == "unblind" and step.seat == target
+
+    game.run(policy, lambda g: owes_unblind(g) or g.over)
+    assert not game.over
+    vote_out(game, target)
+    def at_move(g: Game) -> bool:
+        spec = g.spectator
+        return isinstance(racer.pending(spec.engine_state), racer.Decide) and racer.pending(
+            spec.engine_state
+        ).topic == "move" and not spec.expected().automatic
+
+    game.run(policy, lambda g: at_move(g) or g.over)
+    spec = game.spectator
+    assert spec.expected().seat == asker and forcible(game) == []  # its force is used
+    state = spec.engine_state
+    assert state.players[other].hand and state.players[asker].hand
+    name = "racer-retire-forced-hostage"
+    base = honest_vector(bases, name + "-base", f"3 seats with escrow: seat {asker} forces a "
+                         f"Hostage Exchange on seat {target}, which is retired owing the "
+                         "`unblind` of the first card: the exchange is cancelled, the move not "
+                         f"spent; the log ends at seat {asker}'s move; valid, unfinished",
+                         game.raw())  # fmt: skip
+    again = game.sign(asker, "act", {"action": f"force-hostage seat={other}"})
+    spent = log_vector(
+        name,
+        f"seat {asker} forces a Hostage Exchange again, on seat {other}: its forced exchange "
+        "stays used though a retirement cancelled it (illegal; docs/spec-racer.md §5.4, §5.9)",
+        game.raw() + again.raw,
+        (name + "-base", len(spec.log), again.raw),
+    )
+    return [base, spent]
 
 
 LAST_TURN = 5  # racer-last-turn-escrow's turn limit: seat 1's turn 5 is its last
