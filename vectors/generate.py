@@ -1925,6 +1925,9 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_start_roll_retire_vectors(bases))
     vectors.append(racer_last_revealer_retire_vector(bases))
     vectors.extend(racer_withdrawal_vectors(bases))
+    vectors.extend(racer_last_rival_retire_vectors(bases))
+    vectors.append(racer_withdrawals_next_turn_vector(bases))
+    vectors.extend(racer_retired_forced_hostage_vectors(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2498,6 +2501,168 @@ def racer_withdrawal_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     zero = log_vector("racer-option-withdrawals-zero", "a genesis with withdrawals_per_turn 0",
                       raw)  # fmt: skip
     return [base, spent, zero]
+
+
+def racer_withdrawals_next_turn_vector(bases: dict[str, bytes]) -> dict[str, Any]:
+    """withdrawals_per_turn 1 (docs/spec-racer.md §2, §5.4): a seat declares and withdraws once
+    (its turn's one withdrawal spent), passes, and at its next turn declares again, valid: the
+    count starts at 0 with each turn, it is not the game's."""
+    from creepnet.engine import racer
+
+    options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 8,
+               "withdrawals_per_turn": 1}  # fmt: skip
+    game = Game("racer", options=options, seed=31)
+    policy = RacerPolicy(seed=31)
+
+    def declarable(g: Game, seat: int | None = None) -> list[Any]:
+        spec = g.spectator
+        if not spec.started or spec.expected() is None or spec.expected().automatic:
+            return []
+        state = spec.engine_state
+        request = racer.pending(state)
+        if not isinstance(request, racer.Decide) or request.topic != "move":
+            return []
+        if seat is not None and request.seat != seat:
+            return []
+        return [a for a in racer.legal_actions(state) if isinstance(a, racer.DeclareAttack)]
+
+    game.run(policy, lambda g: bool(declarable(g)) or g.over)
+    assert not game.over, "no move with an attack to declare"
+    seat = game.spectator.expected().seat
+    first = game.spectator.engine_state.turn.number
+    declare = f"declare-attack target={declarable(game)[0].target}"
+    game.step(lambda g, s: declare)
+    game.step(lambda g, s: "withdraw")
+    assert not declarable(game), "the turn's one withdrawal is spent"
+    game.step(lambda g, s: "pass")
+
+    def passive(g: Game, s: int) -> str:  # no attack until the seat's next turn
+        view = g.table.sessions[s].local_view()
+        return "pass" if racer.Pass() in view.legal else policy(g, s)
+
+    game.run(passive, lambda g: bool(declarable(g, seat)) or g.over)
+    assert not game.over, "the seat never could declare again"
+    turn = game.spectator.engine_state.turn.number
+    assert turn > first
+    game.step(lambda g, s: f"declare-attack target={declarable(g)[0].target}")
+    return honest_vector(bases, "racer-withdrawals-next-turn", f"withdrawals_per_turn 1: seat "
+                         f"{seat} declares and withdraws at turn {first} (its one withdrawal "
+                         f"spent), passes, and declares again at turn {turn}: valid, the count "
+                         "is per turn; unfinished", game.raw())  # fmt: skip
+
+
+def racer_retired_forced_hostage_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """3 seats with escrow: seat A forces a Hostage Exchange on seat X; X, owing the `unblind`
+    of the first card (the one it gives), is retired: the exchange is cancelled, nothing changed
+    hands and A's move is not spent (docs/spec-racer.md §5.9), but its forced exchange stays
+    used (§5.4): the base ends at A's move, and A's `force-hostage` of the third seat is
+    illegal."""
+    from creepnet.engine import racer
+    from creepnet.protocol.games.racer.schedule import DeckStep, next_step
+
+    options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 8, "escrow": 1,
+               "withdrawals_per_turn": 3}  # fmt: skip
+    game = Game("racer", seats=3, options=options, seed=37, onion_length=128)
+    policy = RacerPolicy(seed=37)
+
+    def forcible(g: Game) -> list[int]:
+        spec = g.spectator
+        if not spec.started or spec.expected() is None or spec.expected().automatic:
+            return []
+        state = spec.engine_state
+        request = racer.pending(state)
+        if not isinstance(request, racer.Decide) or request.topic != "move":
+            return []
+        return [a.seat for a in racer.legal_actions(state) if isinstance(a, racer.ForceHostage)]
+
+    game.run(policy, lambda g: len(forcible(g)) == 2 or g.over)
+    assert not game.over, "no move where two seats could be forced"
+    asker = game.spectator.expected().seat
+    target, other = forcible(game)
+    game.step(lambda g, s: f"force-hostage seat={target}")
+
+    def owes_unblind(g: Game) -> bool:
+        step = next_step(g.spectator.game_state)
+        return isinstance(step, DeckStep) and step.op == "unblind" and step.seat == target
+
+    game.run(policy, lambda g: owes_unblind(g) or g.over)
+    assert not game.over
+    vote_out(game, target)
+    def at_move(g: Game) -> bool:
+        spec = g.spectator
+        return isinstance(racer.pending(spec.engine_state), racer.Decide) and racer.pending(
+            spec.engine_state
+        ).topic == "move" and not spec.expected().automatic
+
+    game.run(policy, lambda g: at_move(g) or g.over)
+    spec = game.spectator
+    assert spec.expected().seat == asker and forcible(game) == []  # its force is used
+    state = spec.engine_state
+    assert state.players[other].hand and state.players[asker].hand
+    name = "racer-retire-forced-hostage"
+    base = honest_vector(bases, name + "-base", f"3 seats with escrow: seat {asker} forces a "
+                         f"Hostage Exchange on seat {target}, which is retired owing the "
+                         "`unblind` of the first card: the exchange is cancelled, the move not "
+                         f"spent; the log ends at seat {asker}'s move; valid, unfinished",
+                         game.raw())  # fmt: skip
+    again = game.sign(asker, "act", {"action": f"force-hostage seat={other}"})
+    spent = log_vector(
+        name,
+        f"seat {asker} forces a Hostage Exchange again, on seat {other}: its forced exchange "
+        "stays used though a retirement cancelled it (illegal; docs/spec-racer.md §5.4, §5.9)",
+        game.raw() + again.raw,
+        (name + "-base", len(spec.log), again.raw),
+    )
+    return [base, spent]
+
+
+LAST_TURN = 5  # racer-last-turn-escrow's turn limit: seat 1's turn 5 is its last
+
+
+def last_rival_stop(game: Game) -> tuple[str, int] | None:
+    """Where the table waits on the turn seat X for a move of the game's last turn, with one
+    other seat still in (the third is out): retiring X leaves one seat active."""
+    from creepnet.engine import racer
+    from creepnet.protocol.games.racer.schedule import next_step
+
+    spec = game.spectator
+    if not spec.started or spec.finished:
+        return None
+    state = spec.game_state.state
+    turn = state.turn
+    if (
+        turn is not None
+        and turn.number == LAST_TURN
+        and len(state.active_seats()) == 2
+        and next_step(spec.game_state) == racer.Decide(turn.seat, "move")
+    ):
+        return "last-rival", turn.seat
+    return None
+
+
+def racer_last_rival_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """3 seats with escrow, 1 Creep each, turn limit 5, played honestly to the end (a draw at
+    the limit: the base); forked at the last turn's first move, seat 0 out, where the turn's
+    seat is retired: its turn passes into a turn past the limit, but one seat is left active, so
+    that seat wins (docs/spec-racer.md §5.9); the recoveries of the retired seat's keys come
+    before the two remaining seats' reveals all the same (PROTOCOL.md §5.5)."""
+    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": LAST_TURN,
+               "escrow": 1, "withdrawals_per_turn": 3}  # fmt: skip
+    game = Game("racer", seats=3, options=options, seed=0, onion_length=128)
+    situations = {"last-rival": ""}
+    forks = play_forking(game, RacerPolicy(seed=0), last_rival_stop, situations)
+    name = "racer-last-turn-escrow"
+    base = honest_vector(bases, name, f"3 seats with escrow, 1 Creep each, turn limit "
+                         f"{LAST_TURN}, withdrawals_per_turn 3, played to the end: seat 0 is out "
+                         "before the last turn; the base of racer-retire-last-rival-at-turn-limit",
+                         game.raw())  # fmt: skip
+    what = ("at the first move of the last turn (its own), with one other seat still in: its "
+            "turn passes into a turn past the limit, yet the one seat left active wins, not a "
+            "draw (docs/spec-racer.md §5.9); the recoveries of its keys are still owed before the "
+            "two remaining seats' end-of-game reveals (PROTOCOL.md §5.5: X's list is empty only "
+            "for a retire at the reveals)")  # fmt: skip
+    return [base, *fork_vectors(name, forks, {
+        "last-rival": ("racer-retire-last-rival-at-turn-limit", what)})]  # fmt: skip
 
 
 def racer_start_roll_retire_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:

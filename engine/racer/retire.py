@@ -68,7 +68,10 @@ def retire(state: State, seat: int) -> State:
     state = replace(state, dead=state.dead + line, discard=state.discard + attached)
     state = _cancel(state, seat)
     remaining = state.active_seats()
-    if len(remaining) <= 1 and not isinstance(state.stage, Over):
+    if len(remaining) <= 1:
+        # The last seat in wins, as when a kill leaves it alone (finish_move), even where X's
+        # turn passing has just started a turn past the turn limit (Over(None)): the spec's
+        # "if one seat is left active, it wins" comes after what X was part of ends (§5.9).
         state = replace(state, stage=Over(remaining[0] if remaining else None))
     return settle(state)
 

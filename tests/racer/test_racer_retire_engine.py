@@ -148,3 +148,30 @@ def test_a_retirement_during_the_hostage_hand_over_cancels_what_is_not_handed_ov
     assert len(set(hand)) == len(hand)
     assert not isinstance(after.stage, HostageSwap) and not after.players[gone].active
     _finish(after, random.Random(1), [racer.RandomBot(s) for s in range(4)], {gone})
+
+
+def test_the_last_seat_in_wins_even_where_the_turn_passes_past_the_limit() -> None:
+    """docs/spec-racer.md §5.9: X's turn passing starts a turn past ``turn_limit`` (a draw), but
+    one seat is left active, and it wins, as after a kill (vector
+    racer-retire-last-rival-at-turn-limit)."""
+    from dataclasses import replace
+
+    opts = racer.Options(players=3, creeps_per_player=1, face_up_creeps=1, turn_limit=30)
+    for seed in range(50):
+        rng = random.Random(seed)
+        bots = [racer.RandomBot(seed + s) for s in range(3)]
+        state = racer.new_game(opts)
+        while not isinstance(racer.pending(state), racer.GameOver):
+            if isinstance(state.stage, Moves) and len(state.active_seats()) == 2:
+                break
+            state = _step(state, rng, bots)
+        else:
+            continue
+        assert state.turn is not None
+        seat = state.turn.seat
+        (rival,) = [s for s in state.active_seats() if s != seat]
+        last = replace(state, options=replace(state.options, turn_limit=state.turn.number))
+        after = racer.retire(last, seat)
+        assert isinstance(after.stage, Over) and after.stage.winner == rival
+        return
+    raise AssertionError("no game with two seats left at a move")
