@@ -1,0 +1,38 @@
+"""Attacks on the page's HTTP surface that got through the guard (cookie, Host, Origin) once,
+each shown as it was tried, with the answer it gets now.  (The guard's own checks:
+test_web_guard.py and test_web_link.py; the framing attack in a real browser:
+test_web_attacks_browser.py.)"""
+
+from __future__ import annotations
+
+from test_web_guard import http, request, served, session
+
+# Who may frame the page: nobody (a page on another 127.0.0.1 port is the same *site*, so the
+# browser sends it our SameSite=Strict cookie inside a frame, and it could lay the page under
+# its own and have the player click Leave or Host unawares).
+NO_FRAMES = ("content-security-policy: frame-ancestors 'none'", "x-frame-options: deny")
+
+
+def headers_of(rest: str) -> set[str]:
+    head = rest.partition("\r\n\r\n")[0]
+    return {line.strip().lower() for line in head.split("\r\n")}
+
+
+async def test_no_answer_of_the_page_may_be_shown_in_another_pages_frame(tmp_path):
+    """Clickjacking: every answer forbids framing, the page and its API as much as a refusal
+    (which a framing page would otherwise see in place of the page, and could dress up)."""
+    async with served(tmp_path) as (_, server):
+        here, cookie = f"127.0.0.1:{server.port}", await session(server)
+        for head in (
+            http("GET", "/", here, cookie),
+            http("GET", "/game/00", here, cookie),
+            http("GET", "/static/lobby.js", here, cookie),
+            http("GET", "/api/lobby", here, cookie),
+            http("GET", "/", here),  # no session: refused
+            http("GET", f"/?code={server.url().rpartition('=')[2]}", here),  # the link's page
+        ):
+            status, rest = await request(server, head)
+            assert status in (200, 403), rest
+            answer = headers_of(rest)
+            assert set(NO_FRAMES) <= answer, (head, answer)
+            assert "x-content-type-options: nosniff" in answer, (head, answer)
