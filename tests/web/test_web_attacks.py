@@ -36,3 +36,15 @@ async def test_no_answer_of_the_page_may_be_shown_in_another_pages_frame(tmp_pat
             answer = headers_of(rest)
             assert set(NO_FRAMES) <= answer, (head, answer)
             assert "x-content-type-options: nosniff" in answer, (head, answer)
+
+
+async def test_a_deeply_nested_body_within_the_size_limit_gets_words_not_a_crash(tmp_path):
+    """JSON nested a few thousand deep fits in MAX_BODY, and Python's parser gives up on it with
+    RecursionError (no ValueError): the page got "Internal Server Error"."""
+    async with served(tmp_path) as (node, server):
+        here, cookie = f"127.0.0.1:{server.port}", await session(server)
+        for body in (b"[" * 4000, b'{"a":' * 800, b"[" * 2000 + b"]" * 2000):
+            head = http("POST", "/api/host", here, cookie, length=len(body))
+            status, rest = await request(server, head, body)
+            assert status == 400 and "JSON" in rest, rest
+        assert not node.games
