@@ -5,7 +5,12 @@ test_web_attacks_browser.py.)"""
 
 from __future__ import annotations
 
+import trio
+from conftest import FAST, until_guest_decides
 from test_web_guard import http, request, served, session
+from web_support import SHORT_RACER, call, web_node
+
+from creepnet.node.node import Node
 
 # Who may frame the page: nobody (a page on another 127.0.0.1 port is the same *site*, so the
 # browser sends it our SameSite=Strict cookie inside a frame, and it could lay the page under
@@ -48,3 +53,26 @@ async def test_a_deeply_nested_body_within_the_size_limit_gets_words_not_a_crash
             status, rest = await request(server, head, body)
             assert status == 400 and "JSON" in rest, rest
         assert not node.games
+
+
+async def test_a_racer_line_naming_no_card_to_discard_gets_words_not_a_crash(tmp_path):
+    """``discard`` alone (or after other steps, or as ``discard card``: "card" is a filler
+    word) on the player's turn: the grammar looked at the word after it, which is not there, and
+    the page got "Internal Server Error"."""
+    with trio.fail_after(120):
+        async with (
+            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
+            web_node(tmp_path / "b", "bob", host="127.0.0.1", timeouts=FAST) as (bob, _, app),
+        ):
+            options = {k: v for k, v in SHORT_RACER.items() if k != "escrow"}  # two seats
+            game = await alice.host_game("racer", "r", seats=2, player="alice", options=options)
+            await bob.join(alice.address, game, player="bob")
+            await alice.wait_for(game, lambda rt: rt.session.started, timeout=30)
+            await until_guest_decides(alice, game)
+            await bob.wait_for(game, lambda rt: rt.session.my_turn() is not None, timeout=30)
+            length = len(bob.session(game).log)
+            for line in ("discard", "discard card", "DISC"):
+                body = {"action": line}
+                status, answer = await call(app, "POST", f"/api/game/{game.hex()}/act", body)
+                assert status == 400 and "discard which card" in answer["error"], (line, answer)
+            assert len(bob.session(game).log) == length  # nothing was played
