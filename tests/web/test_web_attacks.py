@@ -76,3 +76,32 @@ async def test_a_racer_line_naming_no_card_to_discard_gets_words_not_a_crash(tmp
                 status, answer = await call(app, "POST", f"/api/game/{game.hex()}/act", body)
                 assert status == 400 and "discard which card" in answer["error"], (line, answer)
             assert len(bob.session(game).log) == length  # nothing was played
+
+
+async def test_leave_sent_twice_at_once_is_done_once(tmp_path):
+    """A double click, or Leave confirmed in two tabs of the game: both requests passed the
+    "may we leave?" check before either had left, so the node sent its leave notice twice and
+    the page said "you left the game" twice.  The second is now told it is too late."""
+    with trio.fail_after(120):
+        async with (
+            Node.open(tmp_path / "a", host="127.0.0.1", timeouts=FAST) as alice,
+            web_node(tmp_path / "b", "bob", host="127.0.0.1", timeouts=FAST) as (bob, _, app),
+        ):
+            game = await alice.host_game("creeper", "twice", player="alice")
+            await bob.join(alice.address, game, player="bob")
+            await alice.wait_for(game, lambda rt: rt.session.started, timeout=30)
+            await until_guest_decides(alice, game)
+            path = f"/api/game/{game.hex()}/leave"
+            answers = []
+
+            async def leave() -> None:
+                answers.append(await call(app, "POST", path, {"what": "leave"}))
+
+            async with trio.open_nursery() as both:
+                both.start_soon(leave)
+                both.start_soon(leave)
+            assert sorted(status for status, _ in answers) == [200, 400], answers
+            refused = next(answer for status, answer in answers if status == 400)
+            assert refused["error"].startswith("not now"), refused
+            _, view = await call(app, "GET", f"/api/game/{game.hex()}")
+            assert sum("you left the game" in line for line in view["news"]) == 1, view["news"]
