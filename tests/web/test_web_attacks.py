@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import trio
 from conftest import FAST, until_guest_decides
-from test_web_guard import http, request, served, session
+from test_web_guard import http, request, served, session, websocket
 from web_support import SHORT_RACER, call, web_node
 
 from creepnet.node.node import Node
@@ -105,3 +105,41 @@ async def test_leave_sent_twice_at_once_is_done_once(tmp_path):
             assert refused["error"].startswith("not now"), refused
             _, view = await call(app, "GET", f"/api/game/{game.hex()}")
             assert sum("you left the game" in line for line in view["news"]) == 1, view["news"]
+
+
+async def test_no_endpoint_reaches_a_game_the_node_does_not_hold_nor_a_file_outside(tmp_path):
+    """Coverage of defences that held (no fix): every route that names a game answers 404 or
+    403 for one this node does not hold (it checks ``node.games``), and paths that climb out of
+    the static folder, a game's files or the logs, raw as a client may send them (the ASGI test
+    helper never sees them unnormalised), find nothing."""
+    async with served(tmp_path) as (node, server):
+        here, cookie = f"127.0.0.1:{server.port}", await session(server)
+        own = f"Origin: http://{here}"
+        held = (await node.host_game("creeper", "held", player="alice")).hex()
+        for game in ("00" * 16, held[:-2] + "00", "zz", "..", held + "00"):
+            status, rest = await request(server, http("GET", f"/api/game/{game}", here, cookie))
+            assert status == 404, (game, rest)
+            status, rest = await request(server, http("GET", f"/api/replay/{game}", here, cookie))
+            assert status == 404, (game, rest)
+            for action in ("act", "leave", "again"):
+                head = http("POST", f"/api/game/{game}/{action}", here, cookie, own, length=11)
+                status, rest = await request(server, head, b'{"x": "y"}\n')
+                assert status == 400 and "no such game" in rest, (game, action, rest)
+            ws = websocket(f"/ws/game/{game}", here, cookie, own)
+            assert (await request(server, ws))[0] == 403, game
+        assert (await request(server, websocket(f"/ws/game/{held}", here, cookie, own)))[0] == 101
+        assert list(node.games) == [bytes.fromhex(held)]
+        for path in (
+            "/static/../guard.py",
+            "/static/%2e%2e/guard.py",
+            "/static/..%2fguard.py",
+            "/static/%2fetc%2fpasswd",
+            "/static//etc/passwd",
+            "/games/creeper/..%2f..%2fweb%2fguard.py",
+            "/games/..%2fweb/guard.py",
+            "/api/replay/..%2f..%2f..%2fetc%2fpasswd",
+            f"/api/replay/{held}%2f..%2f..%2fidentity",
+        ):
+            status, rest = await request(server, http("GET", path, here, cookie))
+            assert status == 404, (path, rest)
+            assert "import" not in rest and "root:" not in rest, path
