@@ -65,7 +65,7 @@ async def body_of(request: Request) -> dict[str, Any]:
             raise WebError("request too large")
     try:
         value = json.loads(raw or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the parser goes: not the page's
         raise WebError("the page sent something that is not JSON") from None
     if not isinstance(value, dict):
         raise WebError("the page sent something that is not a JSON object")

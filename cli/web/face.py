@@ -417,17 +417,20 @@ class WebFace:
         if not offered[word]:
             raise WebError(f"not now: this game offers no {word} at this point")
         session = self.node.session(game)
+        if word == "leave":
+            self.left.add(game)  # before waiting on the node: a second click finds it left
         try:
             if word == "leave":
                 await self.node.leave(game)
             else:
                 await self.node.claim(game)
-        except ValueError as exc:
+        except ValueError as exc:  # refused before any notice went: not left after all
+            if word == "leave":
+                self.left.discard(game)
             raise WebError(f"not now: {exc}") from None
         except Rejection as exc:
             raise WebError(f"not now: {exc.reason}") from None
         if word == "leave":
-            self.left.add(game)
             text = (  # at two seats nobody is left to play on: the other may claim
                 "you left the game; the table plays on without you"
                 if session.retires_a_silence

@@ -25,6 +25,11 @@ HTTP request and WebSocket handshake must pass three checks, before any route ru
   cross-site POSTs), must be this server's own origin; ``null`` is refused.
 
 A refused request gets 403 and a sentence saying why; nothing reaches the node.
+
+Every answer, refusals too, forbids being shown in another page's frame (``NO_FRAMES``): a page
+on another port of 127.0.0.1 is the same *site* as ours, so the browser sends it our
+``SameSite=Strict`` cookie inside a frame, and it could lay our page under its own and have the
+player click *Leave* or *Host* unawares.
 """
 
 from __future__ import annotations
@@ -50,6 +55,13 @@ LOCAL_NAMES = ("127.0.0.1", "localhost")
 CODE_TTL = 30.0  # seconds a one-time code is good for (the browser uses it as it starts)
 MAX_CODES = 64  # codes not yet used (the oldest goes first)
 MAX_SESSIONS = 64  # browsers holding a session cookie (the oldest goes first)
+# On every HTTP answer: no other page may frame ours (the CSP says it to today's browsers, the
+# older header to the rest), nor run or style any of our answers as what it is not.
+NO_FRAMES = (
+    (b"content-security-policy", b"frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+)
 
 
 def new_token() -> str:
@@ -166,6 +178,8 @@ class Guard:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)  # lifespan
             return
+        if scope["type"] == "http":
+            send = _framed_by_nobody(send)
         reason = self.refusal(scope)
         if reason is None and self._has_session(self._headers(scope).get("cookie", "")):
             await self.app(scope, receive, send)
@@ -225,3 +239,14 @@ class Guard:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+def _framed_by_nobody(send: Send) -> Send:
+    """``send``, adding ``NO_FRAMES`` to the answer's headers."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *NO_FRAMES]}
+        await send(message)
+
+    return sending
