@@ -142,6 +142,8 @@ def resolve(obs: Observation, legal: Sequence[SeatAction], typed: Step) -> SeatA
     """The one legal action ``typed`` names, or what to say when it names none or several."""
     if typed[0] == "discard":
         typed = typed[1:]
+        if not typed:  # 'discard' alone (or a word that reads as nothing after it)
+            return "discard which card? type its number, e.g. discard 1"
     for word in typed if typed[0] not in ("ask", "force") else ():  # those name a seat
         if word.isdigit() and not 0 < int(word) <= len(obs.hand):
             count = len(obs.hand)

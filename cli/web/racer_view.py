@@ -289,9 +289,6 @@ def typed_actions(session: Session, text: str) -> Iterator[str]:
         mine = seat_view(session)
         if mine is None or session.my_turn() is None:
             raise IllegalAction(_rest(step, "it is not your turn") if done else "not your turn")
-        if step == ("discard",):  # the grammar reads the word after it: there is none
-            why = "discard which card? type its number, e.g. discard 1"
-            raise IllegalAction(_rest(step, why) if done else why)
         found = resolve(mine.observation, mine.legal, step)
         if isinstance(found, str):
             raise IllegalAction(_rest(step, found) if done else found)

@@ -161,6 +161,9 @@ def test_an_attack_step_that_becomes_impossible_is_dropped_and_said():
         ("xyzzy", "'xyzzy' is not a command"),
         ("attack 0a", "'attack 0a' is not possible now; try attack 1a, attack 1b"),
         ("stop", "'stop' is not possible now; type 'moves' for your options"),
+        # the grammar read the word after 'discard', which is not there: an IndexError
+        ("discard", "discard which card? type its number, e.g. discard 1"),
+        ("discard card", "discard which card?"),
     ],
 )
 def test_helpful_errors_suggest_only_legal_moves(line, answer):
