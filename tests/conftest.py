@@ -349,3 +349,10 @@ async def until_guest_decides(node: Node, game: bytes) -> None:
             await node.play(game, bot.choose(session.local_view(), 0))
         else:
             await node.wait_changed(game)
+
+
+def page_key_of(reply: str) -> str:
+    """The page key a link's answer leaves in the browser's storage (cli/web/guard.py), as
+    the ``x-creepnet-key`` header line a script sends it in."""
+    key = reply.split("localStorage.setItem(", 1)[1].split(", ", 1)[1].split('"')[1]
+    return f"x-creepnet-key: {key}"

@@ -2588,11 +2588,14 @@ def racer_retired_forced_hostage_vectors(bases: dict[str, bytes]) -> list[dict[s
     game.run(policy, lambda g: owes_unblind(g) or g.over)
     assert not game.over
     vote_out(game, target)
+
     def at_move(g: Game) -> bool:
         spec = g.spectator
-        return isinstance(racer.pending(spec.engine_state), racer.Decide) and racer.pending(
-            spec.engine_state
-        ).topic == "move" and not spec.expected().automatic
+        return (
+            isinstance(racer.pending(spec.engine_state), racer.Decide)
+            and racer.pending(spec.engine_state).topic == "move"
+            and not spec.expected().automatic
+        )
 
     game.run(policy, lambda g: at_move(g) or g.over)
     spec = game.spectator

@@ -18,7 +18,12 @@ HTTP request and WebSocket handshake must pass three checks, before any route ru
   a window of that start-up, no longer of the node's life (opening the browser on a 0600 file
   that holds the link, as Jupyter does, would close it; sandboxed browsers cannot always read
   one).  Cookies do not tell ports apart, so the browser also sends this cookie to any other
-  server on 127.0.0.1 the player opens by hand;
+  server on 127.0.0.1 the player opens by hand: whoever runs one would hold it.  So the node's
+  API, its game streams and its game files also want the session's **page key**
+  (``PAGE_KEY_PATHS``), a second secret the code's answer hands to the page's script alone,
+  which keeps it in ``localStorage``: that is per origin, port included, so no other server
+  ever sees it.  The page sends it as ``?token=`` (a WebSocket can carry no header of its
+  own); a script or test may send the ``x-creepnet-key`` header instead;
 * the **Host** header must name this server (``127.0.0.1:PORT`` or ``localhost:PORT``), which
   defeats DNS rebinding: a rebound page sends its own host name;
 * the **Origin** header, when the browser sends one (it always does for WebSockets and for
@@ -37,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
+import json
 import secrets
 import time
 from collections import OrderedDict
@@ -55,6 +61,9 @@ LOCAL_NAMES = ("127.0.0.1", "localhost")
 CODE_TTL = 30.0  # seconds a one-time code is good for (the browser uses it as it starts)
 MAX_CODES = 64  # codes not yet used (the oldest goes first)
 MAX_SESSIONS = 64  # browsers holding a session cookie (the oldest goes first)
+# What wants the page key besides the cookie: everything that reads or moves a game.
+PAGE_KEY_PATHS = ("/api/", "/ws/", "/games/")
+KEY_HEADER = "x-creepnet-key"
 # On every HTTP answer: no other page may frame ours (the CSP says it to today's browsers, the
 # older header to the rest), nor run or style any of our answers as what it is not.
 NO_FRAMES = (
@@ -94,11 +103,17 @@ class Guard:
         self.on_reuse: Callable[[], None] = lambda: None  # a used code came back
         self._codes: OrderedDict[bytes, float] = OrderedDict()  # unused code -> deadline
         self._used: OrderedDict[bytes, tuple[float, bytes]] = OrderedDict()  # -> its session
-        self._sessions: OrderedDict[bytes, None] = OrderedDict()  # session cookie digests
+        # session cookie digest -> its page key's digest
+        self._sessions: OrderedDict[bytes, bytes] = OrderedDict()
 
     @property
     def cookie_name(self) -> str:
         return f"creepnet_{self.port}"
+
+    @property
+    def page_key_item(self) -> str:
+        """The ``localStorage`` item the page keeps its key in (common.js reads it)."""
+        return f"creepnet-key-{self.port}"
 
     def hosts(self) -> set[str]:
         return {f"{name}:{self.port}" for name in LOCAL_NAMES}
@@ -122,18 +137,18 @@ class Guard:
             for key in [k for k, v in table.items() if (v if isinstance(v, float) else v[0]) < now]:
                 del table[key]
 
-    def _redeem(self, code: str) -> str | None:
-        """A new session secret for a valid unused code (which is then forgotten), else None.
-        A code used before revokes the session its first use got."""
+    def _redeem(self, code: str) -> tuple[str, str] | None:
+        """A new session secret and its page key for a valid unused code (which is then
+        forgotten), else None.  A code used before revokes the session its first use got."""
         self._expire()
         key = _digest(code)
         if self._codes.pop(key, None) is not None:
-            session = new_token()
-            self._sessions[_digest(session)] = None
+            session, page_key = new_token(), new_token()
+            self._sessions[_digest(session)] = _digest(page_key)
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)
             self._used[key] = (self.clock() + self.code_ttl, _digest(session))
-            return session
+            return session, page_key
         used = self._used.pop(key, None)
         if used is not None:
             self._sessions.pop(used[1], None)  # whoever came first may not be the player
@@ -170,6 +185,20 @@ class Guard:
         offered = _digest(cookie[self.cookie_name].value)
         return any(hmac.compare_digest(offered, known) for known in self._sessions)
 
+    def _has_page_key(self, scope: Scope) -> bool:
+        """Whether the request carries the page key of a live session (``?token=`` or the
+        header).  Not paired with the cookie: a second link in another tab gives the browser
+        a new cookie while the first tab's page still holds the key it was given."""
+        query = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
+        offered = [value for name, value in query if name == "token"]
+        header = self._headers(scope).get(KEY_HEADER)
+        if header is not None:
+            offered.append(header)
+        known = list(self._sessions.values())
+        return any(
+            hmac.compare_digest(_digest(value), digest) for value in offered for digest in known
+        )
+
     def set_cookie_header(self, session: str) -> tuple[bytes, bytes]:
         value = f"{self.cookie_name}={session}; Path=/; HttpOnly; SameSite=Strict"
         return b"set-cookie", value.encode("latin-1")
@@ -182,29 +211,39 @@ class Guard:
             send = _framed_by_nobody(send)
         reason = self.refusal(scope)
         if reason is None and self._has_session(self._headers(scope).get("cookie", "")):
-            await self.app(scope, receive, send)
-            return
+            if not scope["path"].startswith(PAGE_KEY_PATHS) or self._has_page_key(scope):
+                await self.app(scope, receive, send)
+                return
+            reason = "no page key: open the link `creepnet ui` printed (each link works once)"
         query = parse_qsl(scope.get("query_string", b"").decode("latin-1"))
         code = next((value for name, value in query if name == "code"), None)
         if reason is None and code and scope["type"] == "http":
-            session = self._redeem(code)
-            if session is not None:
+            redeemed = self._redeem(code)
+            if redeemed is not None:
                 rest = urlencode([(n, v) for n, v in query if n != "code"])
-                await self._enter(send, session, scope["path"] + (f"?{rest}" if rest else ""))
+                path = scope["path"] + (f"?{rest}" if rest else "")
+                await self._enter(send, *redeemed, path)
                 return
             reason = "this link was already used or has expired: open a fresh one"
         if reason is None:
             reason = "no session: open the link `creepnet ui` printed (each link works once)"
         await self._refuse(scope, receive, send, reason)
 
-    async def _enter(self, send: Send, session: str, path: str) -> None:
-        """The code's answer: the session cookie, and on to the page without the code.  A
-        page, not a redirect: the next request then starts from our own origin, so a
-        ``SameSite=Strict`` cookie goes with it whoever opened the link."""
-        target = html.escape(path if path.startswith("/") else "/", quote=True)
+    async def _enter(self, send: Send, session: str, page_key: str, path: str) -> None:
+        """The code's answer: the session cookie, the page key into this origin's
+        ``localStorage`` (``page_key_item``), and on to the page without the code.  A page, not
+        a redirect: the next request then starts from our own origin, so a ``SameSite=Strict``
+        cookie goes with it whoever opened the link."""
+        path = path if path.startswith("/") else "/"
+        target = html.escape(path, quote=True)
+        # JSON strings, with '<' escaped, are safe inside a script element
+        item, key, go = (
+            json.dumps(v).replace("<", "\\u003c") for v in (self.page_key_item, page_key, path)
+        )
         body = (
-            f'<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url='
-            f'{target}"><title>creepnet</title><a href="{target}">open your page</a>\n'
+            f'<!doctype html><meta charset="utf-8"><title>creepnet</title>'
+            f"<script>localStorage.setItem({item}, {key}); location.replace({go});</script>"
+            f'<a href="{target}">open your page</a>\n'
         ).encode()
         await send(
             {

@@ -16,6 +16,7 @@ import sys
 
 import pytest
 import trio
+from conftest import page_key_of
 from zeroconf import ServiceInfo
 
 from creepnet.node.discovery import (
@@ -236,6 +237,7 @@ async def test_creepnet_ui_lists_the_good_game_while_hostile_adverts_are_up(tmp_
                 here = f"127.0.0.1:{port}"
                 reply = await exchange(port, request_head(f"/?code={code}", here))
                 cookie = reply.split("set-cookie: ", 1)[1].split(";")[0]
+                cookie += "\r\n" + page_key_of(reply)  # and the page key, as the page sends
                 lan: list = []
                 while not any(item["game"] == "01234567" for item in lan):
                     await trio.sleep(0.1)  # the page polls its lobby in the same way

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 import trio
+from conftest import page_key_of
 from web_support import web_node
 
 from creepnet.cli.web.server import WebServer, start_web
@@ -58,12 +59,13 @@ def complete(reply: bytes) -> bool:
 
 
 async def session(server: WebServer) -> str:
-    """The Cookie header a browser holds after opening a fresh link of the server."""
+    """The Cookie header a browser holds after opening a fresh link of the server, and the
+    page key its page then sends (two header lines)."""
     code = server.url().rpartition("?code=")[2]
     status, rest = await request(server, http("GET", f"/?code={code}", f"127.0.0.1:{server.port}"))
     assert status == 200, rest
     line = next(x for x in rest.split("\r\n") if x.lower().startswith("set-cookie:"))
-    return "Cookie: " + line.split(":", 1)[1].split(";")[0].strip()
+    return "Cookie: " + line.split(":", 1)[1].split(";")[0].strip() + "\r\n" + page_key_of(rest)
 
 
 def http(method: str, path: str, host: str, *extra: str, length: int = 0) -> str:
@@ -168,6 +170,41 @@ async def test_websockets_need_the_session_and_the_pages_own_origin(tmp_path):
             assert status == 403, head
         status, _ = await request(server, websocket(path, here, cookie, own))
         assert status == 101
+
+
+async def test_the_cookie_alone_reaches_no_game_the_page_key_only_lives_in_our_origin(tmp_path):
+    """Cookies do not tell ports apart: the browser sends ours to any other server on
+    127.0.0.1 the player opens, and whoever runs it could replay it and drive the node (read
+    her hand, move, leave).  The API, the streams and the game files now also want the page
+    key, which the link's answer hands only to our page's script (its origin's storage)."""
+    async with served(tmp_path) as (node, server):
+        game = (await node.host_game("creeper", "key", player="alice")).hex()
+        here = f"127.0.0.1:{server.port}"
+        code = server.url().rpartition("?code=")[2]
+        status, rest = await request(server, http("GET", f"/?code={code}", here))
+        line = next(x for x in rest.split("\r\n") if x.lower().startswith("set-cookie:"))
+        cookie = "Cookie: " + line.split(":", 1)[1].split(";")[0].strip()
+        key = page_key_of(rest).partition(": ")[2]
+        assert key not in line and f"creepnet-key-{server.port}" in rest
+        own = f"Origin: http://{here}"
+        stolen = [  # what another server that got the cookie can send
+            http("GET", "/api/lobby", here, cookie),
+            http("GET", f"/api/game/{game}", here, cookie),
+            http("GET", "/api/lobby?token=guessed", here, cookie),
+            http("POST", f"/api/game/{game}/leave", here, cookie, length=0),
+            websocket(f"/ws/game/{game}", here, cookie, own),
+        ]
+        for head in stolen:
+            status, rest = await request(server, head)
+            assert status == 403 and ("page key" in rest or "Upgrade" in head), head
+        status, _ = await request(server, http("GET", "/", here, cookie))
+        assert status == 200  # the page itself holds nothing: its script asks with the key
+        status, rest = await request(server, http("GET", f"/api/lobby?token={key}", here, cookie))
+        assert status == 200 and '"player":"alice"' in rest
+        ws = websocket(f"/ws/game/{game}?token={key}", here, cookie, own)
+        assert (await request(server, ws))[0] == 101
+        # the key without the cookie is nothing either
+        assert (await request(server, http("GET", f"/api/lobby?token={key}", here)))[0] == 403
 
 
 async def test_the_page_is_served_on_loopback_only(tmp_path):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from conftest import page_key_of
 from test_web_guard import http, request, served
 
 from creepnet.cli.web.guard import Guard
@@ -38,8 +39,8 @@ async def test_a_link_works_once_and_a_second_use_revokes_the_first(tmp_path):
         assert status == 200
         cookie = cookie_of(rest)
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and code not in cookie
-        assert 'url=/game/ab?x=1"' in rest and code not in rest.partition("\r\n\r\n")[2]
-        holder = "Cookie: " + cookie.split(";")[0]
+        assert 'href="/game/ab?x=1"' in rest and code not in rest.partition("\r\n\r\n")[2]
+        holder = "Cookie: " + cookie.split(";")[0] + "\r\n" + page_key_of(rest)
         assert (await request(server, http("GET", "/api/lobby", here, holder)))[0] == 200
 
         # Whoever took the link from the browser's command line comes too late...

@@ -1,10 +1,15 @@
-// What every page shares: the token, calls to this node, and small DOM helpers.
+// What every page shares: the page key, calls to this node, and small DOM helpers.
 "use strict";
 
-const TOKEN = new URLSearchParams(location.search).get("token") || "";
+// The page key the node's link left in this origin's storage (cli/web/guard.py): the node's
+// API and streams want it besides the cookie, which other servers on 127.0.0.1 also get.
+// Read at every call: a link opened in another tab leaves a newer one.
+function pageKey() {
+  return localStorage.getItem("creepnet-key-" + location.port) || "";
+}
 
 function withToken(path) {
-  return path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(TOKEN);
+  return path + (path.includes("?") ? "&" : "?") + "token=" + encodeURIComponent(pageKey());
 }
 
 async function api(path, body) {
