@@ -376,3 +376,19 @@ def games() -> dict[int, Forks[str]]:
         seed: Forks(drive_to_each(racer_table(seed, TURN_LIMITS[seed]), situations))
         for seed, situations in SITUATIONS.items()
     }
+
+
+def test_a_deck_step_naming_a_position_or_seat_as_true_is_the_step_refused_by_the_table(games):
+    """msgpack's ``true`` is not the integer 1: the table's own check of a release compared
+    with ``==``, where Python's True equals 1, and left the refusal to the deck's stricter
+    checks after it (a verifier in another language refuses it at the table's check)."""
+    table, seat = drive(games, 7, "deck release")
+    type_, body = honest(table, seat)
+    ints = [body["to"], *body["positions"]]
+    assert 1 in ints or 0 in ints, body  # a value a boolean can pass for
+    as_bools = {
+        **body,
+        "to": bool(body["to"]) if body["to"] in (0, 1) else body["to"],
+        "positions": [bool(p) if p in (0, 1) else p for p in body["positions"]],
+    }
+    assert_rejected_at_once(table, seat, type_, as_bools, "expected the release of")

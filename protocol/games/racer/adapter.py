@@ -176,16 +176,19 @@ class RacerRules:
         if step.pool is not None and body.get("pool") != step.pool:
             raise GameRuleError(f"expected a {step.op} of pool {step.pool!r}")
         if step.op == "release" and (
-            body.get("positions") != list(step.positions) or body.get("to") != step.to
+            not _exactly(body.get("positions"), list(step.positions))
+            or not _exactly(body.get("to"), step.to)
         ):
             raise GameRuleError(
                 f"expected the release of {list(step.positions)} to {step.to} ({step.what})"
             )
-        if step.op in ("blind", "unblind") and body.get("position") != step.positions[0]:
+        if step.op in ("blind", "unblind") and not _exactly(
+            body.get("position"), step.positions[0]
+        ):
             raise GameRuleError(f"expected the {step.op} of position {step.positions[0]}")
         if step.op == "recover" and (
-            body.get("dealer") != step.to
-            or body.get("scalars") != [[s.kind, s.name, s.index] for s in step.scalars]
+            not _exactly(body.get("dealer"), step.to)
+            or not _exactly(body.get("scalars"), [[s.kind, s.name, s.index] for s in step.scalars])
         ):
             raise GameRuleError(f"expected the shares of seat {step.to}'s keys the table needs")
         try:
@@ -395,3 +398,15 @@ class RacerRules:
 
     def private_side(self, seating: Seating, seat: int, secrets: SeatSecrets) -> RacerPrivate:
         return RacerPrivate(seating, seat, secrets.deck_secret)
+
+
+def _exactly(value: object, expected: object) -> bool:
+    """``value == expected`` with the types too, through lists: msgpack's ``true`` is not the
+    integer 1 here, as the deck's own checks (and a verifier in a stricter language) hold."""
+    if isinstance(expected, list):
+        return (
+            type(value) is list
+            and len(value) == len(expected)
+            and all(_exactly(v, e) for v, e in zip(value, expected, strict=True))
+        )
+    return type(value) is type(expected) and value == expected
