@@ -769,7 +769,78 @@ def deck_vectors() -> dict[str, Any]:
             {"allowed": ["2", "5", "3"], "proof": [h(p) for p in cproof], "valid": False},
         ],
     }
+    # Appended: its own nonce stream, so that the vectors generated after it stay as they were.
+    with deterministic("deck/bookkeeping"):
+        out["bookkeeping"] = deck_bookkeeping_vector()
     return out
+
+
+def face_up_snapshot(state: Any) -> dict[str, Any]:
+    """What DECKS.md "Face up, exactly" keeps: per family its face-up cards (sorted), per pool
+    its face-up positions, per-seat depths and how many seats have locked it."""
+    return {
+        "families": {f: sorted(cards, key=int) for f, cards in state.public_cards.items()},
+        "pools": {
+            name: {
+                "family": pool.family,
+                "depth": list(pool.depth),
+                "locks": pool.locks,
+                "face_up": {str(j): card for j, card in sorted(pool.public.items())},
+            }
+            for name, pool in state.pools.items()
+        },
+    }
+
+
+def deck_bookkeeping_vector() -> dict[str, Any]:
+    """DECKS.md "Face up, exactly" and the lock's depth rule, as a run of deck messages: a
+    shuffle turns every position face down (a card opened before may be opened again after),
+    and a pool split from a shuffled one is locked by seats that never shuffled it."""
+    from creepnet.protocol.deck.group import mul, scalar_invert, scalar_product
+    from creepnet.protocol.deck.keys import DeckKeys
+    from creepnet.protocol.deck.state import DeckState
+    from creepnet.protocol.testing.decks import DeckHarness
+
+    game = seed_bytes("deck/bookkeeping/game")[:16]
+    seat_keys = [seed_bytes(f"deck/bookkeeping/seat/{s}") for s in range(2)]
+    secrets_ = [seed_bytes(f"deck/bookkeeping/secret/{s}") for s in range(2)]
+    cards = [str(i) for i in range(6)]
+    harness = DeckHarness(
+        2, cards, game_id=game, seat_keys=seat_keys, deck_secrets=secrets_, shared_state=True
+    )
+    harness.create("d", cards)
+    harness.shuffle("d")
+    first = harness.open("d", 0)
+    harness.shuffle("d", [0])
+    # where the opened card went: strip both seats' layers (the generator knows the secrets)
+    keys = [DeckKeys(game, seat_keys[s], secrets_[s]) for s in range(2)]
+    pool = harness.state.pools["d"]
+    total = scalar_product(keys[s].layer("d", pool.depth[s]) for s in range(2))
+    plain = [harness.state.table.decode(mul(scalar_invert(total), p)) for p in pool.points]
+    again = harness.open("d", plain.index(first))
+    assert again == first
+    harness.split("d", ["a", "b"], [3, 3])
+    harness.lock("a")
+    replica = DeckState(game, seat_keys, cards)  # what a replica keeps after each message
+    snapshots = []
+    for seat, seq, message in harness.log:
+        replica.apply(seat, seq, message)
+        snapshots.append(face_up_snapshot(replica))
+    return {
+        "about": "DECKS.md 'Face up, exactly' and the lock's depth rule: a run of deck "
+        "messages, each accepted, with what a replica keeps after it.  Create makes every "
+        "card face up; a shuffle turns the pool face down; card "
+        f"{first!r} is opened, the pool shuffled again, and the same card opened again; pool "
+        "'a', split from 'd', is locked by both seats although only its parent was shuffled",
+        "game": h(game),
+        "seat_keys": [h(k) for k in seat_keys],
+        "cards": cards,
+        "opened_twice": first,
+        "messages": [
+            {"seat": seat, "seq": seq, "message": typed(message), "after": after}
+            for (seat, seq, message), after in zip(harness.log, snapshots, strict=True)
+        ],
+    }
 
 
 # --- seat retirement and key escrow (docs/PROTOCOL.md §5.5, docs/ESCROW.md) -----------------

@@ -207,6 +207,29 @@ def _class_holds(case: dict, statement: tuple, ctx: bytes) -> bool:
     return verify_class(proof, *statement, case["allowed"], ctx)
 
 
+def test_deck_bookkeeping_face_up_and_depths():
+    """deck.json `bookkeeping` (DECKS.md "Face up, exactly"): every message is accepted and
+    leaves exactly the face-up sets, depths and lock counts the vector states."""
+    from creepnet.protocol.deck.state import DeckState
+
+    v = load("deck.json")["bookkeeping"]
+    state = DeckState(bytes.fromhex(v["game"]), [bytes.fromhex(k) for k in v["seat_keys"]],
+                      v["cards"])  # fmt: skip
+    for step in v["messages"]:
+        state.apply(step["seat"], step["seq"], generator().untyped(step["message"]))
+        kept = {
+            "families": {f: sorted(c, key=int) for f, c in state.public_cards.items()},
+            "pools": {
+                name: {"family": pool.family, "depth": pool.depth, "locks": pool.locks,
+                       "face_up": {str(j): c for j, c in sorted(pool.public.items())}}
+                for name, pool in state.pools.items()
+            },
+        }  # fmt: skip
+        assert kept == step["after"], step["seq"]
+    opened = [s for s in v["messages"] if s["after"]["families"].get("d") == [v["opened_twice"]]]
+    assert opened and state.pools["a"].locks == 2
+
+
 def test_retirement_votes_objections_and_leave_notices():
     v = load("retire.json")
     keys = [Identity.from_seed(bytes.fromhex(k["seed"])) for k in v["keys"]]
