@@ -2586,14 +2586,8 @@ def racer_withdrawals_next_turn_vector(bases: dict[str, bytes]) -> dict[str, Any
     policy = RacerPolicy(seed=31)
 
     def declarable(g: Game, seat: int | None = None) -> list[Any]:
-        spec = g.spectator
-        if not spec.started or spec.expected() is None or spec.expected().automatic:
-            return []
-        state = spec.engine_state
-        request = racer.pending(state)
-        if not isinstance(request, racer.Decide) or request.topic != "move":
-            return []
-        if seat is not None and request.seat != seat:
+        state = racer_move_state(g)
+        if state is None or seat is not None and racer.pending(state).seat != seat:
             return []
         return [a for a in racer.legal_actions(state) if isinstance(a, racer.DeclareAttack)]
 
@@ -2622,6 +2616,19 @@ def racer_withdrawals_next_turn_vector(bases: dict[str, bytes]) -> dict[str, Any
                          "is per turn; unfinished", game.raw())  # fmt: skip
 
 
+def racer_move_state(g: Game) -> Any | None:
+    """The engine state where the game waits on a seat's move (a decision, not a step its node
+    answers by itself), else None."""
+    from creepnet.engine import racer
+
+    spec = g.spectator
+    if not spec.started or spec.expected() is None or spec.expected().automatic:
+        return None
+    request = racer.pending(spec.engine_state)
+    is_move = isinstance(request, racer.Decide) and request.topic == "move"
+    return spec.engine_state if is_move else None
+
+
 def racer_retired_forced_hostage_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     """3 seats with escrow: seat A forces a Hostage Exchange on seat X; X, owing the `unblind`
     of the first card (the one it gives), is retired: the exchange is cancelled, nothing changed
@@ -2637,12 +2644,8 @@ def racer_retired_forced_hostage_vectors(bases: dict[str, bytes]) -> list[dict[s
     policy = RacerPolicy(seed=37)
 
     def forcible(g: Game) -> list[int]:
-        spec = g.spectator
-        if not spec.started or spec.expected() is None or spec.expected().automatic:
-            return []
-        state = spec.engine_state
-        request = racer.pending(state)
-        if not isinstance(request, racer.Decide) or request.topic != "move":
+        state = racer_move_state(g)
+        if state is None:
             return []
         return [a.seat for a in racer.legal_actions(state) if isinstance(a, racer.ForceHostage)]
 
@@ -2660,15 +2663,7 @@ def racer_retired_forced_hostage_vectors(bases: dict[str, bytes]) -> list[dict[s
     assert not game.over
     vote_out(game, target)
 
-    def at_move(g: Game) -> bool:
-        spec = g.spectator
-        return (
-            isinstance(racer.pending(spec.engine_state), racer.Decide)
-            and racer.pending(spec.engine_state).topic == "move"
-            and not spec.expected().automatic
-        )
-
-    game.run(policy, lambda g: at_move(g) or g.over)
+    game.run(policy, lambda g: racer_move_state(g) is not None or g.over)
     spec = game.spectator
     assert spec.expected().seat == asker and forcible(game) == []  # its force is used
     state = spec.engine_state
