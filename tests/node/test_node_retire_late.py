@@ -31,10 +31,11 @@ from creepnet.node import messages, overtaken, updates
 from creepnet.node.bot import run_bot
 from creepnet.node.node import Node
 from creepnet.protocol import retirement
-from creepnet.protocol.event import parse_event, sign_event
+from creepnet.protocol.event import Event, parse_event, sign_event
 from creepnet.protocol.games import get_game
 from creepnet.protocol.log import Rejection
 from creepnet.protocol.receiving import Receipt
+from creepnet.protocol.retirement import Position
 from creepnet.protocol.verify import verify_log_bytes
 
 
@@ -130,6 +131,15 @@ async def test_a_move_that_crossed_its_retirement_is_late_and_its_node_takes_the
             nursery.cancel_scope.cancel()
 
 
+async def x_moved(nodes: list[Node], game: bytes) -> tuple[Position, int, int, int, Event]:
+    """Once every node waits on one seat's decision (X), X's node makes a random move there:
+    the position, X, the two others (V, B), and X's event."""
+    where, x, v, b = await x_deciding(nodes, game)
+    view = nodes[x].session(game)
+    bot = get_game(view.kind).make_bot("random", 3)
+    return where, x, v, b, await nodes[x].play(game, bot.choose(view.local_view(), x))
+
+
 async def test_a_forged_retirement_of_our_seat_is_refused_unreplayed_and_our_move_stands(
     tmp_path, monkeypatch
 ):
@@ -147,11 +157,8 @@ async def test_a_forged_retirement_of_our_seat_is_refused_unreplayed_and_our_mov
     monkeypatch.setattr(overtaken, "_replayed", counted)
     with trio.fail_after(TIMEOUT):
         async with table_and_mallory(tmp_path) as (nodes, game, news, mallory):
-            where, x, _, _ = await x_deciding(nodes, game)
+            where, x, _, _, mine = await x_moved(nodes, game)
             late = nodes[x]
-            view = late.session(game)
-            bot = get_game(view.kind).make_bot("random", 3)
-            mine = await late.play(game, bot.choose(view.local_view(), x))
             author = nodes[retirement.retire_author(3, [], x)].identity
             forged = sign_event(
                 author,
@@ -246,11 +253,8 @@ async def test_a_retirement_a_replay_refused_is_refused_again_without_another_re
     monkeypatch.setattr(overtaken, "_replayed", refusing)
     with trio.fail_after(TIMEOUT):
         async with table_and_mallory(tmp_path) as (nodes, game, news, mallory):
-            where, x, v, b = await x_deciding(nodes, game)
+            where, x, v, b, _ = await x_moved(nodes, game)
             late = nodes[x]
-            view = late.session(game)
-            bot = get_game(view.kind).make_bot("random", 3)
-            await late.play(game, bot.choose(view.local_view(), x))
             votes = [retirement.vote(nodes[s].identity, where, s) for s in sorted((v, b))]
             author = nodes[retirement.retire_author(3, [], x)].identity
             valid = sign_event(
