@@ -265,13 +265,10 @@ class GameSync:
                 if receipt.status == "late":
                     self._late(runtime, peer, raw, receipt)
                     continue
-                rejection, tail = receipt.rejection, last_run(session)
-                if (
-                    rejection is not None
-                    and rejection.kind == "chain"
-                    and tail is not None
-                    and (rejection.seq or 0) >= tail
-                ):
+                rejection = receipt.rejection
+                chain = rejection is not None and rejection.kind == "chain"
+                tail = last_run(session) if chain else None  # not for every event taken
+                if rejection is not None and tail is not None and (rejection.seq or 0) >= tail:
                     # Their log goes another way where ours ends with one seat's moves: they may
                     # hold that seat's retirement there.  Not their fault: ask from where those
                     # moves start (node/overtaken.py takes a retirement found there).
