@@ -46,7 +46,12 @@ def service_type() -> str:
     """The DNS-SD type to advertise and browse.  $CREEPNET_SERVICE_TYPE gives a test (or a
     separate party on one LAN) a type of its own, so it never sees anyone else's games; a
     ValueError says what is wrong with one zeroconf would refuse (deep in a browse thread)."""
-    chosen = os.environ.get(SERVICE_TYPE_ENV) or SERVICE_TYPE
+    return _checked_service_type(os.environ.get(SERVICE_TYPE_ENV) or SERVICE_TYPE)
+
+
+@functools.lru_cache(maxsize=8)
+def _checked_service_type(chosen: str) -> str:
+    """Checked once per value: ``service_type`` is read for every advert a browse parses."""
     try:
         return service_type_name(chosen)
     except BadTypeInNameException as exc:
