@@ -30,6 +30,14 @@ async def load_session(
             "(an append cut short by a crash; it was never acknowledged)",
             game,
         )
+    if store.broken is not None:  # a damaged byte, not a torn append: cut and kept, said loudly
+        kept = await trio.to_thread.run_sync(store.truncate_events, raws)
+        reporter.publish(
+            updates.ERROR,
+            f"stored log unreadable at {store.broken.describe()}; keeping the {len(raws)} "
+            f"events before it ({kept})",
+            game,
+        )
     secrets = _seat_secrets(store, game, reporter)
     player = identity if secrets else None
     while True:

@@ -18,13 +18,14 @@ never leaves half an event behind; if even that fails, the torn tail is dropped 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 from pathlib import Path
 
 from creepnet.node.transport import is_port
 from creepnet.protocol.identity import Identity
-from creepnet.protocol.log import split_log
+from creepnet.protocol.log import Rejection, iter_log, split_log
 
 GAMES = "games"
 LOG = "log"
@@ -54,6 +55,14 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def _events_before(data: bytes) -> list[bytes]:
+    """The complete events of log-file bytes before the first that breaks the framing."""
+    events: list[bytes] = []
+    with contextlib.suppress(Rejection):
+        events.extend(iter_log(data))
+    return events
+
+
 class GameStore:
     """One game's folder.  Not thread-safe: the node serialises appends per game."""
 
@@ -67,6 +76,7 @@ class GameStore:
         self.reserved_path = folder / RESERVED
         self._size: int | None = None  # bytes of valid, stored events
         self.dropped_tail = 0
+        self.broken: Rejection | None = None  # where a damaged byte broke the file's framing
 
     @property
     def game_hex(self) -> str:
@@ -79,7 +89,13 @@ class GameStore:
         except FileNotFoundError:
             self._size = 0
             return []
-        log_file = split_log(data)
+        try:
+            log_file = split_log(data)
+        except Rejection as fault:
+            # A damaged byte broke the framing, not an append cut short: the events before it
+            # go to the replay, and the caller cuts the rest off into log.cut (truncate_events).
+            self.broken, self._size = fault, len(data)
+            return _events_before(data)
         valid = len(data) - len(log_file.torn_tail)
         if log_file.torn:
             # A crash mid-append: the partial event was never acknowledged, so dropping it loses

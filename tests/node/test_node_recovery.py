@@ -329,6 +329,32 @@ async def test_a_damaged_log_is_cut_back_and_what_is_cut_is_kept(tmp_path, caplo
     assert "log.cut" in caplog.text
 
 
+async def test_a_log_damaged_where_an_event_starts_is_cut_back_too(tmp_path, caplog):
+    """A damaged byte where an event starts (0xc1, which no msgpack value may hold) broke the
+    framing of the whole file: its split raised Rejection out of Node.open, and no game of the
+    home opened any more.  It is cut back to the events before it, as a bad event is."""
+    async with (
+        Node.open(tmp_path / "alice", timeouts=FAST) as alice,
+        Node.open(tmp_path / "bob", timeouts=FAST) as bob,
+    ):
+        game = await alice.host_game("creeper", player="alice", options=OPTIONS)
+        intact = await alice.host_game("creeper", "saturday", player="alice")
+        await bob.join(alice.address, game, player="bob")
+        await play_until_stored(game, alice, bob, 10)
+    store = alice.home.game(game)
+    events = alice.session(game).log.events[: alice.games[game].stored]
+    whole = store.log_path.read_bytes()
+    start = sum(len(event.raw) for event in events[:6])
+    damaged = whole[:start] + b"\xc1" + whole[start + 1 :]
+    store.log_path.write_bytes(damaged)
+    async with Node.open(tmp_path / "alice", timeouts=FAST) as alice:
+        assert intact in alice.games and alice.session(intact).local_seat == 0
+        assert len(alice.session(game).log) == 6
+    assert store.log_path.read_bytes() == whole[:start]
+    assert (store.folder / "log.cut").read_bytes() == damaged[start:]
+    assert "log.cut" in caplog.text
+
+
 async def test_a_disk_full_before_a_watched_games_log_exists_is_a_storage_error_not_a_fault(
     tmp_path, monkeypatch
 ):
