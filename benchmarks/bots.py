@@ -54,6 +54,7 @@ from creepnet.engine.creeper.bots import ClassicSearchBot, SearchBot
 from creepnet.engine.creeper.search import Budget, Searcher
 from creepnet.engine.racer.attack_plans import AttackPlan
 from creepnet.engine.racer.planner import (
+    CONFIDENCE,
     FEATURES,
     FEATURES_2P,
     FOLLOW,
@@ -145,12 +146,13 @@ def racer_game(
     follow: frozenset[str] = FOLLOW,
     topics: frozenset[str] = PLANNABLE_TOPICS,
     turn_plans: int = TURN_PLANS,
+    confidence: float = CONFIDENCE,
 ) -> int | None:
     """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
     the reference), heuristic bots elsewhere; the winner."""
     if budget is None:
         return drive_racer(players, seed, planner_seat, None)
-    planner = PlannerBot(seed, budget, follow, topics, turn_plans)
+    planner = PlannerBot(seed, budget, follow, topics, turn_plans, confidence)
     # CPU time: the machine may be shared
     return drive_racer(players, seed, planner_seat, timed(planner, times, time.process_time))
 
@@ -182,6 +184,7 @@ def _racer_pair(
     follow: frozenset[str],
     topics: frozenset[str],
     turn_plans: int,
+    confidence: float,
     game: int,
 ) -> tuple[bool, int | None, list[float]]:
     """Game ``game`` with the planner at seat ``game mod players``: (the heuristic reference
@@ -189,7 +192,9 @@ def _racer_pair(
     seat = game % players
     reference = racer_game(players, seat, 7_000 + game, None, []) == seat
     times: list[float] = []
-    won = racer_game(players, seat, 7_000 + game, budget, times, follow, topics, turn_plans)
+    won = racer_game(
+        players, seat, 7_000 + game, budget, times, follow, topics, turn_plans, confidence
+    )
     return reference, won, times
 
 
@@ -202,8 +207,9 @@ def racer_league(
     follow: frozenset[str] = FOLLOW,
     topics: frozenset[str] = PLANNABLE_TOPICS,
     turn_plans: int = TURN_PLANS,
+    confidence: float = CONFIDENCE,
 ) -> None:
-    play = functools.partial(_racer_pair, players, budget, follow, topics, turn_plans)
+    play = functools.partial(_racer_pair, players, budget, follow, topics, turn_plans, confidence)
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(jobs) as pool:
@@ -230,7 +236,8 @@ def racer_league(
         f"decision median {median:.2f} s, p90 {p90:.2f} s (CPU), "
         f"{elapsed * max(1, jobs) / games:.0f} s/game ({budget.playouts} playouts, "
         f"horizon {budget.horizon} turns, follows {','.join(sorted(follow))}, "
-        f"plans {','.join(sorted(topics))}, turn plans {turn_plans}; "
+        f"plans {','.join(sorted(topics))}, turn plans {turn_plans}, "
+        f"confidence {confidence:g}; "
         f"games {first}-{first + games - 1})",
     )
     # Each deal's result, for pairing two leagues on the same deals (W won, L lost, D drawn).
@@ -670,6 +677,13 @@ def main() -> None:
         f"second (default {TURN_PLANS}; 0: none)",
     )
     parser.add_argument(
+        "--racer-confidence",
+        type=float,
+        default=CONFIDENCE,
+        help="standard errors a planner's move must beat its heuristic's by to be played "
+        f"(default {CONFIDENCE:g})",
+    )
+    parser.add_argument(
         "--replay-against",
         help="--only replay: compare with a planner that follows these (default: its heuristic)",
     )
@@ -725,12 +739,12 @@ def main() -> None:
             if part == "racer2":
                 racer_league(
                     *(2, args.games, budget, args.jobs, args.first, follow, topics),
-                    args.racer_turn_plans,
+                    *(args.racer_turn_plans, args.racer_confidence),
                 )
             elif part == "racer4":
                 racer_league(
                     *(4, args.games, budget, args.jobs, args.first, follow, topics),
-                    args.racer_turn_plans,
+                    *(args.racer_turn_plans, args.racer_confidence),
                 )
             else:
                 creeper_league(args.games, args.creeper_seconds)

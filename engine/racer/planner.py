@@ -374,10 +374,12 @@ class PlannerBot:
         follow: frozenset[str] = FOLLOW,
         topics: frozenset[str] = PLANNABLE_TOPICS,
         turn_plans: int = TURN_PLANS,
+        confidence: float = CONFIDENCE,
     ) -> None:
         if turn_plans < 0:
             raise ValueError("turn_plans must be 0 or more")
         self.turn_plans = turn_plans
+        self.confidence = confidence
         if not follow <= FOLLOWS:
             raise ValueError(f"unknown choices to follow: {sorted(follow - FOLLOWS)}")
         if not topics <= PLANNABLE_TOPICS:
@@ -428,7 +430,7 @@ class PlannerBot:
         if not alive:
             return self.policy.choose(obs, legal)
         best = max(alive, key=lambda i: _mean(scores[i]))
-        if best != base and not _clearly_better(scores[best], scores[base]):
+        if best != base and not _clearly_better(scores[best], scores[base], self.confidence):
             best = base
         if best == base:
             self.policy = fork  # it remembers what it just chose (an ask, a withdrawal)
@@ -640,15 +642,15 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else -1.0
 
 
-def _clearly_better(challenger: list[float], base: list[float]) -> bool:
+def _clearly_better(challenger: list[float], base: list[float], confidence: float) -> bool:
     """Whether ``challenger`` beats ``base`` on the worlds both played by more than noise:
-    the mean paired difference above ``CONFIDENCE`` standard errors."""
+    the mean paired difference above ``confidence`` standard errors."""
     diffs = [a - b for a, b in zip(challenger, base, strict=False)]
     if len(diffs) < 2:
         return False
     mean = sum(diffs) / len(diffs)
     spread = sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1)
-    return mean > CONFIDENCE * math.sqrt(spread / len(diffs)) and mean > 0
+    return mean > confidence * math.sqrt(spread / len(diffs)) and mean > 0
 
 
 def _view_digest(view: State, seat: int) -> str:
