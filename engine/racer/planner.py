@@ -125,7 +125,9 @@ Candidate: TypeAlias = Move | TurnPlan
 # won 124).
 PLANNABLE_TOPICS = frozenset({"move", "hero", "hostage", "react", "discard"})
 DUEL_SHARE = 0.4  # of the budget, for the duel of the screen's winner and the policy's choice
-CONFIDENCE = 1.5  # standard errors the challenger must beat the policy's choice by
+# Standard errors the challenger must beat the policy's choice by; 0.5 measured level with it
+# on 400 paired deals (docs/PERFORMANCE.md, Bots).
+CONFIDENCE = 1.5
 STEP_LIMIT = 4_000  # a playout never runs longer than this many steps (a safety net)
 # Choices the planner leaves to its policy (``PlannerBot.follow``): "ask" and "force" (a
 # Hostage Exchange asked or forced only where the policy does), "stop" (an exchange's Heroes
