@@ -10,6 +10,7 @@ from typing import Any
 
 from creepnet.node.framing import BATCH_BYTES
 from creepnet.node.peer import ProtocolViolation
+from creepnet.node.wan.invite import TICKET_SIZE
 from creepnet.protocol.event import EVENT_ID_SIZE, GAME_ID_SIZE
 
 MAX_BATCH = 1024  # events per `events` message
@@ -42,6 +43,11 @@ SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
         "signature": bytes,
     },
     "leave": {"game": bytes, "seat": int, "signature": bytes},
+}
+# type -> {field: size in bytes}: byte-string fields that may be absent.
+OPTIONAL: dict[str, dict[str, int]] = {
+    # an invite's ticket (node/wan/invite.py): over the internet, a seat wants it
+    "join": {"ticket": TICKET_SIZE},
 }
 
 
@@ -76,7 +82,14 @@ def check(message: dict[str, Any]) -> dict[str, Any]:
         raise ProtocolViolation("`listen.port` must be a TCP port (1-65535)")
     elif kind == "addresses":
         _check_addresses(message["items"])
-    return {"type": kind, **{name: message[name] for name in shape}}
+    checked = {"type": kind, **{name: message[name] for name in shape}}
+    for name, size in OPTIONAL.get(kind, {}).items():
+        if name in message:
+            value = message[name]
+            if not isinstance(value, bytes) or len(value) != size:
+                raise ProtocolViolation(f"`{kind}.{name}` must be {size} bytes")
+            checked[name] = value
+    return checked
 
 
 def _check_addresses(items: list[Any]) -> None:

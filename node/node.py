@@ -205,6 +205,16 @@ class Node:
         return self._connections
 
     @property
+    def ticket_key(self) -> bytes | None:
+        """The key of our invites' tickets while the internet carrier runs (node/wan): a
+        player who joins over it must show the game's ticket."""
+        return self._sync.ticket_key
+
+    @ticket_key.setter
+    def ticket_key(self, key: bytes | None) -> None:
+        self._sync.ticket_key = key
+
+    @property
     def peers(self) -> dict[bytes, Peer]:
         return self._connections.peers
 
@@ -279,6 +289,7 @@ class Node:
         host: str | None = None,
         listed: list[dict[str, Any]] | None = None,
         nonce: bytes | None = None,
+        ticket: bytes | None = None,
     ) -> bytes:
         """Join a lobby game at address: fetch its log, ask for the next seat, wait to be seated.
 
@@ -286,7 +297,8 @@ class Node:
         holds exactly one open lobby; ``host``, the host's fingerprint where an advert named
         it; ``listed``, the games the node at address just listed (``list_games``), so that
         they are not asked for again; ``nonce``, with ``game`` an id, the game's genesis nonce
-        (an invite's): the host is proved with it and nothing is listed at all.  The node at
+        (an invite's): the host is proved with it and nothing is listed at all; ``ticket``, an
+        invite's, which a host reached over the internet wants before it seats us.  The node at
         address must prove it hosts the game before we say a word about it (JoinRefused
         otherwise): a forged advert leads nowhere; the proof is checked against the key of the
         connection we join on, whichever connection gave the listing or the nonce."""
@@ -338,7 +350,8 @@ class Node:
                 except Rejection as exc:
                     raise JoinRefused(f"cannot join {name!r}: {exc.reason}") from None
             runtime.join_refused = None
-            peer.send({"type": "join", "game": game_id, "request": request})
+            ask = {"type": "join", "game": game_id, "request": request}
+            peer.send(ask if ticket is None else {**ask, "ticket": ticket})
             try:
                 await self.wait_for(
                     game_id,

@@ -15,6 +15,7 @@ stall probe (each copy charged to that honest peer's allowance, protocol/pending
 
 from __future__ import annotations
 
+import hmac
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -33,6 +34,7 @@ from creepnet.node.peer import Peer
 from creepnet.node.reporter import Reporter
 from creepnet.node.retirement import RETIRING, Retirements
 from creepnet.node.transport import TransportError
+from creepnet.node.wan.invite import WAN_PREFIX, ticket_for
 from creepnet.protocol.identity import fingerprint
 from creepnet.protocol.lobby import GAME_NONCE_SIZE, derive_game_id
 from creepnet.protocol.log import EquivocationProof, Rejection, parse_or_reject
@@ -63,6 +65,9 @@ class GameSync:
         self.shun: Callable[[bytes, float], None] = lambda key, seconds: None  # Connections.shun
         self.mesh: Mesh | None = None  # hears `listen` and `addresses` (mesh.py)
         self.retirements: Retirements | None = None  # votes and leave notices (retirement.py)
+        # While the internet carrier runs (node/wan/attach.py), the key of our games' tickets:
+        # a join that came over the carrier must carry its game's (node/wan/invite.py).
+        self.ticket_key: bytes | None = None
 
     def greet(self, peer: Peer) -> None:
         """Announce what we hold to a peer that may hear of it: one that follows a game
@@ -465,6 +470,11 @@ class GameSync:
                 reason = "this node is not the host of an open lobby for that game"
             elif runtime.reserved_for and peer.key not in runtime.reserved_for:
                 reason = "its seats are kept for the players of the last game (a rematch)"
+            elif not runtime.reserved_for and not self._ticket_fits(runtime, peer, message):
+                reason = (
+                    "over the internet this game seats only players with its invite: "
+                    "paste the host's whole invite (creepnet:…), as it printed it"
+                )
             else:
                 started = self.budget.clock()
                 try:
@@ -481,6 +491,15 @@ class GameSync:
                     await self.ledger.settle(runtime)
                     return
         peer.send({"type": "join-refused", "game": runtime.game, "reason": reason})
+
+    def _ticket_fits(self, runtime: GameRuntime, peer: Peer, message: dict[str, Any]) -> bool:
+        """A join off the internet carrier, or one that carries the game's ticket."""
+        if not peer.conn.label.startswith(WAN_PREFIX):
+            return True  # on the LAN anyone may join an open game, as always
+        if self.ticket_key is None:
+            return False
+        expected = ticket_for(self.ticket_key, runtime.game)
+        return hmac.compare_digest(message.get("ticket", b""), expected)
 
     async def _on_equivocation(
         self, runtime: GameRuntime, proof: EquivocationProof, raw: bytes

@@ -184,7 +184,13 @@ async def _join_or_resume(args: argparse.Namespace, ghosts: list[bytes]) -> int:
         player = player_name(args, saved, node.fingerprint)
         try:
             game = await node.join(
-                address, target, player=player, host=host, listed=listed, nonce=nonce
+                address,
+                target,
+                player=player,
+                host=host,
+                listed=listed,
+                nonce=nonce,
+                ticket=invite.ticket if invite is not None else None,
             )
         except BaseException:
             ghosts.extend(

@@ -471,6 +471,7 @@ class WebFace:
                 player=self.player,
                 host=invite.host,
                 nonce=invite.nonce,  # proves the host with no listing: a round trip less
+                ticket=invite.ticket,  # the host seats us with it
             )
         except (NodeError, OSError, trio.TooSlowError) as exc:
             raise WebError(f"could not join: {exc or 'the host did not answer'}") from None

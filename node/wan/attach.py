@@ -24,18 +24,29 @@ from creepnet.node.node import Node
 from creepnet.node.storage import write_private_file
 from creepnet.node.transport import Connection, Timeouts, TransportError
 from creepnet.node.wan import require
-from creepnet.node.wan.invite import WAN_PREFIX, Invite, parse_wan_address
+from creepnet.node.wan.invite import WAN_PREFIX, Invite, parse_wan_address, ticket_for
 
 if TYPE_CHECKING:  # the carrier module needs the optional extra
     from creepnet.node.wan.carrier import Carrier
 
 KEY_FILE = "wan.key"
+TICKET_KEY_FILE = "invite.key"  # what the tickets of our games' invites are made with
 RESERVE_WAIT = 20.0  # seconds a host waits for a relay reservation before it says so
 
 
 def carrier_seed(home: Path) -> bytes:
     """The carrier's 32-byte key seed, made once per home."""
-    path = Path(home) / KEY_FILE
+    return _home_secret(home, KEY_FILE)
+
+
+def ticket_key(home: Path) -> bytes:
+    """The 32-byte key of our invites' tickets, made once per home: removing the file voids
+    every invite not yet used."""
+    return _home_secret(home, TICKET_KEY_FILE)
+
+
+def _home_secret(home: Path, name: str) -> bytes:
+    path = Path(home) / name
     if path.is_file():
         seed = path.read_bytes()
         if len(seed) == 32:
@@ -82,9 +93,11 @@ async def internet(
         connections.carriers[WAN_PREFIX] = dial
         connections.carrier_relays = tuple(carrier.relay_addresses)  # the mesh dials through
         connections.carrier_slack = slack  # node.connect waits for the dial's whole budget
+        node.ticket_key = ticket_key(node.home.path)  # seats over the carrier want a ticket
         try:
             yield carrier
         finally:
+            node.ticket_key = None
             connections.carriers.pop(WAN_PREFIX, None)
             connections.carrier_relays = ()
             connections.carrier_slack = 0.0
@@ -92,7 +105,8 @@ async def internet(
 
 
 def invite(node: Node, carrier: Carrier, game: bytes) -> Invite:
-    """The invite to a game we host, with its genesis nonce (a joiner proves us with it)."""
+    """The invite to a game we host, with its genesis nonce (a joiner proves us with it) and
+    its ticket (we seat the joiner with it)."""
     events = node.session(game).log.events
     nonce = events[0].body.get("nonce") if events else None
     return Invite(
@@ -101,6 +115,7 @@ def invite(node: Node, carrier: Carrier, game: bytes) -> Invite:
         carrier.peer_id,
         tuple(carrier.relay_addresses),
         nonce if isinstance(nonce, bytes) else None,
+        ticket_for(ticket_key(node.home.path), game),
     )
 
 

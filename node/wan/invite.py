@@ -2,9 +2,10 @@
 
 An **invite** is one line a friend can paste::
 
-    creepnet:<game id>[.<genesis nonce>]:<host fingerprint>:<host peer id>:<relay>[,<relay>…]
+    creepnet:<game id>[.<genesis nonce>[.<ticket>]]:<host fingerprint>:<host peer id>:<relay>[,…]
 
-(the game id and the nonce 32 hex digits each; an invite without the nonce is still read).
+(the game id, the nonce and the ticket 32 hex digits each; an invite without the nonce or the
+ticket, as hosts wrote them before, is still read).
 
 ``relay`` is a relay's libp2p multiaddr (``/ip4/203.0.113.7/tcp/4001/p2p/12D3Koo…``).  It names
 no server of ours: the relays are whoever the host chose to use.
@@ -19,12 +20,23 @@ peer id and the relays only say where to knock; a relay, or anyone who owns the 
 no further than a refused join.  The fingerprint is for people: read it to your friend over
 the phone.
 
+The **ticket** is what lets a friend in.  Without it, anyone who learns where the host is (its
+peer id and a relay: every relay it uses learns both) could dial it, list its games and take the
+seat meant for the friend.  Over the internet the host seats only joiners whose ``join`` carries
+the game's ticket (node/sync.py); on the LAN nothing changes (anyone there may join an open
+game, as always).  The ticket is a keyed BLAKE2b (RFC 7693) of the game id under the host's
+ticket key (``<home>/invite.key``, made once): a pseudorandom function, so a ticket says nothing
+of any other game's, and the host keeps no list of them (a resumed or rematched game has its
+own at once).  It is a bearer secret: whoever has the invite can take the seat, so send it to
+your friend only.  It travels sealed (the relay never sees it).
+
 An **internet address** (what a game stores to redial, like ``HOST:PORT`` on a LAN) is
 ``wan:<peer id>@<relay>[,<relay>…]``.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from creepnet.protocol.event import GAME_ID_SIZE
@@ -34,6 +46,8 @@ PREFIX = "creepnet:"
 WAN_PREFIX = "wan:"
 MAX_RELAYS = 4
 MAX_INVITE = 2000  # characters: an invite is pasted, not streamed
+TICKET_SIZE = 16  # bytes: 128 bits, guessed by nobody
+_TICKET_PERSON = b"creepnet-ticket"  # BLAKE2b personalisation: this key derives nothing else
 
 
 class InviteError(ValueError):
@@ -47,9 +61,14 @@ class Invite:
     peer: str  # the host's libp2p peer id
     relays: tuple[str, ...]
     nonce: bytes | None = None  # the game's genesis nonce: proves the host with no listing
+    ticket: bytes | None = None  # lets its holder take a seat over the internet
 
     def __str__(self) -> str:
-        game = self.game.hex() + (f".{self.nonce.hex()}" if self.nonce is not None else "")
+        game = self.game.hex()
+        if self.nonce is not None:
+            game += f".{self.nonce.hex()}" + (
+                f".{self.ticket.hex()}" if self.ticket is not None else ""
+            )
         return f"{PREFIX}{game}:{self.host}:{self.peer}:{','.join(self.relays)}"
 
     @property
@@ -65,22 +84,34 @@ class Invite:
         if len(parts) != 4:
             raise InviteError("an invite has four fields: game id, fingerprint, peer id, relays")
         game_field, host, peer, relays = parts
-        game_hex, dot, nonce_hex = game_field.partition(".")
+        game_hex, *rest = game_field.split(".")
+        if len(rest) > 2:
+            raise InviteError("an invite's first field is GAME[.NONCE[.TICKET]]")
         game = _hex(game_hex)
         if len(game) != GAME_ID_SIZE:
             raise InviteError(
                 f"the invite's game id must be {2 * GAME_ID_SIZE} hex digits, not {game_hex!r}"
             )
-        nonce = _hex(nonce_hex) if dot else None
+        nonce = _hex(rest[0]) if rest else None
         if nonce is not None and len(nonce) != GAME_NONCE_SIZE:
             raise InviteError(
                 f"the invite's genesis nonce must be {2 * GAME_NONCE_SIZE} hex digits, "
-                f"not {nonce_hex!r}"
+                f"not {rest[0]!r}"
+            )
+        ticket = _hex(rest[1]) if len(rest) == 2 else None
+        if ticket is not None and len(ticket) != TICKET_SIZE:
+            raise InviteError(
+                f"the invite's ticket must be {2 * TICKET_SIZE} hex digits, not {rest[1]!r}"
             )
         if not host or not _plain(host):
             raise InviteError(f"the invite's host fingerprint is not valid: {host!r}")
         peer, found = _peer_and_relays(peer, relays)
-        return cls(game, host, peer, found, nonce)
+        return cls(game, host, peer, found, nonce, ticket)
+
+
+def ticket_for(key: bytes, game: bytes) -> bytes:
+    """The ticket to game under a host's ticket key (keyed BLAKE2b, personalised)."""
+    return hashlib.blake2b(game, key=key, person=_TICKET_PERSON, digest_size=TICKET_SIZE).digest()
 
 
 def _hex(text: str) -> bytes:

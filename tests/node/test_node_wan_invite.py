@@ -19,6 +19,7 @@ from creepnet.protocol.lobby import derive_game_id
 
 GAME = bytes(range(16))
 NONCE = bytes(range(100, 116))
+TICKET = bytes(range(200, 216))
 RELAY = "/ip4/203.0.113.7/tcp/4001/p2p/12D3KooWFy8BjPcNCDW5uEPyzrqWqjycHgv1FWC7Kx8jQ1Jbunp5"
 PEER = "12D3KooWQ7V4yK236DU2EKShVJ79bpcCFzmWX1W7RwQTSV95hduT"
 
@@ -32,6 +33,9 @@ def test_an_invite_is_one_line_that_reads_back_the_same():
     with_nonce = dataclasses.replace(invite, nonce=NONCE)
     assert str(with_nonce).startswith(f"creepnet:{GAME.hex()}.{NONCE.hex()}:k3xq-7mfa:")
     assert Invite.parse(str(with_nonce)) == with_nonce
+    with_ticket = dataclasses.replace(with_nonce, ticket=TICKET)
+    assert str(with_ticket).startswith(f"creepnet:{GAME.hex()}.{NONCE.hex()}.{TICKET.hex()}:")
+    assert Invite.parse(str(with_ticket)) == with_ticket
 
 
 @pytest.mark.parametrize(
@@ -47,6 +51,9 @@ def test_an_invite_is_one_line_that_reads_back_the_same():
         (f"creepnet:{GAME.hex()}.{NONCE.hex()[:30]}:k3xq-7mfa:{PEER}:{RELAY}", "genesis nonce"),
         (f"creepnet:{GAME.hex()}.:k3xq-7mfa:{PEER}:{RELAY}", "genesis nonce"),
         ("creepnet:" + "0" * 5000, "one line"),
+        (f"creepnet:{GAME.hex()}.{NONCE.hex()}.{TICKET.hex()[:30]}:k:{PEER}:{RELAY}", "ticket"),
+        (f"creepnet:{GAME.hex()}.{NONCE.hex()}.:k3xq-7mfa:{PEER}:{RELAY}", "ticket"),
+        (f"creepnet:{GAME.hex()}.{NONCE.hex()}.{TICKET.hex()}.00:k:{PEER}:{RELAY}", "first field"),
     ],
 )
 def test_a_bad_invite_is_refused_with_what_is_wrong(text, says):
@@ -168,7 +175,12 @@ async def test_a_joiner_with_an_invite_joins_and_a_forged_invite_is_refused(tmp_
                 assert game not in mallory.games or mallory.games[game].session.seats == []
                 alice_heard = hear(alice)
                 joined = await bob.join(
-                    real.address, real.game, player="bob", host=real.host, nonce=real.nonce
+                    real.address,
+                    real.game,
+                    player="bob",
+                    host=real.host,
+                    nonce=real.nonce,
+                    ticket=real.ticket,
                 )
                 assert joined == game
                 assert bob.session(game).local_seat == 1
@@ -176,6 +188,72 @@ async def test_a_joiner_with_an_invite_joins_and_a_forged_invite_is_refused(tmp_
                 # the peer slots see bob come from an IP address, not from his free peer id
                 assert alice.connections.peers[bob.identity.public_key].conn.origin == "127.0.0.1"
             nursery.cancel_scope.cancel()
+
+
+async def test_over_the_internet_only_the_invites_holder_takes_the_seat(tmp_path, fast):
+    """Eve knows where Alice is (her peer id and relay: what every relay she uses learns) but
+    has no invite: she lists Alice's games and asks for the seat, and is refused, with or
+    without a made-up ticket; an invite without a ticket (as hosts wrote them before) is told
+    to paste the whole invite.  Bob, with the invite, then takes the seat Eve wanted.  On the
+    LAN nothing changed: Carol joins another of Alice's games over TCP with no ticket."""
+    from creepnet.node.wan.attach import internet, invite
+
+    fast = dataclasses.replace(fast, connect=20.0, handshake=20.0)
+    with trio.fail_after(180):  # generous: a loaded 2-core machine
+        async with trio.open_nursery() as nursery:
+            relay = await start_relay(nursery, tmp_path, circuits=8)
+            listen = "/ip4/127.0.0.1/tcp/0"
+            async with (
+                Node.open(tmp_path / "alice", timeouts=fast) as alice,
+                Node.open(tmp_path / "eve", timeouts=fast) as eve,
+                Node.open(tmp_path / "bob", timeouts=fast) as bob,
+                Node.open(tmp_path / "carol", timeouts=fast) as carol,
+                internet(alice, relays=[relay], listen=listen) as alice_carrier,
+                internet(eve, relays=[relay], listen=listen),
+                internet(bob, relays=[relay], listen=listen),
+            ):
+                game = await alice.host_game("creeper", "friday", player="alice")
+                assert await alice_carrier.wait_reserved(60)
+                real = invite(alice, alice_carrier, game)
+                assert real.ticket is not None and Invite.parse(str(real)) == real
+                where = wan_address(alice_carrier.peer_id, [relay])
+                with pytest.raises(JoinRefused, match="only players with its invite"):
+                    await eve.join(where, None, player="eve")
+                with pytest.raises(JoinRefused, match="only players with its invite"):
+                    await eve.join(where, game, player="eve", nonce=real.nonce, ticket=bytes(16))
+                old = dataclasses.replace(real, ticket=None)
+                with pytest.raises(JoinRefused, match="paste the host's whole invite"):
+                    await eve.join(old.address, old.game, player="eve", nonce=old.nonce)
+                assert alice.session(game).seats[1:] == []
+                joined = await bob.join(
+                    real.address, real.game, player="bob", nonce=real.nonce, ticket=real.ticket
+                )
+                assert joined == game and bob.session(game).local_seat == 1
+                lan_game = await alice.host_game("creeper", "saturday", player="alice")
+                assert await carol.join(alice.address, lan_game, player="carol") == lan_game
+                assert carol.session(lan_game).local_seat == 1
+            nursery.cancel_scope.cancel()
+
+
+def test_a_ticket_is_the_games_own_and_the_host_keys():
+    from creepnet.node.wan.invite import TICKET_SIZE, ticket_for
+
+    key, other_key = bytes(32), bytes([1]) * 32
+    ticket = ticket_for(key, GAME)
+    assert len(ticket) == TICKET_SIZE and ticket == ticket_for(key, GAME)
+    assert ticket != ticket_for(key, bytes(16)) and ticket != ticket_for(other_key, GAME)
+
+
+def test_a_join_with_a_ticket_of_the_wrong_size_is_a_protocol_violation():
+    from creepnet.node import messages
+    from creepnet.node.peer import ProtocolViolation
+
+    join = {"type": "join", "game": GAME, "request": b"r"}
+    assert "ticket" not in messages.check(join)
+    assert messages.check({**join, "ticket": bytes(16)})["ticket"] == bytes(16)
+    for bad in (bytes(15), bytes(17), "0" * 16, 7):
+        with pytest.raises(ProtocolViolation, match="ticket"):
+            messages.check({**join, "ticket": bad})
 
 
 async def test_an_invite_pasted_in_the_page_starts_the_game_over_real_libp2p(tmp_path):
