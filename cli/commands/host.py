@@ -163,4 +163,4 @@ async def print_invite(node: Node, carrier: Carrier, game: bytes) -> None:
     if not await carrier.wait_reserved(RESERVE_WAIT):
         print(f"note: no relay took a reservation in {RESERVE_WAIT:g}s; still trying")
     line = invite(node, carrier, game)
-    print(f"invite (others join over the internet with):  creepnet join {line}")
+    print(f"invite (for your friends only: whoever has it can take a seat):  creepnet join {line}")
