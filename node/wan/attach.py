@@ -107,6 +107,9 @@ async def internet(
 def invite(node: Node, carrier: Carrier, game: bytes) -> Invite:
     """The invite to a game we host, with its genesis nonce (a joiner proves us with it) and
     its ticket (we seat the joiner with it)."""
+    # The key the node checks joins with while `internet` runs: the page asks for an invite at
+    # every refresh of a game's view, and the file need not be read each time.
+    key = node.ticket_key or ticket_key(node.home.path)
     events = node.session(game).log.events
     nonce = events[0].body.get("nonce") if events else None
     return Invite(
@@ -115,7 +118,7 @@ def invite(node: Node, carrier: Carrier, game: bytes) -> Invite:
         carrier.peer_id,
         tuple(carrier.relay_addresses),
         nonce if isinstance(nonce, bytes) else None,
-        ticket_for(ticket_key(node.home.path), game),
+        ticket_for(key, game),
     )
 
 
