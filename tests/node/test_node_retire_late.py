@@ -39,8 +39,9 @@ from creepnet.protocol.receiving import Receipt
 from creepnet.protocol.retirement import Position
 from creepnet.protocol.verify import verify_log_bytes
 
-# A spectator catching up: silence is measured per batch, and a batch of proofs is slow when
-# the machine is loaded (what is tested here is the late move, not the timeout).
+# A spectator catching up: silence is measured per batch, and the first batch (the escrow's
+# proofs) outlasted FAST's 2 s on a loaded machine (0 of 109 stored, CI on 2026-12-05); what
+# is tested here is the late move, not the timeout.
 CATCHING_UP = replace(FAST, handshake=30.0)
 
 
@@ -55,8 +56,6 @@ async def test_a_move_that_crossed_its_retirement_is_late_and_its_node_takes_the
     with trio.fail_after(TIMEOUT):
         async with (
             table(tmp_path, ESCROW) as (nodes, game, news, _),
-            # the catch-up's first batch holds the escrow's proofs: on a loaded machine checking
-            # it took longer than FAST's 2 s of silence (0 of 109 stored, CI on 2026-12-05)
             Node.open(tmp_path / "spectator", timeouts=CATCHING_UP) as spectator,
             trio.open_nursery() as nursery,
         ):
