@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from conftest import FAST, finish, next_update, play_until_stored, seated_pair
+from conftest import CATCHING_UP, FAST, finish, next_update, play_until_stored, seated_pair
 
 from creepnet.node import messages, storage, updates
 from creepnet.node.bot import run_bot
@@ -374,7 +374,7 @@ async def test_a_disk_full_before_a_watched_games_log_exists_is_a_storage_error_
     with trio.fail_after(60):
         async with (
             Node.open(tmp_path / "alice", timeouts=FAST) as alice,
-            Node.open(carol_home, timeouts=replace(FAST, handshake=30.0)) as carol,
+            Node.open(carol_home, timeouts=CATCHING_UP) as carol,
             carol.updates() as news,
         ):
             game = await alice.host_game("creeper", player="alice", options=OPTIONS)

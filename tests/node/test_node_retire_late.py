@@ -11,12 +11,11 @@ are the same.  At two seats the same holds for a claimed abandonment."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
 import trio
-from conftest import FAST, until_guest_decides
+from conftest import CATCHING_UP, FAST, until_guest_decides
 from test_node_retire_objection import (
     ESCROW,
     TIMEOUT,
@@ -38,11 +37,6 @@ from creepnet.protocol.log import Rejection
 from creepnet.protocol.receiving import Receipt
 from creepnet.protocol.retirement import Position
 from creepnet.protocol.verify import verify_log_bytes
-
-# A spectator catching up: silence is measured per batch, and the first batch (the escrow's
-# proofs) outlasted FAST's 2 s on a loaded machine (0 of 109 stored, CI on 2026-12-05); what
-# is tested here is the late move, not the timeout.
-CATCHING_UP = replace(FAST, handshake=30.0)
 
 
 @pytest.mark.parametrize("offline", [False, True], ids=["sent", "offline"])
