@@ -68,6 +68,9 @@ class GameSync:
         # While the internet carrier runs (node/wan/attach.py), the key of our games' tickets:
         # a join that came over the carrier must carry its game's (node/wan/invite.py).
         self.ticket_key: bytes | None = None
+        # Per game, the seats whose chain we passed on and then refused an event of (_pass_on):
+        # their chains are checked before anyone else gets them (bounded by the seats).
+        self.unrelayed: dict[bytes, set[bytes]] = {}
 
     def greet(self, peer: Peer) -> None:
         """Announce what we hold to a peer that may hear of it: one that follows a game
@@ -241,6 +244,7 @@ class GameSync:
         session = runtime.session
         async with runtime.lock:
             before = len(session.log)
+            owed = _owed_author(runtime)  # whose chain _pass_on may pass on
             passed_to = self._pass_on(runtime, peer, message)
             with trio.move_on_after(PASS_ON_WAIT):  # on the wire before our check holds the loop
                 for follower in passed_to:
@@ -249,6 +253,7 @@ class GameSync:
             over_budget: bytes | None = None  # the key whose refused events overdrew its budget
             refetch: int | None = None  # where to ask this peer from again (node/overtaken.py)
             kept_aside_at = -1  # the seq of the last event kept aside (its sender's chain)
+            named: set[bytes | None] = set()  # the authors the refused events are blamed on
             for index, raw in enumerate(message["items"]):
                 if time.monotonic() > slice_ends:
                     # A catch-up batch of proven Racer events takes seconds to check: let
@@ -284,6 +289,7 @@ class GameSync:
                         over_budget = peer.key
                     break
                 if receipt.status == "rejected":
+                    named.update(r.author for r in receipt.rejections)
                     # Another signer's event, relayed: its author pays, not the relay.
                     payer = _blamed_author(receipt.rejections, peer.key) or peer.key
                     if self.budget.charge(payer, self.budget.clock() - started):
@@ -317,6 +323,13 @@ class GameSync:
                 runtime.passed_on = replace(
                     runtime.passed_on, raws=runtime.passed_on.raws[: after - before]
                 )
+                if owed in named:
+                    # Its author signed what we refused: each follower refused it too and held
+                    # (or deferred) the rest of the chain, every one charged to *our*
+                    # allowance there (protocol/pending.py).  A seat signing a batch of bogus
+                    # links at each turn so used it up in five turns, and our spectators then
+                    # refused all we sent as a flood.  Its chains now wait for our check.
+                    self.unrelayed.setdefault(runtime.game, set()).add(owed)
             if after == before == kept_aside_at:
                 # It holds the late event we promised not to take, for good: it has no other.
                 # (Only current followers at this position are kept: bounded by the peers.)
@@ -451,6 +464,7 @@ class GameSync:
             or start != len(session.log)
             or runtime.stored != start
             or runtime.passed_on.start == start  # once per position
+            or _owed_author(runtime) in self.unrelayed.get(runtime.game, ())  # a cheat's chain
         ):
             return []
         # Within our own batch limit, as the ledger sends: a sender's frame near the size limit,
@@ -616,6 +630,15 @@ def _hung_up_for_refusals(peer: Peer) -> bool:
 def _blamed_author(rejections: list[Rejection], sender: bytes) -> bytes | None:
     """The signer a rejection names, when it is not the sender (a relayed event)."""
     return next((r.author for r in rejections if r.author not in (None, sender)), None)
+
+
+def _owed_author(runtime: GameRuntime) -> bytes | None:
+    """The seat owed the next event, whose signed chain a relay may pass on (Session.passable)."""
+    session = runtime.session
+    turn = session.expected() if session.started else None
+    if turn is None or turn.seat >= len(session.seat_keys):
+        return None
+    return session.seat_keys[turn.seat]
 
 
 def _tell(runtime: GameRuntime, peer: Peer) -> None:
