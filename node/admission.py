@@ -28,7 +28,8 @@ players need:
   milliseconds (to push it out before its hello a flood would need ``PROBATION`` new
   connections in that time);
 * at most ``MAX_PEERS`` authenticated peers; when full, a key seated in (or hosting) one of our
-  games takes the place of an *anonymous* peer — one with no seat in any game we hold — so
+  games takes the place of an *anonymous* peer — one with no seat in any game we hold, the
+  newest of the address holding the most — so
   throw-away keys sending pings cannot lock a player out of its own game, and anyone takes
   the place of an anonymous peer of the address holding the most of them (two more than its
   own): one machine cannot keep joiners and spectators out either.
@@ -192,11 +193,15 @@ class Admission:
         if len(peers) < MAX_PEERS or key in peers:
             return None
         anonymous = [p for p in peers.values() if p.key not in players and not p.close_reason]
-        if key in players and anonymous:
-            anonymous[0].close("replaced by a seated player (this node is full)")
-            return None
         held = Counter(p.conn.origin for p in anonymous)
         fullest = max(held, key=held.__getitem__, default=None)
+        if key in players and anonymous:
+            # The newest of the address holding the most, not the oldest anonymous peer: a
+            # seat coming and going (anyone may take a seat in an open lobby) pushed out the
+            # spectators one by one while a machine's throw-away keys refilled every slot.
+            victim = [p for p in anonymous if p.conn.origin == fullest][-1]
+            victim.close("replaced by a seated player (this node is full)")
+            return None
         if fullest is not None and held[fullest] >= held[address] + 2:
             # the newest of that address goes: the oldest ones were there first
             victim = [p for p in anonymous if p.conn.origin == fullest][-1]
