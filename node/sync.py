@@ -323,7 +323,7 @@ class GameSync:
                 runtime.passed_on = replace(
                     runtime.passed_on, raws=runtime.passed_on.raws[: after - before]
                 )
-                if owed in named:
+                if owed is not None and owed in named:
                     # Its author signed what we refused: each follower refused it too and held
                     # (or deferred) the rest of the chain, every one charged to *our*
                     # allowance there (protocol/pending.py).  A seat signing a batch of bogus
