@@ -1999,6 +1999,7 @@ def racer_logs() -> dict[str, Any]:
     vectors.extend(racer_last_rival_retire_vectors(bases))
     vectors.append(racer_withdrawals_next_turn_vector(bases))
     vectors.extend(racer_retired_forced_hostage_vectors(bases))
+    vectors.extend(racer_table_keys_vectors(bases))
     about = ("Creepy Racer logs (docs/PROTOCOL.md §5.3, §5.5, docs/spec-racer.md, docs/ESCROW.md): "
              "each vector's file is `log`, or the first `prefix_events` events of `bases[base]` "
              "then `append`; `expect` is the verdict; honest logs add `turns`, `draws`, `slots` "
@@ -2683,6 +2684,76 @@ def racer_retired_forced_hostage_vectors(bases: dict[str, bytes]) -> list[dict[s
         (name + "-base", len(spec.log), again.raw),
     )
     return [base, spent]
+
+
+def racer_table_keys_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
+    """3 seats with escrow: seat 1 is retired when it owes its first shuffle (in the set-up);
+    the table's steps for it must use the table's keys (PROTOCOL.md §5.5 step 3): its first
+    shuffle with a layer, and its first lock with keys, that only their signer knows."""
+    from creepnet.protocol.deck import escrowing
+    from creepnet.protocol.deck.group import L
+    from creepnet.protocol.games.racer.schedule import DeckStep, next_step
+
+    options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 1, "escrow": 1}
+    game = Game("racer", seats=3, options=options, seed=41, onion_length=64)
+    policy = RacerPolicy(seed=41)
+    game.run(policy, lambda g: owes(g, 1, "shuffle"))
+    vote_out(game, 1)
+    spec = game.spectator
+    public = escrowing.RetiredSeatKeys._scalar
+    faults: dict[str, tuple[int, bytes]] = {}
+    while not game.over:
+        step = next_step(spec.game_state)
+        table_made = isinstance(step, DeckStep) and step.seat == 1 and step.by is not None
+        if table_made and step.op in ("shuffle", "lock") and step.op not in faults:
+            secret = "layer" if step.op == "shuffle" else "lock"
+
+            def known_to_the_signer(keys: Any, *label: str | int, secret: str = secret) -> bytes:
+                if label[0] != secret:
+                    return public(keys, *label)
+                digest = hashlib.sha512(repr(label).encode() + b"vectors/table-keys").digest()
+                return (int.from_bytes(digest, "little") % L).to_bytes(32, "little")
+
+            escrowing.RetiredSeatKeys._scalar = known_to_the_signer  # type: ignore[method-assign]
+            try:
+                seat, type_, body = game.owed_or_decision(policy)
+            finally:
+                escrowing.RetiredSeatKeys._scalar = public  # type: ignore[method-assign]
+            faults[step.op] = (len(spec.log), game.sign(seat, type_, body).raw)
+        game.step(policy)
+    assert set(faults) == {"shuffle", "lock"}
+    name = "racer-retire-table-keys"
+    out = [
+        honest_vector(
+            bases,
+            name,
+            "3 seats with escrow, 1 Creep each, turn limit 1; seat 1 "
+            "is retired when it owes its first shuffle (in the set-up); seat 0 makes "
+            "its shuffles, locks and releases with the table's keys, and they finish",
+            game.raw(),
+        )  # fmt: skip
+    ]
+    data = game.raw()
+    what = {"shuffle": "a new layer", "lock": "lock keys"}
+    for op, (events, appended) in faults.items():
+        about = (
+            f"seat 0's first {op} for retired seat 1 with {what[op]} only seat 0 knows "
+            "(its proofs hold): not the table's keys, illegal (PROTOCOL.md §5.5 step 3)"
+        )
+        cut = data[: len(b"".join(events_of(data)[:events]))] + appended
+        out.append(log_vector(f"{name}-secret-{op}", about, cut, (name, events, appended)))
+    return out
+
+
+def owes(game: Game, seat: int, op: str) -> bool:
+    """Whether ``seat`` owes a deck ``op`` next."""
+    from creepnet.protocol.games.racer.schedule import DeckStep, next_step
+
+    state = game.spectator.game_state
+    if state is None:  # not started yet
+        return False
+    step = next_step(state)
+    return isinstance(step, DeckStep) and step.seat == seat and step.op == op and step.by is None
 
 
 LAST_TURN = 5  # racer-last-turn-escrow's turn limit: seat 1's turn 5 is its last

@@ -92,6 +92,10 @@ def handle_shuffle(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     known = state.layer_commits.get((seat, pool.family, depth))
     if known is not None and known != commit:
         raise DeckError(seat, "shuffle", "layer commitment differs from the one already published")
+    if known is None and _table_made(state, seat):
+        table = escrowing.RetiredSeatKeys(state, seat)
+        if commit != table.layer_commit(pool.family, depth):
+            raise DeckError(seat, "shuffle", "a retired seat's new layer must be its public one")
     points = check_encodings(msg.get("points"), len(pool.points), seat, "shuffle")
     base = _layer_base(state, seat, pool.family, depth - 1)
     ctx = _shuffle_context(state, seq, seat, pool)
@@ -218,6 +222,8 @@ def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
     proofs = get_list(msg, "proofs", seat, "lock")
     if len(proofs) != n:
         raise DeckError(seat, "lock", f"expected {n} proofs, got {len(proofs)}")
+    if _table_made(state, seat):
+        _check_table_lock_keys(state, seat, pool.name, commits)
     layer_commit = state.layer_commit(seat, pool.family, pool.depth[seat])
     whole = _context(state, seq, seat, "lock", pool.name, -1)
     escrow = {"escrow": msg["escrow"]} if "escrow" in msg else {}
@@ -252,3 +258,23 @@ def handle_lock(state: DeckState, seat: int, seq: int, msg: dict) -> None:
             )
             for j, point in enumerate(points)
         ]
+
+
+# --- a retired seat's steps, made by the table ----------------------------------------------
+# The table's keys for a retired seat are the recovered or public ones (docs/ESCROW.md
+# "Retirement in the deck"): anyone can compute them, so every replica checks that the step
+# commits to them.  Its proofs alone would let the seat that signs it lock with keys only it
+# knows, and the audit could then not decode those cards (a draw naming nobody).
+
+
+def _table_made(state: DeckState, seat: int) -> bool:
+    return state.escrow is not None and seat in state.escrow.retired
+
+
+def _check_table_lock_keys(state: DeckState, seat: int, name: str, commits: list[bytes]) -> None:
+    """Each C_j of a lock for a retired seat is b_j·G for the table's b_j (one fixed-base
+    multiplication a position, before any proof is checked)."""
+    table = escrowing.RetiredSeatKeys(state, seat)
+    for j, commit in enumerate(commits):
+        if commit != mul_base(table.lock_key(name, j)):
+            raise DeckError(seat, "lock", "a retired seat's lock key must be its table key", j)

@@ -1,20 +1,15 @@
-"""A retired seat's table-made deck steps are not checked to use the keys the spec names.
+"""A retired seat's table-made deck steps must use the keys the spec names.
 
 docs/ESCROW.md "Retirement in the deck": the table authors retired seat X's steps with
 ``RetiredSeatKeys``: every scalar X had not committed to yet is *public*, so anyone can use it at
-the audit.  But every replica checks such a step only "as X's own would be": its proofs.  The
-seat that signs it (the lowest remaining) may lock X's share of a pool with keys only it knows;
-every event is accepted, and at the end the audit cannot decode the cards under those keys
-(``RetiredScalars`` finds neither a recovered, an escrowed nor the public key), so a game the
-signer was losing ends "draw (audit: ... was never revealed)", valid, with nobody blamed
-(found by review; a 3-seat game played to a winner, seed 3, ends that way when seat 0 does it).
-
-The cheap check that would refuse it: a lock under a retired seat's number must commit to the
-public keys (C_j = b_j·G, one fixed-base multiplication per position), and a new layer of a
-shuffle under it to the public layer.  It is a rule the written spec does not have (PROTOCOL.md
-§5.3 and ESCROW.md say the table's step is checked as X's own would be), so an independent
-verifier would accept the log: the spec and the code must change together.  Until then this
-test is an expected failure.
+the audit.  Checked by their proofs alone (as the spec said before), the seat that signs them
+(the lowest remaining) could lock X's share of a pool with keys only it knows: every event was
+accepted, and at the end the audit could not decode the cards under those keys, so a game the
+signer was losing ended "draw (audit: ... was never revealed)", valid, with nobody blamed
+(found by review; a 3-seat game played to a winner, seed 3, ended that way when seat 0 did it).
+Now a lock under a retired seat's number must commit to the table's keys (C_j = b_j·G, one
+fixed-base multiplication a position), and a new layer of a shuffle under it to the public
+layer (PROTOCOL.md §5.3).
 """
 
 from __future__ import annotations
@@ -37,13 +32,13 @@ from creepnet.protocol.event import sign_event  # noqa: E402
 from creepnet.protocol.games.racer.schedule import DeckStep, next_step  # noqa: E402
 from creepnet.protocol.testing.sessions import SessionHarness  # noqa: E402
 
+# The table's step, and the scalars it would make secret: a lock's keys, a shuffle's new layer.
+SECRET = {"lock": "lock", "shuffle": "layer"}
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="spec gap: a table-made step for a retired seat is checked by its proofs only",
-)
-def test_the_table_cannot_lock_for_a_retired_seat_with_keys_only_its_signer_knows(
-    monkeypatch: pytest.MonkeyPatch,
+
+@pytest.mark.parametrize("op", ["shuffle", "lock"])
+def test_the_table_cannot_step_for_a_retired_seat_with_keys_only_its_signer_knows(
+    monkeypatch: pytest.MonkeyPatch, op: str
 ) -> None:
     t = SessionHarness(seats=3, kind="racer", options=OPTIONS, seed=3)
     table_players = players(3)
@@ -53,29 +48,29 @@ def test_the_table_cannot_lock_for_a_retired_seat_with_keys_only_its_signer_know
     signer = t.sessions[0]
     while True:  # the recoveries, then the table's shuffle of `creeps` for seat 1, ...
         step = next_step(signer.game_state)
-        if isinstance(step, DeckStep) and step.op == "lock" and step.by is not None:
+        if isinstance(step, DeckStep) and step.op == op and step.by is not None:
             break
         turn = t.spectator.expected()
         assert turn is not None
         seat = turn.seat
-        event = one_owed(t.sessions[seat])  # one event at a time: stop right at the lock
+        event = one_owed(t.sessions[seat])  # one event at a time: stop right at the step
         assert event is not None, step
         t.broadcast(seat, [event])
         t.pump()
-    assert step.seat == 1 and step.by == 0  # seat 0 owes seat 1's lock of `faceup`
+    assert step.seat == 1 and step.by == 0  # seat 0 owes seat 1's step
 
     public = escrowing.RetiredSeatKeys._scalar
 
-    def secret_lock_keys(keys: escrowing.RetiredSeatKeys, *label: str | int) -> bytes:
-        if label[0] != "lock":
+    def secret_keys(keys: escrowing.RetiredSeatKeys, *label: str | int) -> bytes:
+        if label[0] != SECRET[op]:
             return public(keys, *label)
         digest = hashlib.sha512(repr(label).encode() + b"known to seat 0 alone").digest()
         return (int.from_bytes(digest, "little") % L).to_bytes(32, "little")
 
     with monkeypatch.context() as patched:
-        patched.setattr(escrowing.RetiredSeatKeys, "_scalar", secret_lock_keys)
+        patched.setattr(escrowing.RetiredSeatKeys, "_scalar", secret_keys)
         kind, body = signer.private.owed(signer.game_state, len(signer.log))  # type: ignore[union-attr]
-    assert kind == "deck" and body["op"] == "lock"
+    assert kind == "deck" and body["op"] == op
     event = sign_event(
         t.identities[0],
         game=signer.game,  # type: ignore[arg-type]
@@ -86,6 +81,11 @@ def test_the_table_cannot_lock_for_a_retired_seat_with_keys_only_its_signer_know
     )
     before = t.spectator.state_digest()
     receipt = t.spectator.receive(event.raw)
-    assert receipt.status == "rejected", "a lock for seat 1 under keys nobody else can know"
+    assert receipt.status == "rejected", f"a {op} for seat 1 under keys nobody else can know"
     assert receipt.rejection is not None and receipt.rejection.author == event.author
     assert t.spectator.state_digest() == before
+
+    # The same step with the table's keys is the one the table owes: it goes in.
+    honest = one_owed(signer)
+    assert honest is not None
+    assert t.spectator.receive(honest.raw).status == "accepted"
