@@ -219,9 +219,11 @@ class GameSync:
 
     def _send_from(self, runtime: GameRuntime, peer: Peer, start: int) -> None:
         """One batch of stored events from start; the peer asks again for more."""
-        raws = [event.raw for event in runtime.session.log.events[: runtime.stored]]
-        if start < len(raws):
-            chunk = messages.batch(raws, start)
+        stored = runtime.stored
+        if 0 <= start < stored:
+            # Only the window one batch may hold: a `get` costs a batch, not the whole log.
+            window = runtime.session.log.events[start : min(stored, start + messages.MAX_BATCH)]
+            chunk = messages.batch([event.raw for event in window], 0)
             peer.send(messages.events(runtime.game, start, chunk, runtime.stored))
             peer.queued_events(runtime.game, start + len(chunk))
 
