@@ -246,7 +246,7 @@ class GameSync:
         session = runtime.session
         async with runtime.lock:
             before = len(session.log)
-            owed = _owed_author(runtime)  # whose chain _pass_on may pass on
+            owed = session.owed_author()  # whose chain _pass_on may pass on
             passed_to = self._pass_on(runtime, peer, message)
             with trio.move_on_after(PASS_ON_WAIT):  # on the wire before our check holds the loop
                 for follower in passed_to:
@@ -466,7 +466,7 @@ class GameSync:
             or start != len(session.log)
             or runtime.stored != start
             or runtime.passed_on.start == start  # once per position
-            or _owed_author(runtime) in self.unrelayed.get(runtime.game, ())  # a cheat's chain
+            or session.owed_author() in self.unrelayed.get(runtime.game, ())  # a cheat's chain
         ):
             return []
         # Within our own batch limit, as the ledger sends: a sender's frame near the size limit,
@@ -632,15 +632,6 @@ def _hung_up_for_refusals(peer: Peer) -> bool:
 def _blamed_author(rejections: list[Rejection], sender: bytes) -> bytes | None:
     """The signer a rejection names, when it is not the sender (a relayed event)."""
     return next((r.author for r in rejections if r.author not in (None, sender)), None)
-
-
-def _owed_author(runtime: GameRuntime) -> bytes | None:
-    """The seat owed the next event, whose signed chain a relay may pass on (Session.passable)."""
-    session = runtime.session
-    turn = session.expected() if session.started else None
-    if turn is None or turn.seat >= len(session.seat_keys):
-        return None
-    return session.seat_keys[turn.seat]
 
 
 def _tell(runtime: GameRuntime, peer: Peer) -> None:

@@ -128,11 +128,10 @@ class Inbox:
         Cheap (parse and signature) where the full check may take a proof's worth of time; an
         event that passes this and then fails the full check is its author's fault, and names it
         at every receiver just as it does here."""
-        turn = session.expected()
         self._parsed = {}
-        if turn is None or not session.started or turn.seat >= len(session.seat_keys):
+        author = session.owed_author()
+        if author is None:
             return 0
-        author = session.seat_keys[turn.seat]
         seq, prev = len(session.log), session.log.head
         for raw in raws:
             try:

@@ -372,6 +372,14 @@ class Session:
         """Deliveries from sender charged to its allowance so far (protocol/pending.py)."""
         return self._allowance.wasted(sender)
 
+    def owed_author(self) -> bytes | None:
+        """The key of the seat owed the next event once the game has started (None before,
+        after the end, or where nobody is seated): whose chain a relay may pass on."""
+        turn = self.expected() if self.started else None
+        if turn is None or turn.seat >= len(self.seat_keys):
+            return None
+        return self.seat_keys[turn.seat]
+
     def passable(self, raws: list[bytes]) -> int:
         """How many leading raws a relay may pass on before checking them (Inbox.passable)."""
         return self._inbox.passable(self, raws)
