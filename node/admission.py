@@ -195,16 +195,17 @@ class Admission:
         anonymous = [p for p in peers.values() if p.key not in players and not p.close_reason]
         held = Counter(p.conn.origin for p in anonymous)
         fullest = max(held, key=held.__getitem__, default=None)
-        if key in players and anonymous:
-            # The newest of the address holding the most, not the oldest anonymous peer: a
-            # seat coming and going (anyone may take a seat in an open lobby) pushed out the
-            # spectators one by one while a machine's throw-away keys refilled every slot.
+        seated = key in players and bool(anonymous)
+        if seated or (fullest is not None and held[fullest] >= held[address] + 2):
+            # The newest of that address goes: the oldest ones were there first.  A seat too
+            # (not the oldest anonymous peer): a seat coming and going (anyone may take a seat
+            # in an open lobby) pushed out the spectators one by one while a machine's
+            # throw-away keys refilled every slot.
             victim = [p for p in anonymous if p.conn.origin == fullest][-1]
-            victim.close("replaced by a seated player (this node is full)")
-            return None
-        if fullest is not None and held[fullest] >= held[address] + 2:
-            # the newest of that address goes: the oldest ones were there first
-            victim = [p for p in anonymous if p.conn.origin == fullest][-1]
-            victim.close(f"replaced: this node is full and {fullest} held the most peers")
+            victim.close(
+                "replaced by a seated player (this node is full)"
+                if seated
+                else f"replaced: this node is full and {fullest} held the most peers"
+            )
             return None
         return f"this node already has {MAX_PEERS} peers"
