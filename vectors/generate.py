@@ -2637,7 +2637,6 @@ def racer_retired_forced_hostage_vectors(bases: dict[str, bytes]) -> list[dict[s
     used (§5.4): the base ends at A's move, and A's `force-hostage` of the third seat is
     illegal."""
     from creepnet.engine import racer
-    from creepnet.protocol.games.racer.schedule import DeckStep, next_step
 
     options = {"creeps_per_player": 2, "face_up_creeps": 1, "turn_limit": 8, "escrow": 1,
                "withdrawals_per_turn": 3}  # fmt: skip
@@ -2656,11 +2655,7 @@ def racer_retired_forced_hostage_vectors(bases: dict[str, bytes]) -> list[dict[s
     target, other = forcible(game)
     game.step(lambda g, s: f"force-hostage seat={target}")
 
-    def owes_unblind(g: Game) -> bool:
-        step = next_step(g.spectator.game_state)
-        return isinstance(step, DeckStep) and step.op == "unblind" and step.seat == target
-
-    game.run(policy, lambda g: owes_unblind(g) or g.over)
+    game.run(policy, lambda g: owes(g, target, "unblind") or g.over)
     assert not game.over
     vote_out(game, target)
 
@@ -2691,7 +2686,7 @@ def racer_table_keys_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
     the table's steps for it must use the table's keys (PROTOCOL.md §5.5 step 3): its first
     shuffle with a layer, and its first lock with keys, that only their signer knows."""
     from creepnet.protocol.deck import escrowing
-    from creepnet.protocol.deck.group import L
+    from creepnet.protocol.deck.group import scalar_from_wide
     from creepnet.protocol.games.racer.schedule import DeckStep, next_step
 
     options = {"creeps_per_player": 1, "face_up_creeps": 1, "turn_limit": 1, "escrow": 1}
@@ -2712,7 +2707,7 @@ def racer_table_keys_vectors(bases: dict[str, bytes]) -> list[dict[str, Any]]:
                 if label[0] != secret:
                     return public(keys, *label)
                 digest = hashlib.sha512(repr(label).encode() + b"vectors/table-keys").digest()
-                return (int.from_bytes(digest, "little") % L).to_bytes(32, "little")
+                return scalar_from_wide(digest)
 
             escrowing.RetiredSeatKeys._scalar = known_to_the_signer  # type: ignore[method-assign]
             try:

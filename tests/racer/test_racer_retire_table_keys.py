@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from racer_retire_support import OPTIONS, STOPS, one_owed, play_until_owed, players  # noqa: E402
 
 from creepnet.protocol.deck import escrowing  # noqa: E402
-from creepnet.protocol.deck.group import L  # noqa: E402
+from creepnet.protocol.deck.group import scalar_from_wide  # noqa: E402
 from creepnet.protocol.event import sign_event  # noqa: E402
 from creepnet.protocol.games.racer.schedule import DeckStep, next_step  # noqa: E402
 from creepnet.protocol.testing.sessions import SessionHarness  # noqa: E402
@@ -64,8 +64,7 @@ def test_the_table_cannot_step_for_a_retired_seat_with_keys_only_its_signer_know
     def secret_keys(keys: escrowing.RetiredSeatKeys, *label: str | int) -> bytes:
         if label[0] != SECRET[op]:
             return public(keys, *label)
-        digest = hashlib.sha512(repr(label).encode() + b"known to seat 0 alone").digest()
-        return (int.from_bytes(digest, "little") % L).to_bytes(32, "little")
+        return scalar_from_wide(hashlib.sha512(repr(label).encode() + b"seat 0 alone").digest())
 
     with monkeypatch.context() as patched:
         patched.setattr(escrowing.RetiredSeatKeys, "_scalar", secret_keys)
