@@ -103,6 +103,7 @@ def header() -> None:
 
 
 Decide = Callable[[racer.State, int, list[racer.Action]], racer.Action]
+Watch = Callable[[racer.State, int, int, racer.Action], None]
 
 
 def drive_racer(
@@ -112,10 +113,12 @@ def drive_racer(
     decide: Decide | None,
     bot_seeds: list[int] | None = None,
     turn_limit: int = 300,
+    watch: Watch | None = None,
 ) -> int | None:
     """One game of heuristic bots (seeded ``bot_seeds``, else ``seed * 10 + s``) with chance
     answered from ``seed``, where ``decide(view, seat, legal)`` takes ``seat``'s choices with
-    more than one legal action (none when ``decide`` is None); the winner."""
+    more than one legal action (none when ``decide`` is None) and ``watch(view, seat, actor,
+    action)`` sees every other seat's choice from ``seat``'s view; the winner."""
     rng = random.Random(seed)
     seeds = bot_seeds or [seed * 10 + s for s in range(players)]
     bots = [racer.make_bot("heuristic", bot_seed) for bot_seed in seeds]
@@ -133,6 +136,8 @@ def drive_racer(
                 action = decide(view, actor, legal)
             else:
                 action = bots[actor].choose(racer.observation_of_view(view, actor), legal)
+            if watch is not None and actor != seat and len(legal) > 1:
+                watch(racer.redact(state, seat), seat, actor, action)
         state = racer.apply(state, action)
     return request.winner
 
@@ -147,14 +152,17 @@ def racer_game(
     topics: frozenset[str] = PLANNABLE_TOPICS,
     turn_plans: int = TURN_PLANS,
     confidence: float = CONFIDENCE,
+    memory: int = 0,
 ) -> int | None:
     """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
     the reference), heuristic bots elsewhere; the winner."""
     if budget is None:
         return drive_racer(players, seed, planner_seat, None)
-    planner = PlannerBot(seed, budget, follow, topics, turn_plans, confidence)
+    planner = PlannerBot(seed, budget, follow, topics, turn_plans, confidence, memory)
     # CPU time: the machine may be shared
-    return drive_racer(players, seed, planner_seat, timed(planner, times, time.process_time))
+    decide = timed(planner, times, time.process_time)
+    watch = planner.observe if memory else None
+    return drive_racer(players, seed, planner_seat, decide, watch=watch)
 
 
 def timed(
@@ -185,6 +193,7 @@ def _racer_pair(
     topics: frozenset[str],
     turn_plans: int,
     confidence: float,
+    memory: int,
     game: int,
 ) -> tuple[bool, int | None, list[float]]:
     """Game ``game`` with the planner at seat ``game mod players``: (the heuristic reference
@@ -193,7 +202,8 @@ def _racer_pair(
     reference = racer_game(players, seat, 7_000 + game, None, []) == seat
     times: list[float] = []
     won = racer_game(
-        players, seat, 7_000 + game, budget, times, follow, topics, turn_plans, confidence
+        *(players, seat, 7_000 + game, budget, times, follow, topics, turn_plans, confidence),
+        memory,
     )
     return reference, won, times
 
@@ -208,8 +218,11 @@ def racer_league(
     topics: frozenset[str] = PLANNABLE_TOPICS,
     turn_plans: int = TURN_PLANS,
     confidence: float = CONFIDENCE,
+    memory: int = 0,
 ) -> None:
-    play = functools.partial(_racer_pair, players, budget, follow, topics, turn_plans, confidence)
+    play = functools.partial(
+        _racer_pair, players, budget, follow, topics, turn_plans, confidence, memory
+    )
     started = time.perf_counter()
     results = []
     with ProcessPoolExecutor(jobs) as pool:
@@ -237,7 +250,7 @@ def racer_league(
         f"{elapsed * max(1, jobs) / games:.0f} s/game ({budget.playouts} playouts, "
         f"horizon {budget.horizon} turns, follows {','.join(sorted(follow))}, "
         f"plans {','.join(sorted(topics))}, turn plans {turn_plans}, "
-        f"confidence {confidence:g}; "
+        f"confidence {confidence:g}, memory {memory}; "
         f"games {first}-{first + games - 1})",
     )
     # Each deal's result, for pairing two leagues on the same deals (W won, L lost, D drawn).
@@ -684,6 +697,13 @@ def main() -> None:
         f"(default {CONFIDENCE:g})",
     )
     parser.add_argument(
+        "--racer-memory",
+        type=int,
+        default=0,
+        help="the other seats' last choices the planner's sampled worlds must fit "
+        "(engine/racer/beliefs.py; default 0: none)",
+    )
+    parser.add_argument(
         "--replay-against",
         help="--only replay: compare with a planner that follows these (default: its heuristic)",
     )
@@ -739,12 +759,12 @@ def main() -> None:
             if part == "racer2":
                 racer_league(
                     *(2, args.games, budget, args.jobs, args.first, follow, topics),
-                    *(args.racer_turn_plans, args.racer_confidence),
+                    *(args.racer_turn_plans, args.racer_confidence, args.racer_memory),
                 )
             elif part == "racer4":
                 racer_league(
                     *(4, args.games, budget, args.jobs, args.first, follow, topics),
-                    *(args.racer_turn_plans, args.racer_confidence),
+                    *(args.racer_turn_plans, args.racer_confidence, args.racer_memory),
                 )
             else:
                 creeper_league(args.games, args.creeper_seconds)

@@ -7,7 +7,9 @@ protocol node's state with its own hand known) and nothing else. Every decision 
    (the catalogue minus every card known to it: its hand, public plays, cards it gave away)
    are dealt at random to the hidden slots, so that no hand hides a Creep and each draw deck
    holds exactly its public count of Creeps (the hands' cards weighted by kind as heuristic
-   hands hold them); what is left goes to the box;
+   hands hold them); what is left goes to the box. Told the other seats' choices
+   (``observe``, ``memory`` of them), it weighs the hands of its worlds by how well they explain
+   those choices (`engine/racer/beliefs.py`);
 2. **plays every live candidate action** in that world (equal cards on the same target are
    one candidate; attacks its policy could not finish are none), each followed by the fast
    default policy (the heuristic bot for every seat) for two turns (`PlanBudget.horizon`),
@@ -104,6 +106,7 @@ from creepnet.engine.racer.actions import (
     Withdraw,
 )
 from creepnet.engine.racer.attack_plans import AttackPlan, attack_plans
+from creepnet.engine.racer.beliefs import Beliefs, WorldSource
 from creepnet.engine.racer.bots import HeuristicBot, plan_attack
 from creepnet.engine.racer.cards import Hero, Kind
 from creepnet.engine.racer.driver import chance_action
@@ -377,6 +380,7 @@ class PlannerBot:
         topics: frozenset[str] = PLANNABLE_TOPICS,
         turn_plans: int = TURN_PLANS,
         confidence: float = CONFIDENCE,
+        memory: int = 0,
     ) -> None:
         if turn_plans < 0:
             raise ValueError("turn_plans must be 0 or more")
@@ -395,6 +399,15 @@ class PlannerBot:
         # (its choice, the policy's) at its last planned decision, for measuring
         self.last_choice: tuple[Candidate, Candidate] | None = None
         self._attack: AttackPlan | None = None  # the attack plan it is declaring
+        self._memory = memory
+        self.beliefs: Beliefs | None = None  # made when it is first told of a choice
+
+    def observe(self, view: State, seat: int, actor: int, action: Action) -> None:
+        """``actor``'s ``action``, taken at ``view`` (``seat``'s view just before; ``seat`` is
+        this bot's): the other seats' choices make its sampled worlds fit what they did."""
+        if self.beliefs is None or self.beliefs.seat != seat:
+            self.beliefs = Beliefs(seat, self._memory)
+        self.beliefs.observe(view, actor, action)
 
     def choose(self, obs: Observation, legal: Sequence[Action]) -> Action:
         """Without the view (an ``Observation`` only) it plays as its heuristic."""
@@ -475,12 +488,16 @@ class PlannerBot:
         ``TURN_SHARE`` of the budget ranks the single moves, and turn plans made of the best
         (``_turn_plans``) join the screen; ``candidates`` grows by them."""
         rng = random.Random(f"{self.seed}:{_view_digest(view, seat)}")
-        meter = _Meter(self.budget)
+        meter = _Meter(self.budget)  # a time budget counts the weighing of worlds too
+        beliefs = self.beliefs
+        source: WorldSource = (
+            beliefs.sampler(view, rng, determinize) if beliefs else lambda r: determinize(view, r)
+        )
         scores: list[list[float]] = [[] for _ in candidates]
         alive = list(range(len(candidates)))
         if pairs and len(candidates) > 1:
             worlds = max(1, int(meter.capacity() * TURN_SHARE / len(alive)))
-            if self._play_worlds(view, seat, candidates, alive, scores, worlds, rng, meter):
+            if self._play_worlds(source, seat, candidates, alive, scores, worlds, rng, meter):
                 added = self._turn_plans(candidates, scores)
                 candidates.extend(added)
                 scores.extend([] for _ in added)
@@ -490,14 +507,14 @@ class PlannerBot:
             rounds = max(1, math.ceil(math.log2(len(challengers))))
             screen = (meter.done + meter.capacity()) * (1 - DUEL_SHARE) - meter.done
             worlds = max(1, int(screen / rounds / len(alive)))
-            if not self._play_worlds(view, seat, candidates, alive, scores, worlds, rng, meter):
+            if not self._play_worlds(source, seat, candidates, alive, scores, worlds, rng, meter):
                 break
             ranked = sorted(challengers, key=lambda i: -_mean(scores[i]))
             alive = sorted(set(ranked[: max(1, len(ranked) // 2)]) | {base})
         if len(alive) <= 2:
             for index in alive:  # the duel, on fresh worlds only
                 scores[index] = []
-            self._play_worlds(view, seat, candidates, alive, scores, None, rng, meter)
+            self._play_worlds(source, seat, candidates, alive, scores, None, rng, meter)
         self.last_playouts = meter.done
         for index in range(len(candidates)):
             if index not in alive:
@@ -506,7 +523,7 @@ class PlannerBot:
 
     def _play_worlds(
         self,
-        view: State,
+        source: WorldSource,
         seat: int,
         candidates: list[Candidate],
         alive: list[int],
@@ -519,7 +536,7 @@ class PlannerBot:
         False when the budget ran out first (a world not every candidate played is dropped)."""
         played = 0
         while worlds is None or played < worlds:
-            world = determinize(view, rng)
+            world = source(rng)
             if world is None:
                 return False
             chance_seed = rng.randrange(1 << 30)
