@@ -14,13 +14,16 @@ Prints a league table with Wilson 95% intervals and the think times:
   planner that leaves other choices to the heuristic, ``--replay-against``), each replayed to
   the end of the game from worlds sampled from its seat's view: the gain by kind of choice.
 
+* Racer: how near the opponent's hand in the planner's sampled worlds comes to the true one,
+  sampled plainly and weighed by the opponent's choices (``--only beliefs``).
+
 * Racer: the planner's win model refitted to fresh heuristic games (``--only fit``), its
   weights printed beside the log-loss of the model in engine/racer/planner.py.
 
     nice -n 19 python benchmarks/bots.py [--games N] [--racer-playouts P] [--racer-horizon T]
         [--racer-follow ask,force,stop,calamity] [--jobs J] [--first G] [--creeper-seconds S]
         [--replay-against FOLLOW] [--replay-playouts P] [--replay-horizon T] [--replay-worlds W]
-        [--only racer2|racer4|replay|creeper|forced|levels|fit]
+        [--racer-memory K] [--only racer2|racer4|replay|creeper|forced|levels|fit|beliefs]
 
 ``--jobs`` plays the Racer games in that many processes (each game is seeded, so the figures
 do not depend on it); ``--first`` starts at game G, so that two runs add up to one league.
@@ -36,6 +39,7 @@ import math
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -53,6 +57,8 @@ from creepnet.engine.creeper import (
 from creepnet.engine.creeper.bots import ClassicSearchBot, SearchBot
 from creepnet.engine.creeper.search import Budget, Searcher
 from creepnet.engine.racer.attack_plans import AttackPlan
+from creepnet.engine.racer.beliefs import MEMORY, Beliefs
+from creepnet.engine.racer.cards import Hero
 from creepnet.engine.racer.planner import (
     CONFIDENCE,
     FEATURES,
@@ -366,6 +372,71 @@ def _names(follow: frozenset[str]) -> str:
     return ",".join(sorted(follow)) or "nothing"
 
 
+# --- the planner's beliefs: its worlds' hidden hands against the true ones ---------------------
+
+
+BELIEF_KINDS = ("HERO", *(hero.name for hero in Hero), "MONSTER", "CALAMITY", "GOOD_FORTUNE")
+
+
+def belief_errors(games: int, first: int, memory: int, worlds: int = 10) -> None:
+    """Heuristic games on the league's deals: at each decision of the planner's seat (the
+    league's), ``worlds`` worlds sampled plainly and as many weighed by the other seat's last
+    ``memory`` choices (engine/racer/beliefs.py); how many cards of each kind the opponent's
+    hand in a world is off from its true hand, on average."""
+    errors: dict[str, Counter[str]] = {"plain": Counter(), "beliefs": Counter()}
+    decisions = sum(
+        _belief_game(game, memory, worlds, errors) for game in range(first, first + games)
+    )
+    print(
+        f"the opponent's hidden hand in the planner's worlds, deals {first}-{first + games - 1}: "
+        f"cards off a world, mean of {worlds} worlds at each of {decisions} decisions "
+        f"(memory {memory})"
+    )
+    print(f"  {'kind':<14}{'plain':>8}{'beliefs':>9}")
+    for kind in BELIEF_KINDS:
+        plain, weighed = (errors[m][kind] / max(1, decisions * worlds) for m in errors)
+        print(f"  {kind.lower():<14}{plain:>8.3f}{weighed:>9.3f}")
+
+
+def _belief_game(game: int, memory: int, worlds: int, errors: dict[str, Counter[str]]) -> int:
+    """One game of ``belief_errors``, its errors added to ``errors``; its decisions."""
+    seed, seat = 7_000 + game, game % 2
+    beliefs = Beliefs(seat, memory)
+    rng = random.Random(game)
+    decisions = 0
+
+    def watch(before: racer.State, actor: int, action: racer.Action, _: racer.State) -> None:
+        nonlocal decisions
+        if actor == racer.CHANCE or len(racer.legal_actions(racer.redact(before, actor))) < 2:
+            return
+        view = racer.redact(before, seat)
+        if actor != seat:
+            beliefs.observe(view, actor, action)
+            return
+        truth = _hand(before, 1 - seat)
+        source = beliefs.sampler(view, rng, determinize)
+        for _ in range(worlds):
+            for mode, world in (("plain", determinize(view, rng)), ("beliefs", source(rng))):
+                held = _hand(world, 1 - seat) if world is not None else Counter()
+                errors[mode].update({k: abs(held[k] - truth[k]) for k in BELIEF_KINDS})
+        decisions += 1
+
+    bots = [racer.make_bot("heuristic", seed * 10 + s) for s in range(2)]
+    racer.play_game(bots, seed, racer.Options(players=2, turn_limit=300), observer=watch)
+    return decisions
+
+
+def _hand(state: racer.State, seat: int) -> Counter[str]:
+    """The kinds (and Heroes) of the cards ``seat`` holds, as ``state`` knows them."""
+    held: Counter[str] = Counter()
+    for slot in state.players[seat].hand:
+        card = state.catalogue[state.known[slot]]
+        held[card.kind.name] += 1
+        if card.hero is not None:
+            held[card.hero.name] += 1
+    return held
+
+
 # --- the planner's win model ------------------------------------------------------------------
 
 
@@ -667,6 +738,7 @@ def main() -> None:
         "--only",
         choices=[
             *("racer2", "racer4", "replay", "creeper", "forced", "levels", "make-forced", "fit"),
+            "beliefs",
         ],
     )
     parser.add_argument(
@@ -748,6 +820,8 @@ def main() -> None:
             )
         elif part == "fit":
             fit_model(args.games)
+        elif part == "beliefs":
+            belief_errors(args.games, args.first, args.racer_memory or MEMORY)
         elif part == "make-forced":
             make_forced(args.games)
         elif part == "forced":
