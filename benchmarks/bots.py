@@ -158,7 +158,7 @@ def racer_game(
     topics: frozenset[str] = PLANNABLE_TOPICS,
     turn_plans: int = TURN_PLANS,
     confidence: float = CONFIDENCE,
-    memory: int = 0,
+    memory: int = MEMORY,
 ) -> int | None:
     """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
     the reference), heuristic bots elsewhere; the winner."""
@@ -224,7 +224,7 @@ def racer_league(
     topics: frozenset[str] = PLANNABLE_TOPICS,
     turn_plans: int = TURN_PLANS,
     confidence: float = CONFIDENCE,
-    memory: int = 0,
+    memory: int = MEMORY,
 ) -> None:
     play = functools.partial(
         _racer_pair, players, budget, follow, topics, turn_plans, confidence, memory
@@ -719,7 +719,7 @@ def levels() -> None:
         counts: list[int] = []
         times: list[float] = []
         decide = timed(planner, times, time.perf_counter, counts)
-        drive_racer(2, 5, 0, decide, bot_seeds=[0, 1], turn_limit=40)
+        drive_racer(2, 5, 0, decide, bot_seeds=[0, 1], turn_limit=40, watch=planner.observe)
         print(
             f"  {level:<7}{seconds:>5} s: playouts per decision median "
             f"{statistics.median(counts) if counts else 0:.0f}, decision median "
@@ -771,9 +771,9 @@ def main() -> None:
     parser.add_argument(
         "--racer-memory",
         type=int,
-        default=0,
-        help="the other seats' last choices the planner's sampled worlds must fit "
-        "(engine/racer/beliefs.py; default 0: none)",
+        default=MEMORY,
+        help="the other seats' last choices the planner's sampled worlds are weighed by "
+        f"(engine/racer/beliefs.py; default {MEMORY}; 0: none, as before)",
     )
     parser.add_argument(
         "--replay-against",
@@ -821,7 +821,7 @@ def main() -> None:
         elif part == "fit":
             fit_model(args.games)
         elif part == "beliefs":
-            belief_errors(args.games, args.first, args.racer_memory or MEMORY)
+            belief_errors(args.games, args.first, args.racer_memory)
         elif part == "make-forced":
             make_forced(args.games)
         elif part == "forced":

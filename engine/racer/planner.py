@@ -106,7 +106,7 @@ from creepnet.engine.racer.actions import (
     Withdraw,
 )
 from creepnet.engine.racer.attack_plans import AttackPlan, attack_plans
-from creepnet.engine.racer.beliefs import Beliefs, WorldSource
+from creepnet.engine.racer.beliefs import MEMORY, Beliefs, WorldSource
 from creepnet.engine.racer.bots import HeuristicBot, plan_attack
 from creepnet.engine.racer.cards import Hero, Kind
 from creepnet.engine.racer.driver import chance_action
@@ -380,7 +380,7 @@ class PlannerBot:
         topics: frozenset[str] = PLANNABLE_TOPICS,
         turn_plans: int = TURN_PLANS,
         confidence: float = CONFIDENCE,
-        memory: int = 0,
+        memory: int = MEMORY,
     ) -> None:
         if turn_plans < 0:
             raise ValueError("turn_plans must be 0 or more")

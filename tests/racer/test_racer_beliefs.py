@@ -8,25 +8,19 @@ from types import MappingProxyType
 import pytest
 
 from creepnet.engine.racer import (
-    CHANCE,
     Decide,
-    GameOver,
     Hero,
     Options,
     Pass,
     StopHeroes,
-    apply,
     audit,
-    chance_action,
-    legal_actions,
     make_bot,
-    new_game,
-    observation_of_view,
     pending,
+    play_game,
     redact,
 )
 from creepnet.engine.racer.beliefs import Beliefs
-from creepnet.engine.racer.planner import PlanBudget, PlannerBot, determinize
+from creepnet.engine.racer.planner import determinize
 
 
 def losing(state, seat):
@@ -38,26 +32,22 @@ def losing(state, seat):
 def a_stop_while_losing():
     """The state before seat 1 (a heuristic bot) stopped an exchange it was losing, with
     Heroes in its hand that seat 0 cannot see."""
+    found = []
+
+    def watch(before, actor, action, after):
+        if (
+            pending(before) == Decide(1, "hero")
+            and action == StopHeroes()
+            and losing(before, 1)
+            and len(before.players[1].hand) >= 3
+        ):
+            found.append(before)
+
     for seed in range(50):
-        rng = random.Random(seed)
         bots = [make_bot("heuristic", seed * 10 + s) for s in range(2)]
-        state = new_game(Options(players=2, turn_limit=200))
-        while not isinstance(request := pending(state), GameOver):
-            if request.actor == CHANCE:
-                action = chance_action(state, rng)
-            else:
-                view = redact(state, request.actor)
-                legal = legal_actions(view)
-                obs = observation_of_view(view, request.actor)
-                action = bots[request.actor].choose(obs, legal)
-                if (
-                    request == Decide(1, "hero")
-                    and action == StopHeroes()
-                    and losing(state, 1)
-                    and len(state.players[1].hand) >= 3
-                ):
-                    return state
-            state = apply(state, action)
+        play_game(bots, seed, Options(players=2, turn_limit=200), observer=watch)
+        if found:
+            return found[0]
     raise AssertionError("no stop while losing in 50 games")
 
 
@@ -150,35 +140,3 @@ def test_it_remembers_only_the_other_seats_decisions_and_only_its_memory(stopped
     off = Beliefs(0, memory=0)
     off.observe(view, 1, StopHeroes())
     assert not off.choices
-
-
-def test_a_planner_with_memory_plays_whole_games_from_its_seat_view():
-    """Fed every other seat's choice from its own seat's view, as a driver does."""
-    for seed in (3, 4):
-        rng = random.Random(seed)
-        heuristic = make_bot("heuristic", seed)
-        planner = PlannerBot(seed, PlanBudget(playouts=12), memory=8)
-        state = new_game(Options(players=2, turn_limit=60))
-        remembered = 0
-        while not isinstance(request := pending(state), GameOver):
-            actor = request.actor
-            if actor == CHANCE:
-                action = chance_action(state, rng)
-            else:
-                view = redact(state, actor)
-                legal = legal_actions(view)
-                if actor == 0:
-                    action = planner.plan(view, 0, legal)
-                    if planner.beliefs is not None:
-                        remembered = max(remembered, len(planner.beliefs.choices))
-                else:
-                    action = heuristic.choose(observation_of_view(view, 1), legal)
-                    planner.observe(redact(state, 0), 0, 1, action)
-                assert action in legal
-            state = apply(state, action)
-        assert not audit(state)
-        assert remembered == 8 and planner.beliefs.seat == 0
-        assert all(
-            choice.actor == 1 and pending(choice.view).topic in {"move", "hero", "react", "hostage"}
-            for choice in planner.beliefs.choices
-        )

@@ -31,12 +31,16 @@ from creepnet.engine.racer.planner import PLANNABLE_TOPICS, PlanBudget, PlannerB
 SMALL = PlanBudget(playouts=12, horizon=2)
 
 
-def play(players, planner_seats, seed, budget=SMALL, stop=None, record=None):
-    """A driver game with planners at ``planner_seats`` and heuristic bots elsewhere; stops
+def play(
+    players, planner_seats, seed, budget=SMALL, stop=None, record=None, memory=0, planners=None
+):
+    """A driver game with planners at ``planner_seats`` (told the other seats' choices, the
+    last ``memory`` remembered; into ``planners`` if given) and heuristic bots elsewhere; stops
     early at the first state for which ``stop`` says so (returned then)."""
     rng = random.Random(seed)
     bots = [make_bot("heuristic", seed * 10 + s) for s in range(players)]
-    planners = {s: PlannerBot(seed + s, budget) for s in planner_seats}
+    planners = {} if planners is None else planners
+    planners.update({s: PlannerBot(seed + s, budget, memory=memory) for s in planner_seats})
     state = new_game(Options(players=players, turn_limit=200))
     while not isinstance(request := pending(state), GameOver):
         actor = request.actor
@@ -55,6 +59,9 @@ def play(players, planner_seats, seed, budget=SMALL, stop=None, record=None):
                 action = bots[actor].choose(observation_of_view(view, actor), legal)
             if record is not None and actor in planners:
                 record(state, action)
+            for seat, planner in planners.items():
+                if seat != actor:
+                    planner.observe(redact(state, seat), seat, actor, action)
         state = apply(state, action)
     return state
 
@@ -191,16 +198,21 @@ def test_planner_games_use_every_kind_of_move():
 
 
 def test_the_planner_plays_a_real_session_from_its_seat_view():
+    """... told the other seat's choices: the game keeps the last ones, each with the public
+    state before it, for the seat's planner to weigh its worlds by (engine/racer/beliefs.py)."""
     from creepnet.protocol.games import get_game
     from creepnet.protocol.testing.sessions import SessionHarness, seat_bot
     from creepnet.protocol.verify import verify_log_bytes
 
     medium = get_game("racer").make_bot("medium", 0)
     searched = []
+    told = []
 
     def planner(session):
         text = medium.choose(session.local_view(), session.local_seat)
         searched.append(medium.engine_bot.last_playouts)
+        beliefs = medium.engine_bot.beliefs
+        told.append(len(beliefs.choices) if beliefs else 0)
         return text
 
     table = SessionHarness(
@@ -209,6 +221,12 @@ def test_the_planner_plays_a_real_session_from_its_seat_view():
     table.run([planner, seat_bot("racer", "heuristic", 1)])
     assert table.rejections == []
     assert max(searched) > 0  # it searched from the node's view, not just fell back
+    assert max(told) > 0
+    assert all(choice.actor == 1 for choice in medium.engine_bot.beliefs.choices)
+    recent = table.sessions[0].game_state.recent
+    assert recent and {seat for _, seat, _ in recent} == {0, 1}
+    for before, _, _ in recent:  # public: every card it knows, both seats have seen
+        assert before.known == redact(before, 0).known == redact(before, 1).known
     data = b"".join(event.raw for event in table.sessions[0].log.events)
     verdict = verify_log_bytes(data)
     assert verdict.valid and verdict.finished, verdict.error
@@ -588,3 +606,24 @@ def test_a_turn_plan_playout_makes_its_second_move_where_the_heuristic_would_not
 def test_it_refuses_a_negative_number_of_turn_plans():
     with pytest.raises(ValueError, match="turn_plans"):
         PlannerBot(3, SMALL, turn_plans=-1)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_planner_told_the_other_seats_choices_plays_whole_games_from_its_seat_view(seed):
+    """Told every other seat's choice from its own seat's view (as a driver does), it keeps
+    the last ``memory`` of the kinds its model of them describes (engine/racer/beliefs.py)."""
+    planners = {}
+    remembered = []
+
+    def count(state, action):
+        beliefs = planners[0].beliefs
+        remembered.append(len(beliefs.choices) if beliefs else 0)
+
+    final = play(2, [0], seed, record=count, memory=8, planners=planners)
+    assert isinstance(pending(final), GameOver) and not audit(final)
+    beliefs = planners[0].beliefs
+    assert max(remembered) == 8 and beliefs.seat == 0
+    assert all(
+        choice.actor == 1 and pending(choice.view).topic in {"move", "hero", "react", "hostage"}
+        for choice in beliefs.choices
+    )

@@ -27,6 +27,7 @@ from creepnet.protocol.deck import DeckError
 from creepnet.protocol.deck.audit import audit
 from creepnet.protocol.games.racer.private import RacerPrivate
 from creepnet.protocol.games.racer.schedule import (
+    RECENT,
     DeckStep,
     RacerGame,
     ShowDrawn,
@@ -273,6 +274,7 @@ class RacerRules:
             RacerRules._not_a_creep(game, seat, action, body, seq)
         elif "proof" in body:
             raise GameRuleError("proof is only for a kept drawn card")
+        game.recent = (*game.recent[1 - RECENT :], (game.state, seat, action))
         game.state = state
 
     @staticmethod

@@ -13,9 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 from creepnet.engine import racer
+from creepnet.engine.racer.beliefs import MEMORY
 from creepnet.engine.racer.driver import Bot
 from creepnet.engine.racer.planner import PlanBudget, PlannerBot
 from creepnet.protocol.games.racer.private import SeatView
+from creepnet.protocol.games.racer.schedule import Seen
 from creepnet.protocol.rules import SeatBot
 
 BOT_NAMES = ("heuristic", "random")
@@ -30,6 +32,7 @@ LEVELS = {
 class RacerSeatBot:
     def __init__(self, name: str, seed: int, engine_bot: Bot | PlannerBot | None = None) -> None:
         self.engine_bot = engine_bot or racer.make_bot(name, seed)
+        self._told: Seen | None = None  # the newest choice the planner was told of
 
     def choose(self, view: Any, seat: int) -> str:
         if not isinstance(view, SeatView) or view.seat != seat:
@@ -42,10 +45,21 @@ class RacerSeatBot:
         if len(legal) == 1:
             action = legal[0]
         elif isinstance(bot, PlannerBot):
+            self._tell(bot, view.game.recent, seat)
             action = bot.plan(view.state, seat, legal)
         else:
             action = bot.choose(view.observation, legal)
         return racer.format_action(action)
+
+    def _tell(self, bot: PlannerBot, recent: tuple[Seen, ...], seat: int) -> None:
+        """The planner is told of every choice made since it last chose (public facts: the
+        public state before each, who chose, what), as many as the game keeps."""
+        start = next((i + 1 for i, seen in enumerate(recent) if seen is self._told), 0)
+        for before, actor, action in recent[start:]:
+            if actor != seat:
+                bot.observe(before, seat, actor, action)
+        if recent:
+            self._told = recent[-1]
 
 
 def _factory(name: str) -> Callable[[int], SeatBot]:
@@ -57,7 +71,7 @@ def _level_factory(level: str) -> Callable[[int], SeatBot]:
         if level == "easy":
             return RacerSeatBot("heuristic", seed)
         budget = PlanBudget(seconds=LEVEL_SECONDS[level], clock=time.perf_counter)
-        return RacerSeatBot(level, seed, PlannerBot(seed, budget))
+        return RacerSeatBot(level, seed, PlannerBot(seed, budget, memory=MEMORY))
 
     return make
 

@@ -67,6 +67,7 @@ from creepnet.engine.racer import (
     Shuffle,
     Slot,
 )
+from creepnet.engine.racer.beliefs import MEMORY
 from creepnet.engine.racer.retire import SET_UP
 from creepnet.protocol.deck import DeckState, create_message, merge_message, split_message
 from creepnet.protocol.deck.escrow import ScalarId
@@ -111,6 +112,10 @@ class ShowDrawn:
 Step: TypeAlias = DeckStep | ShowDrawn | NeedDie | NeedPick | Decide
 
 
+Seen: TypeAlias = tuple[racer.State, int, racer.Action]  # (the public state before, seat, action)
+RECENT = MEMORY  # choices ``RacerGame.recent`` keeps: as many as a planner remembers
+
+
 @dataclass
 class RacerGame:
     """One game's public state.  The adapter changes a ``fork`` of it and returns that, so the
@@ -131,6 +136,9 @@ class RacerGame:
     # since its last deck step (its window closes at its next one: docs/ESCROW.md step 2)
     complain_from: dict[int, int] = field(default_factory=dict)
     release_ahead: bool = False  # a private draw releases the stage's certain draws together
+    # The last seats' choices, newest last, each with the public state just before it: what a
+    # bot of a seat reads of the others (engine/racer/beliefs.py). No rule reads it.
+    recent: tuple[Seen, ...] = ()
 
     @property
     def remaining(self) -> tuple[int, ...]:
