@@ -27,9 +27,11 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
+from typing import TypeAlias
 
 from creepnet.engine.racer.actions import Action, Decide, PlayHero
 from creepnet.engine.racer.bots import HeuristicBot
+from creepnet.engine.racer.cards import Catalogue
 from creepnet.engine.racer.rules import legal_actions, pending
 from creepnet.engine.racer.state import State
 from creepnet.engine.racer.view import Observation, observation_of_view
@@ -41,6 +43,7 @@ MISFIT = 0.1  # a world's weight is this to the power of the choices it does not
 # a move fits if any of these seeds of the model makes a move of the same kind.
 MOVE_SEEDS = (1, 2, 3)
 TOPICS = frozenset({"move", "hero", "react", "hostage"})
+ChoiceKind: TypeAlias = tuple[str, str | None]  # an action's type, and a Hero's name
 
 
 @dataclass(frozen=True)
@@ -53,11 +56,13 @@ class Choice:
     actor: int
     action: Action
     public: Observation
+    kind: ChoiceKind  # what the model's choice is compared with
     fits: dict[tuple[tuple[int, int], ...], bool] = field(default_factory=dict, compare=False)
 
     @classmethod
     def seen(cls, view: State, actor: int, action: Action) -> Choice:
-        return cls(view, actor, action, observation_of_view(view, actor))
+        kind = _kind(action, view.catalogue)
+        return cls(view, actor, action, observation_of_view(view, actor), kind)
 
 
 Sampler = Callable[[State, random.Random], State | None]  # a view's worlds (`determinize`)
@@ -121,23 +126,24 @@ def _fits(choice: Choice, world: State) -> bool:
     hand = tuple((slot, world.known[slot]) for slot in slots)
     if (known := choice.fits.get(hand)) is not None:
         return known
-    choice.fits[hand] = fits = _model_fits(choice, hand, world)
+    choice.fits[hand] = fits = _model_fits(choice, hand)
     return fits
 
 
-def _model_fits(choice: Choice, hand: tuple[tuple[int, int], ...], world: State) -> bool:
-    then, actor = choice.view, choice.actor
+def _model_fits(choice: Choice, hand: tuple[tuple[int, int], ...]) -> bool:
+    then, actor, kind = choice.view, choice.actor, choice.kind
     # Its legal choices and its observation differ from world to world by its hand only.
     legal = legal_actions(replace(then, known=MappingProxyType({**then.known, **dict(hand)})))
-    kind = _kind(choice.action, world)
     if len(legal) == 1:  # forced (a hand without a Hero can only stop)
-        return _kind(legal[0], world) == kind
+        return _kind(legal[0], then.catalogue) == kind
     obs = replace(choice.public, hand=hand)
     seeds = MOVE_SEEDS if obs.request == Decide(actor, "move") else MOVE_SEEDS[:1]
-    return any(_kind(HeuristicBot(seed).choose(obs, legal), world) == kind for seed in seeds)
+    return any(
+        _kind(HeuristicBot(seed).choose(obs, legal), then.catalogue) == kind for seed in seeds
+    )
 
 
-def _kind(action: Action, world: State) -> tuple[str, str | None]:
+def _kind(action: Action, catalogue: Catalogue) -> ChoiceKind:
     """What the model's choice is compared by: its type, and for a Hero its name."""
-    name = world.catalogue[action.card].name if isinstance(action, PlayHero) else None
+    name = catalogue[action.card].name if isinstance(action, PlayHero) else None
     return type(action).__name__, name

@@ -274,7 +274,7 @@ class RacerRules:
             RacerRules._not_a_creep(game, seat, action, body, seq)
         elif "proof" in body:
             raise GameRuleError("proof is only for a kept drawn card")
-        game.recent = (*game.recent[1 - RECENT :], (game.state, seat, action))
+        game.recent = (*game.recent, (game.state, seat, action))[-RECENT:]
         game.state = state
 
     @staticmethod
