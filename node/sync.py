@@ -255,7 +255,7 @@ class GameSync:
             over_budget: bytes | None = None  # the key whose refused events overdrew its budget
             refetch: int | None = None  # where to ask this peer from again (node/overtaken.py)
             kept_aside_at = -1  # the seq of the last event kept aside (its sender's chain)
-            named: set[bytes | None] = set()  # the authors the refused events are blamed on
+            owed_refused = False  # whether we refused an event the owed seat signed
             for index, raw in enumerate(message["items"]):
                 if time.monotonic() > slice_ends:
                     # A catch-up batch of proven Racer events takes seconds to check: let
@@ -291,7 +291,7 @@ class GameSync:
                         over_budget = peer.key
                     break
                 if receipt.status == "rejected":
-                    named.update(r.author for r in receipt.rejections)
+                    owed_refused |= any(r.author == owed for r in receipt.rejections)
                     # Another signer's event, relayed: its author pays, not the relay.
                     payer = _blamed_author(receipt.rejections, peer.key) or peer.key
                     if self.budget.charge(payer, self.budget.clock() - started):
@@ -325,7 +325,7 @@ class GameSync:
                 runtime.passed_on = replace(
                     runtime.passed_on, raws=runtime.passed_on.raws[: after - before]
                 )
-                if owed is not None and owed in named:
+                if owed is not None and owed_refused:
                     # Its author signed what we refused: each follower refused it too and held
                     # (or deferred) the rest of the chain, every one charged to *our*
                     # allowance there (protocol/pending.py).  A seat signing a batch of bogus
