@@ -210,12 +210,37 @@ class _Unfiled(dict[Any, Any]):
 
 
 def _remote_ip(conn: Any) -> str:
-    """The IP address a connection comes from ("?" when libp2p does not say: one bucket)."""
+    """The IP address a connection comes from: over a circuit, the relay's (a circuit's own
+    address, ``/p2p/R/p2p-circuit/p2p/P``, names none); "?" when libp2p does not say (one
+    bucket)."""
     for addr in _transport_addrs(conn):
         for protocol in ("ip4", "ip6"):
             with contextlib.suppress(Exception):
                 return str(addr.value_for_protocol(protocol))
-    return "?"
+    relay = _relay_connection(conn)
+    return "?" if relay is None else _remote_ip(relay)
+
+
+# How py-libp2p layers a connection: muxer -> secure session -> Noise framing -> raw
+# connection; a circuit's raw connection is a stream on the connection to the relay.
+_LAYERS = ("secured_conn", "conn", "read_writer", "read_write_closer", "stream")
+
+
+def _relay_connection(conn: Any) -> Any | None:
+    """The connection to the relay under a circuit, or None for a direct connection."""
+    layer = conn
+    for _ in range(2 * len(_LAYERS)):  # bounded: a layer that wraps itself ends the walk
+        below = next(
+            (found for name in _LAYERS if (found := getattr(layer, name, None)) is not None),
+            None,
+        )
+        if below is None:
+            return None
+        relay = getattr(below, "muxed_conn", None)
+        if relay is not None and relay is not conn:
+            return relay
+        layer = below
+    return None
 
 
 class PipelinedSelect(MultiselectClient):

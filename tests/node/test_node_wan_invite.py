@@ -553,6 +553,25 @@ async def test_a_circuit_that_ends_leaves_the_other_circuits_to_its_peer_open(tm
             nursery.cancel_scope.cancel()
 
 
+async def test_a_relayed_connection_comes_from_its_relays_ip(tmp_path):
+    """A circuit's own address names no IP; the peer slots file a relayed peer under the
+    relay's IP, on both ends, not in the shared "?" bucket every relayed peer would fill."""
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            relay, _ = await start_relay_carrier(nursery, tmp_path)
+            host = await start_carrier(nursery, [relay])
+            assert await host.wait_reserved(30)
+            guest = await start_carrier(nursery)
+            outgoing = await guest.open_stream(host.peer_id, [relay], punch=0)
+            await outgoing.send_all(b"hello")
+            incoming = await host.incoming.receive()
+            for stream in (outgoing, incoming):
+                assert stream.relayed
+                assert "p2p-circuit" in stream.remote
+                assert stream.origin == "127.0.0.1"
+            nursery.cancel_scope.cancel()
+
+
 async def _echo(stream: Any) -> None:
     with contextlib.suppress(trio.BrokenResourceError):
         while data := await stream.receive_some():
