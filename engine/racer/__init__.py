@@ -52,7 +52,7 @@ from creepnet.engine.racer.actions import (
     action_from_dict,
     action_to_dict,
 )
-from creepnet.engine.racer.bots import HeuristicBot, RandomBot, make_bot
+from creepnet.engine.racer.bots import HeuristicBot, RandomBot, SharpBot, make_bot
 from creepnet.engine.racer.cards import (
     STANDARD_CATALOGUE,
     STANDARD_SPEC,
@@ -133,6 +133,7 @@ __all__ = [
     "STANDARD_CATALOGUE",
     "STANDARD_SPEC",
     "SeatAction",
+    "SharpBot",
     "Shuffle",
     "Slot",
     "State",
