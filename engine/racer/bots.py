@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TypeAlias, TypeVar
 
 from creepnet.engine.racer.actions import (
     AcceptHostage,
@@ -55,6 +55,9 @@ _SAFE_ATTACK = 0.5
 _MODIFIER_FACES = 4
 
 T = TypeVar("T")
+# An attack: the attacking Creeps and the Hero that opens it (its slot and card), if any.
+Plan: TypeAlias = tuple[tuple[Slot, ...], tuple[Slot, Card] | None]
+Creeps: TypeAlias = dict[Slot, tuple[int, CreepView]]  # each Creep in line: its seat and view
 
 
 def _best(rng: random.Random, items: Sequence[T], key: Callable[[T], object]) -> T:
@@ -151,12 +154,7 @@ class HeuristicBot:
             )
         return self._swap_hand(obs, legal) or Pass()
 
-    def _attack_rank(
-        self,
-        creeps: dict[Slot, tuple[int, CreepView]],
-        attack: DeclareAttack,
-        plan: tuple[tuple[Slot, ...], tuple[Slot, Card] | None],
-    ) -> tuple[int, ...]:
+    def _attack_rank(self, creeps: Creeps, attack: DeclareAttack, plan: Plan) -> tuple[int, ...]:
         """Which good attack to make (the greatest rank): the strongest target, then the
         fewest attackers."""
         return creeps[attack.target][1].strength, -len(plan[0])
@@ -260,12 +258,7 @@ class SharpBot(HeuristicBot):
         super().__init__(seed)
         self.name = "sharp"
 
-    def _attack_rank(
-        self,
-        creeps: dict[Slot, tuple[int, CreepView]],
-        attack: DeclareAttack,
-        plan: tuple[tuple[Slot, ...], tuple[Slot, Card] | None],
-    ) -> tuple[int, ...]:
+    def _attack_rank(self, creeps: Creeps, attack: DeclareAttack, plan: Plan) -> tuple[int, ...]:
         attackers, opener = plan
         return -len(attackers), opener is None, creeps[attack.target][1].strength
 
@@ -273,7 +266,7 @@ class SharpBot(HeuristicBot):
 # --- pure helpers -------------------------------------------------------------------------------
 
 
-def _creeps_by_slot(obs: Observation) -> dict[Slot, tuple[int, CreepView]]:
+def _creeps_by_slot(obs: Observation) -> Creeps:
     return {c.slot: (p.seat, c) for p in obs.players for c in p.line}
 
 
@@ -351,9 +344,7 @@ def _blind_card_worth(obs: Observation) -> float:
     return sum(_keep_value(obs, card) for card in pool) / len(pool)
 
 
-def plan_attack(
-    obs: Observation, target: Slot
-) -> tuple[tuple[Slot, ...], tuple[Slot, Card] | None] | None:
+def plan_attack(obs: Observation, target: Slot) -> Plan | None:
     """The fewest, weakest own Creeps that beat ``target``, with an opener if one is needed."""
     creeps = _creeps_by_slot(obs)
     if target not in creeps:
