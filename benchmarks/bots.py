@@ -17,13 +17,17 @@ Prints a league table with Wilson 95% intervals and the think times:
 * Racer: how near the opponent's hand in the planner's sampled worlds comes to the true one,
   sampled plainly and weighed by the opponent's choices (``--only beliefs``).
 
+* Racer: the planner's own policy, the sharp bot, against heuristic bots (``--only sharp``;
+  ``--games`` deals of 2 and of 4 players, each played with the sharp bot in every seat).
+
 * Racer: the planner's win model refitted to fresh heuristic games (``--only fit``), its
   weights printed beside the log-loss of the model in engine/racer/planner.py.
 
     nice -n 19 python benchmarks/bots.py [--games N] [--racer-playouts P] [--racer-horizon T]
         [--racer-follow ask,force,stop,calamity] [--jobs J] [--first G] [--creeper-seconds S]
         [--replay-against FOLLOW] [--replay-playouts P] [--replay-horizon T] [--replay-worlds W]
-        [--racer-memory K] [--only racer2|racer4|replay|creeper|forced|levels|fit|beliefs]
+        [--racer-memory K] [--racer-policy sharp|heuristic]
+        [--only racer2|racer4|replay|creeper|forced|levels|fit|beliefs|sharp]
 
 ``--jobs`` plays the Racer games in that many processes (each game is seeded, so the figures
 do not depend on it); ``--first`` starts at game G, so that two runs add up to one league.
@@ -58,6 +62,7 @@ from creepnet.engine.creeper.bots import ClassicSearchBot, SearchBot
 from creepnet.engine.creeper.search import Budget, Searcher
 from creepnet.engine.racer.attack_plans import AttackPlan
 from creepnet.engine.racer.beliefs import MEMORY, Beliefs
+from creepnet.engine.racer.bots import HeuristicBot, SharpBot
 from creepnet.engine.racer.cards import Hero
 from creepnet.engine.racer.planner import (
     CONFIDENCE,
@@ -79,6 +84,7 @@ from creepnet.protocol.games.creeper import LEVEL_DEPTH, LEVEL_SECONDS
 from creepnet.protocol.games.racer.bots import LEVEL_SECONDS as RACER_LEVEL_SECONDS
 
 FORCED = Path(__file__).parent.parent / "tests" / "creeper" / "forced_connections.json"
+POLICIES: dict[str, type[HeuristicBot]] = {"sharp": SharpBot, "heuristic": HeuristicBot}
 
 
 def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -159,12 +165,15 @@ def racer_game(
     turn_plans: int = TURN_PLANS,
     confidence: float = CONFIDENCE,
     memory: int = MEMORY,
+    policy: str = "sharp",
 ) -> int | None:
     """One game: the planner at ``planner_seat`` (a heuristic bot when ``budget`` is None:
     the reference), heuristic bots elsewhere; the winner."""
     if budget is None:
         return drive_racer(players, seed, planner_seat, None)
-    planner = PlannerBot(seed, budget, follow, topics, turn_plans, confidence, memory)
+    planner = PlannerBot(
+        *(seed, budget, follow, topics, turn_plans, confidence, memory), POLICIES[policy]
+    )
     # CPU time: the machine may be shared
     decide = timed(planner, times, time.process_time)
     watch = planner.observe if memory else None
@@ -200,6 +209,7 @@ def _racer_pair(
     turn_plans: int,
     confidence: float,
     memory: int,
+    policy: str,
     game: int,
 ) -> tuple[bool, int | None, list[float]]:
     """Game ``game`` with the planner at seat ``game mod players``: (the heuristic reference
@@ -209,7 +219,7 @@ def _racer_pair(
     times: list[float] = []
     won = racer_game(
         *(players, seat, 7_000 + game, budget, times, follow, topics, turn_plans, confidence),
-        memory,
+        *(memory, policy),
     )
     return reference, won, times
 
@@ -225,9 +235,10 @@ def racer_league(
     turn_plans: int = TURN_PLANS,
     confidence: float = CONFIDENCE,
     memory: int = MEMORY,
+    policy: str = "sharp",
 ) -> None:
     play = functools.partial(
-        _racer_pair, players, budget, follow, topics, turn_plans, confidence, memory
+        _racer_pair, players, budget, follow, topics, turn_plans, confidence, memory, policy
     )
     started = time.perf_counter()
     results = []
@@ -256,7 +267,7 @@ def racer_league(
         f"{elapsed * max(1, jobs) / games:.0f} s/game ({budget.playouts} playouts, "
         f"horizon {budget.horizon} turns, follows {','.join(sorted(follow))}, "
         f"plans {','.join(sorted(topics))}, turn plans {turn_plans}, "
-        f"confidence {confidence:g}, memory {memory}; "
+        f"confidence {confidence:g}, memory {memory}, policy {policy}; "
         f"games {first}-{first + games - 1})",
     )
     # Each deal's result, for pairing two leagues on the same deals (W won, L lost, D drawn).
@@ -265,6 +276,43 @@ def racer_league(
         for game, (_, winner, _) in enumerate(results, first)
     )
     print(f"  planner per deal from game {first}: {marks}", flush=True)
+
+
+def _plays(bot: HeuristicBot) -> Decide:
+    """``bot``'s choices, from the seat's observation."""
+
+    def decide(view: racer.State, actor: int, legal: list[racer.Action]) -> racer.Action:
+        return bot.choose(racer.observation_of_view(view, actor), legal)
+
+    return decide
+
+
+def _sharp_deal(players: int, deal: int) -> tuple[int, int]:
+    """Deal ``deal`` played once with the sharp bot in each seat against heuristic bots (the
+    same chance answers and bot seeds): its wins and the draws."""
+    wins = draws = 0
+    for seat in range(players):
+        winner = drive_racer(players, 100_000 + deal, seat, _plays(SharpBot(deal * 10 + seat)))
+        wins += winner == seat
+        draws += winner is None
+    return wins, draws
+
+
+def sharp_league(deals: int, jobs: int = 1, first: int = 0) -> None:
+    """The planner's own policy (the sharp bot) against heuristic bots, 2 and 4 players: each
+    deal played with the sharp bot in every seat in turn, so the deal's luck cancels."""
+    for players in (2, 4):
+        with ProcessPoolExecutor(jobs) as pool:
+            play = functools.partial(_sharp_deal, players)
+            results = list(pool.map(play, range(first, first + deals), chunksize=20))
+        row(
+            f"racer {players}p: sharp v heuristic",
+            sum(wins for wins, _ in results),
+            sum(draws for _, draws in results),
+            players * deals,
+            f"({1 / players:.0%})",
+            f"deals {first}-{first + deals - 1}, every seat",
+        )
 
 
 # --- the planner's choices, each replayed to the end of the game ------------------------------
@@ -738,8 +786,15 @@ def main() -> None:
         "--only",
         choices=[
             *("racer2", "racer4", "replay", "creeper", "forced", "levels", "make-forced", "fit"),
-            "beliefs",
+            *("beliefs", "sharp"),
         ],
+    )
+    parser.add_argument(
+        "--racer-policy",
+        choices=sorted(POLICIES),
+        default="sharp",
+        help="the planner's own policy, in its playouts and for the steps it does not search "
+        "(default sharp)",
     )
     parser.add_argument(
         "--racer-horizon", type=int, default=2, help="turns a planner playout plays (default 2)"
@@ -820,6 +875,9 @@ def main() -> None:
             )
         elif part == "fit":
             fit_model(args.games)
+        elif part == "sharp":
+            header()
+            sharp_league(args.games, args.jobs, args.first)
         elif part == "beliefs":
             belief_errors(args.games, args.first, args.racer_memory)
         elif part == "make-forced":
@@ -834,11 +892,13 @@ def main() -> None:
                 racer_league(
                     *(2, args.games, budget, args.jobs, args.first, follow, topics),
                     *(args.racer_turn_plans, args.racer_confidence, args.racer_memory),
+                    args.racer_policy,
                 )
             elif part == "racer4":
                 racer_league(
                     *(4, args.games, budget, args.jobs, args.first, follow, topics),
                     *(args.racer_turn_plans, args.racer_confidence, args.racer_memory),
+                    args.racer_policy,
                 )
             else:
                 creeper_league(args.games, args.creeper_seconds)

@@ -17,6 +17,7 @@ from creepnet.engine.racer import (
     slot_of,
 )
 from creepnet.engine.racer.bots import make_bot
+from creepnet.engine.racer.planner import PlannerBot
 
 
 def attack_sent(bot, state):
@@ -68,5 +69,7 @@ def test_it_asks_for_a_hostage_exchange_only_for_a_clearly_weak_hand():
             assert bot.choose(observation(poor, 0), legal_actions(poor)) == AskHostage(1)
 
 
-def test_it_is_a_named_bot():
-    assert isinstance(make_bot("sharp", 1), SharpBot)
+def test_it_is_the_planners_policy_and_a_named_bot():
+    assert isinstance(PlannerBot(1).policy, SharpBot)
+    assert type(PlannerBot(1, policy=HeuristicBot).policy) is HeuristicBot
+    assert make_bot("sharp", 1).name == "sharp"
