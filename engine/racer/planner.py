@@ -29,9 +29,8 @@ protocol node's state with its own hand known) and nothing else. Every decision 
 choice and its Hostage Exchange threshold tuned by self-play (it wins 54% of 2-player games
 against the heuristic, 31% as one seat of 4). "The heuristic" below, where it means the
 planner's own choices, is that policy; `PlannerBot(policy=HeuristicBot)` is the planner as it
-was. With it the planner won 358 of
-deals 1500-1999 (71.6%) where with the heuristic it won 346: 13 more on the first 200, level
-deal for deal on the last 300 (docs/PERFORMANCE.md, Bots).
+was. With it the planner won 358 of deals 1500-1999 (71.6%) where with the heuristic it won
+346: 13 more on the first 200, level deal for deal on the last 300 (docs/PERFORMANCE.md, Bots).
 
 The challenger is played only if it beats the heuristic's choice in the duel by more than the
 noise (its mean paired difference above 1.5 standard errors); otherwise the heuristic's is.
@@ -404,7 +403,7 @@ class PlannerBot:
         self.seed = seed
         self.budget = budget or PlanBudget(playouts=200)
         self.follow = follow
-        self._policy = policy  # its own seat's in playouts; the others play the heuristic
+        self._policy_type = policy  # its own seat's in playouts; the others play the heuristic
         self.policy = policy(seed)  # its own steps (declaring, Monsters, discards)
         self.last_playouts = 0
         # (its choice, the policy's) at its last planned decision, for measuring
@@ -602,7 +601,7 @@ class PlannerBot:
         else:
             state = _play(world, first)
         policies = [
-            (self._policy if s == seat else HeuristicBot)(rng.randrange(1 << 30))
+            (self._policy_type if s == seat else HeuristicBot)(rng.randrange(1 << 30))
             for s in range(state.n)
         ]
         start = state.turn.number if state.turn else 0
