@@ -29,8 +29,8 @@ protocol node's state with its own hand known) and nothing else. Every decision 
 choice and its Hostage Exchange threshold tuned by self-play (it wins 54% of 2-player games
 against the heuristic, 31% as one seat of 4). "The heuristic" below, where it means the
 planner's own choices, is that policy; `PlannerBot(policy=HeuristicBot)` is the planner as it
-was. With it the planner won 358 of deals 1500-1999 (71.6%) where with the heuristic it won
-346: 13 more on the first 200, level deal for deal on the last 300 (docs/PERFORMANCE.md, Bots).
+was. With it the planner won 431 of deals 1500-2099 (71.8%) where with the heuristic it won
+413: ahead or level on each run, but the gain is not shown (docs/PERFORMANCE.md, Bots).
 
 The challenger is played only if it beats the heuristic's choice in the duel by more than the
 noise (its mean paired difference above 1.5 standard errors); otherwise the heuristic's is.
