@@ -278,21 +278,16 @@ def racer_league(
     print(f"  planner per deal from game {first}: {marks}", flush=True)
 
 
-def _plays(bot: HeuristicBot) -> Decide:
-    """``bot``'s choices, from the seat's observation."""
-
-    def decide(view: racer.State, actor: int, legal: list[racer.Action]) -> racer.Action:
-        return bot.choose(racer.observation_of_view(view, actor), legal)
-
-    return decide
-
-
 def _sharp_deal(players: int, deal: int) -> tuple[int, int]:
     """Deal ``deal`` played once with the sharp bot in each seat against heuristic bots (the
     same chance answers and bot seeds): its wins and the draws."""
+    seed = 100_000 + deal
+    options = racer.Options(players=players, turn_limit=300)
     wins = draws = 0
     for seat in range(players):
-        winner = drive_racer(players, 100_000 + deal, seat, _plays(SharpBot(deal * 10 + seat)))
+        bots: list[racer.Bot] = [racer.HeuristicBot(seed * 10 + s) for s in range(players)]
+        bots[seat] = SharpBot(deal * 10 + seat)
+        winner = racer.play_game(bots, seed, options).winner
         wins += winner == seat
         draws += winner is None
     return wins, draws

@@ -25,12 +25,9 @@ protocol node's state with its own hand known) and nothing else. Every decision 
    challenger then duels the heuristic's choice on fresh worlds with the rest (the screen's
    winner looks better than it is: it won a draw of noise).
 
-**Its policy** is the sharp bot (`engine/racer/bots.py`): the heuristic bot with its attack
-choice and its Hostage Exchange threshold tuned by self-play (it wins 54% of 2-player games
-against the heuristic, 31% as one seat of 4). "The heuristic" below, where it means the
-planner's own choices, is that policy; `PlannerBot(policy=HeuristicBot)` is the planner as it
-was. With it the planner won 431 of deals 1500-2099 (71.8%) where with the heuristic it won
-413: ahead or level on each run, but the gain is not shown (docs/PERFORMANCE.md, Bots).
+**Its policy** is the sharp bot (`engine/racer/bots.py`, the heuristic tuned by self-play):
+"the heuristic" below, where it means the planner's own choices, is that policy;
+`PlannerBot(policy=HeuristicBot)` is the planner as before (docs/PERFORMANCE.md, Bots).
 
 The challenger is played only if it beats the heuristic's choice in the duel by more than the
 noise (its mean paired difference above 1.5 standard errors); otherwise the heuristic's is.
@@ -403,8 +400,7 @@ class PlannerBot:
         self.seed = seed
         self.budget = budget or PlanBudget(playouts=200)
         self.follow = follow
-        self._policy_type = policy  # its own seat's in playouts; the others play the heuristic
-        self.policy = policy(seed)  # its own steps (declaring, Monsters, discards)
+        self.policy = policy(seed)  # its steps (declaring, Monsters) and playouts
         self.last_playouts = 0
         # (its choice, the policy's) at its last planned decision, for measuring
         self.last_choice: tuple[Candidate, Candidate] | None = None
@@ -601,7 +597,7 @@ class PlannerBot:
         else:
             state = _play(world, first)
         policies = [
-            (self._policy_type if s == seat else HeuristicBot)(rng.randrange(1 << 30))
+            (type(self.policy) if s == seat else HeuristicBot)(rng.randrange(1 << 30))
             for s in range(state.n)
         ]
         start = state.turn.number if state.turn else 0
