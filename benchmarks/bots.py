@@ -628,7 +628,7 @@ def calibrate(make: Callable[[int], object], positions: list[State], nodes: int 
     return nodes * len(positions) / (time.perf_counter() - started)
 
 
-def creeper_league(games: int, seconds: float, cap: int = 200) -> None:
+def creeper_league(games: int, seconds: float, first: int = 0, cap: int = 200) -> None:
     positions = real_positions(6)
     new_rate = calibrate(lambda n: SearchBot(0, nodes=n), positions)
     old_rate = calibrate(lambda n: ClassicSearchBot(0, nodes=n), positions)
@@ -639,7 +639,7 @@ def creeper_league(games: int, seconds: float, cap: int = 200) -> None:
     )
     wins = draws = 0
     plies = []
-    for game in range(games):
+    for game in range(first, first + games):
         new, old = SearchBot(game, nodes=new_nodes), ClassicSearchBot(game, nodes=old_nodes)
         light_is_new = game % 2 == 0
         players = {Colour.LIGHT: new, Colour.DARK: old}
@@ -654,13 +654,16 @@ def creeper_league(games: int, seconds: float, cap: int = 200) -> None:
             draws += 1
         elif players[ended.winner] is new:
             wins += 1
+        if (game - first + 1) % 10 == 0 and game - first + 1 < games:  # for long runs
+            print(f"  ... {game - first + 1} games: new search {wins} wins", flush=True)
     row(
         "creeper: new search v classic",
         wins,
         draws,
         games,
         "≥ 75%",
-        f"mean {statistics.mean(plies):.0f} plies (cap {cap} counts as a draw)",
+        f"mean {statistics.mean(plies):.0f} plies (cap {cap} counts as a draw; "
+        f"games {first}-{first + games - 1})",
     )
 
 
@@ -896,7 +899,7 @@ def main() -> None:
                     args.racer_policy,
                 )
             else:
-                creeper_league(args.games, args.creeper_seconds)
+                creeper_league(args.games, args.creeper_seconds, args.first)
 
 
 if __name__ == "__main__":
