@@ -639,7 +639,7 @@ def creeper_league(games: int, seconds: float, first: int = 0, cap: int = 200) -
     )
     wins = draws = 0
     plies = []
-    for game in range(first, first + games):
+    for played, game in enumerate(range(first, first + games), 1):
         new, old = SearchBot(game, nodes=new_nodes), ClassicSearchBot(game, nodes=old_nodes)
         light_is_new = game % 2 == 0
         players = {Colour.LIGHT: new, Colour.DARK: old}
@@ -654,8 +654,8 @@ def creeper_league(games: int, seconds: float, first: int = 0, cap: int = 200) -
             draws += 1
         elif players[ended.winner] is new:
             wins += 1
-        if (game - first + 1) % 10 == 0 and game - first + 1 < games:  # for long runs
-            print(f"  ... {game - first + 1} games: new search {wins} wins", flush=True)
+        if played % 10 == 0 and played < games:  # a tally so far, for long runs
+            print(f"  ... {played} games: new search {wins} wins", flush=True)
     row(
         "creeper: new search v classic",
         wins,
